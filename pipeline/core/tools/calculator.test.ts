@@ -1,0 +1,213 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { Calculator, calculate, formatNumber, MAX_EXPRESSION_LENGTH, MAX_PAREN_DEPTH } from './calculator.ts';
+
+const ok = (value: string) => ({ ok: true, value });
+
+describe('Calculator: the paper notation', () => {
+  it('rounds to 2 decimals without trailing zeros', () => {
+    expect(calculate('400 / 1400')).toEqual(ok('0.29'));
+    expect(calculate('18 + 12 * 3')).toEqual(ok('54'));
+    expect(calculate('1200 * 1')).toEqual(ok('1200'));
+    expect(calculate('3 / 2')).toEqual(ok('1.5'));
+    expect(calculate('-1 / 3')).toEqual(ok('-0.33'));
+  });
+  it('rounds half away from zero in decimal, not binary', () => {
+    expect(formatNumber(0.285)).toEqual(ok('0.29'));
+    expect(formatNumber(1.005)).toEqual(ok('1.01'));
+    expect(formatNumber(-2.675)).toEqual(ok('-2.68'));
+    expect(formatNumber(-0.001)).toEqual(ok('0'));
+    expect(formatNumber(1e-7)).toEqual(ok('0'));
+  });
+  it('accepts thousands separators, unicode operators, functions and constants', () => {
+    expect(calculate('1,400 / 7')).toEqual(ok('200'));
+    expect(calculate('1,234,567.5 - 0.5')).toEqual(ok('1234567'));
+    expect(calculate('6 × 7 ÷ 2 − 1')).toEqual(ok('20'));
+    expect(calculate('sqrt(16) + abs(-2) + round(2.4)')).toEqual(ok('8'));
+    expect(calculate('2 * pi')).toEqual(ok('6.28'));
+    expect(calculate('log(e)')).toEqual(ok('1'));
+    expect(calculate('2^10')).toEqual(ok('1024'));
+  });
+  it('runs through the Tool interface', async () => {
+    const tool = new Calculator();
+    expect(tool.name).toBe('Calculator');
+    expect(await tool.run('18 + 12 * 3', { doc: { id: 'd' } })).toEqual(ok('54'));
+  });
+});
+
+describe('Calculator: rejected inputs (issue 5 §2)', () => {
+  const rejects = (input: string, reason: RegExp) => {
+    const result = calculate(input);
+    expect(result.ok, input).toBe(false);
+    if (!result.ok) expect(result.error).toMatch(reason);
+  };
+  it('function definitions, assignments, blocks', () => {
+    rejects('f(x) = x^2', /functionassignment/);
+    rejects('a = 1', /assignment/);
+    rejects('1; 2', /block/);
+  });
+  it('import, evaluate, parse and other functions outside the allowlist', () => {
+    rejects('import({})', /"import" not allowed/);
+    rejects('evaluate("1+1")', /"evaluate" not allowed/);
+    rejects('parse("1")', /"parse" not allowed/);
+    rejects('cos(1)', /"cos" not allowed/);
+    rejects('createUnit("x")', /"createUnit" not allowed/);
+  });
+  it('matrices, strings, booleans, units, symbols', () => {
+    rejects('zeros(10000,10000)', /comma/);
+    rejects('zeros(10000)', /"zeros" not allowed/);
+    rejects('[1]', /array/);
+    rejects('"abc"', /string literal/);
+    rejects('true', /boolean literal/);
+    rejects('5 cm to inch', /not allowed/);
+    rejects('x + 1', /unknown name "x"/);
+  });
+  it('other operators: %, !, ranges, comparisons, conditionals, multi-argument calls', () => {
+    rejects('50%', /percent/);
+    rejects('3!', /"!"/);
+    rejects('1:10', /range/);
+    rejects('1 == 1', /"=="/);
+    rejects('1 ? 2 : 3', /conditional/);
+    rejects('log(8, 2)', /comma/);
+    rejects('1,40', /comma/);
+  });
+  it('non-finite and non-real results', () => {
+    rejects('1e308^1e308', /not finite/);
+    rejects('10 / 0', /not finite/);
+    rejects('0 / 0', /not finite/);
+    rejects('sqrt(-1)', /not a real number/);
+    rejects('1e20 * 10', /too large/);
+    rejects('Infinity', /non-finite literal/);
+  });
+  it('10k nested parentheses and 100k characters: rejected fast, before parsing', () => {
+    const nested = '('.repeat(10_000) + '1' + ')'.repeat(10_000);
+    const start = performance.now();
+    rejects(nested, /longer than/);
+    rejects('1+'.repeat(50_000) + '1', /longer than/);
+    const shortButDeep = '('.repeat(MAX_PAREN_DEPTH + 1) + '1' + ')'.repeat(MAX_PAREN_DEPTH + 1);
+    expect(shortButDeep.length).toBeLessThanOrEqual(MAX_EXPRESSION_LENGTH);
+    rejects(shortButDeep, /nested deeper/);
+    expect(performance.now() - start).toBeLessThan(50);
+  });
+  it('control characters and empty input', () => {
+    rejects('1 +\n2', /control/);
+    rejects('   ', /empty/);
+  });
+  it('too many terms', () => {
+    rejects(Array.from({ length: 60 }, () => '1').join('+'), /more than 100 terms/);
+  });
+});
+
+// ---- property tests: random expression trees --------------------------------------------------------------
+
+/** An allowed expression with an independent JS reference value (NaN when JS itself says non-finite/non-real). */
+type Expr = { text: string; value: number };
+
+const number: fc.Arbitrary<Expr> = fc
+  .oneof(fc.integer({ min: 0, max: 100_000 }), fc.double({ min: 0, max: 1e6, noNaN: true, noDefaultInfinity: true }))
+  .map((n) => {
+    // Plain decimal text (no exponent) so the string the calculator reads is the number the reference uses.
+    const text = Number.isInteger(n) ? String(n) : n.toFixed(3);
+    return { text, value: Number(text) };
+  });
+const constant: fc.Arbitrary<Expr> = fc.constantFrom({ text: 'pi', value: Math.PI }, { text: 'e', value: Math.E });
+
+const REFERENCE: Record<string, (x: number) => number> = {
+  sqrt: Math.sqrt,
+  abs: Math.abs,
+  round: (x) => Math.sign(x) * Math.round(Math.abs(x)), // mathjs rounds half away from zero
+  floor: Math.floor,
+  ceil: Math.ceil,
+  exp: Math.exp,
+  log: Math.log,
+  log10: Math.log10,
+};
+const BINARY: Record<string, (a: number, b: number) => number> = {
+  '+': (a, b) => a + b,
+  '-': (a, b) => a - b,
+  '*': (a, b) => a * b,
+  '/': (a, b) => a / b,
+  '^': (a, b) => a ** b,
+};
+
+const { expr: allowed } = fc.letrec<{ expr: Expr }>((tie) => ({
+  expr: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    number,
+    constant,
+    fc.tuple(tie('expr'), fc.constantFrom(...Object.keys(BINARY)), tie('expr')).map(([a, op, b]) => ({
+      text: `(${a.text}) ${op} (${b.text})`,
+      value: BINARY[op](a.value, b.value),
+    })),
+    tie('expr').map((a) => ({ text: `-(${a.text})`, value: -a.value })),
+    fc.tuple(fc.constantFrom(...Object.keys(REFERENCE)), tie('expr')).map(([fn, a]) => ({
+      text: `${fn}(${a.text})`,
+      value: REFERENCE[fn](a.value),
+    })),
+  ),
+}));
+
+const CLEAN_ERRORS = /not finite|not a real number|too large|longer than|nested deeper|more than 100 terms/;
+
+describe('Calculator: properties (fast-check)', () => {
+  it('allowed trees evaluate to the reference value (±0.005) or give a clean error', () => {
+    fc.assert(
+      fc.property(allowed, ({ text, value }) => {
+        const result = calculate(text);
+        if (!result.ok) {
+          expect(result.error).toMatch(CLEAN_ERRORS);
+          return;
+        }
+        expect(result.value).toMatch(/^-?\d+(\.\d{1,2})?$/);
+        expect(Number.isFinite(value)).toBe(true);
+        expect(Math.abs(Number(result.value) - value)).toBeLessThanOrEqual(0.0051 + 1e-9 * Math.abs(value));
+      }),
+      { numRuns: 400, seed: 42 },
+    );
+  });
+
+  const forbidden = fc.constantFrom(
+    'x',
+    'f(x) = 1',
+    'import({})',
+    'evaluate("1")',
+    '[1]',
+    '"s"',
+    'a = 1',
+    '1:2',
+    '3!',
+    'true',
+    'zeros(2)',
+    'cos(1)',
+    '7 mod 2',
+    '1 == 1',
+    '1 ? 2 : 3',
+    '{a: 1}',
+    'max(1, 2)',
+    '10%',
+    '2 cm',
+    'Infinity',
+    'x.y',
+  );
+  it('a tree with any forbidden fragment is always rejected', () => {
+    fc.assert(
+      fc.property(allowed, forbidden, fc.boolean(), ({ text }, bad, before) => {
+        const expression = before ? `${bad} * (${text})` : `(${text}) + (${bad})`;
+        expect(calculate(expression).ok).toBe(false);
+      }),
+      { numRuns: 400, seed: 7 },
+    );
+  });
+
+  it('arbitrary strings never throw and finish fast', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 300, unit: 'binary' }), (text) => {
+        const start = performance.now();
+        const result = calculate(text);
+        expect(typeof result.ok).toBe('boolean');
+        expect(performance.now() - start).toBeLessThan(100);
+      }),
+      { numRuns: 500, seed: 3 },
+    );
+  });
+});
