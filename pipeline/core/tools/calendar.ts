@@ -1,0 +1,39 @@
+import { UTCDate } from '@date-fns/utc';
+import { format } from 'date-fns';
+import type { Tool, ToolContext, ToolResult } from './tool.ts';
+
+/**
+ * The paper's Calendar: no argument; "today" is the document's date (its metadata, `doc.date`, ISO), rendered
+ * "Today is Monday, January 30, 2023.". All date arithmetic is in UTC (`UTCDate`), so the weekday never depends
+ * on the machine's time zone. A timestamp with a time part ("2023-01-30T23:00:00-05:00") is read as the calendar
+ * day written in it, not shifted to UTC: the document's own "today".
+ */
+export class Calendar implements Tool {
+  readonly name = 'Calendar';
+  readonly description = "Returns today's date (the document's date), e.g. Today is Monday, January 30, 2023.";
+  readonly argument = { syntax: 'none' as const, maxLength: 0, description: 'no argument' };
+
+  async run(input: string, context: ToolContext): Promise<ToolResult> {
+    if (input.trim() !== '') return { ok: false, error: 'Calendar takes no argument' };
+    return todayFor(context.doc.date);
+  }
+}
+
+/** `todayFor('2023-01-30')` → "Today is Monday, January 30, 2023." */
+export function todayFor(isoDate: string | undefined): ToolResult {
+  if (isoDate === undefined || isoDate.trim() === '') return { ok: false, error: 'no date for this document' };
+  const date = parseIsoDay(isoDate.trim());
+  if (!date) return { ok: false, error: `not an ISO date: ${JSON.stringify(isoDate.slice(0, 40))}` };
+  return { ok: true, value: `Today is ${format(date, 'EEEE, MMMM d, yyyy')}.` };
+}
+
+/** "YYYY-MM-DD", optionally followed by a time part; null for anything else or an impossible day (Feb 30). */
+export function parseIsoDay(text: string): UTCDate | null {
+  const match = /^(\d{4})-(\d{2})-(\d{2})(?:[T ][0-9:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$/.exec(text);
+  if (!match) return null;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const date = new UTCDate(0);
+  date.setUTCFullYear(year, month - 1, day); // setUTCFullYear, unlike Date.UTC, keeps years 0–99 as written
+  const valid = date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+  return valid ? date : null;
+}
