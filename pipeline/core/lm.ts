@@ -10,6 +10,11 @@ export interface CausalLM {
   readonly id: string;
   /** Longest sequence the model accepts (GPT-2 `n_positions`). */
   readonly maxLength: number;
+  /**
+   * A token the scorer puts before every sequence so the first text token has a context
+   * (GPT-2's `<|endoftext|>`); undefined when the model has none.
+   */
+  readonly bosId?: number;
   /** Text → token ids, without special tokens. */
   encode(text: string): number[];
   /** Token ids → text. */

@@ -1,0 +1,97 @@
+import type { CausalLM, Sample, SampleOptions, ScoreRequest, ScoreResult } from '../lm.ts';
+import { mulberry32 } from '../random.ts';
+
+/**
+ * A character-level LM with probabilities you choose, for testing the scorer against hand-computed losses.
+ * Token id = UTF-16 code unit. `prob(context, next)` gives p(next | context) as text; the rest of the
+ * probability mass is spread uniformly over the other `vocab − 1` characters, so distributions sum to 1.
+ */
+export class FakeLM implements CausalLM {
+  readonly id = 'fake-char-lm';
+  readonly vocab = 128;
+  /** Every forward pass the scorer asked for: the sequences' lengths. */
+  readonly calls: number[][] = [];
+
+  constructor(
+    /** Probability of `next` after `context`, or undefined for "uniform". */
+    private readonly prob: (context: string, next: string) => number | undefined,
+    readonly maxLength = 4096,
+    readonly bosId: number | undefined = undefined,
+  ) {}
+
+  encode(text: string): number[] {
+    return [...text].map((c) => c.charCodeAt(0) % this.vocab);
+  }
+
+  decode(ids: readonly number[]): string {
+    return String.fromCharCode(...ids);
+  }
+
+  /** log p(next | context) under the model's rule. */
+  logProb(context: string, next: string): number {
+    const p = this.prob(context, next);
+    if (p !== undefined) return Math.log(p);
+    // The mass left after the characters that have an explicit probability, shared by the rest.
+    let explicit = 0;
+    let count = 0;
+    for (let c = 0; c < this.vocab; c++) {
+      const q = this.prob(context, String.fromCharCode(c));
+      if (q !== undefined) {
+        explicit += q;
+        count++;
+      }
+    }
+    return Math.log((1 - explicit) / (this.vocab - count));
+  }
+
+  async score(batch: readonly ScoreRequest[]): Promise<ScoreResult[]> {
+    this.calls.push(batch.map((r) => r.upTo ?? r.ids.length));
+    return batch.map((req) => {
+      const text = this.decode(req.ids);
+      const end = req.upTo ?? req.ids.length;
+      const tokenLogProbs = new Float32Array(req.ids.length);
+      for (let t = 1; t < end; t++) tokenLogProbs[t] = this.logProb(text.slice(0, t), text[t]);
+      const out: ScoreResult = { tokenLogProbs };
+      if (req.probe !== undefined) {
+        const probe = String.fromCharCode(req.probe);
+        const probeLogProbs = new Float32Array(req.ids.length);
+        for (let t = 0; t < end; t++) probeLogProbs[t] = this.logProb(text.slice(0, t + 1), probe);
+        out.probeLogProbs = probeLogProbs;
+      }
+      return out;
+    });
+  }
+
+  /** Greedy/sampled decoding over the explicit probabilities only (enough for tests). */
+  async sample(prompt: readonly number[], options: SampleOptions): Promise<Sample[]> {
+    const rng = mulberry32(options.seed);
+    const out: Sample[] = [];
+    for (let s = 0; s < options.n; s++) {
+      let text = '';
+      let stopped = false;
+      for (let step = 0; step < options.maxNewTokens; step++) {
+        const context = this.decode(prompt) + text;
+        const r = rng.next();
+        let acc = 0;
+        let next = '';
+        for (let c = 0; c < this.vocab; c++) {
+          const ch = String.fromCharCode(c);
+          acc += Math.exp(this.logProb(context, ch));
+          if (r < acc) {
+            next = ch;
+            break;
+          }
+        }
+        text += next;
+        const stop = text.indexOf(options.stop);
+        if (stop >= 0) {
+          text = text.slice(0, stop);
+          stopped = true;
+          break;
+        }
+      }
+      out.push({ text, stopped });
+    }
+    return out;
+  }
+}
