@@ -3,7 +3,7 @@ import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
-import { AutoModelForCausalLM, AutoTokenizer, env } from '@huggingface/transformers';
+import { AutoModelForCausalLM, AutoTokenizer, env, type Tensor } from '@huggingface/transformers';
 import { TINY_RANDOM_DIR, writeTinyRandom } from './tiny-random.ts';
 
 const FILES = ['config.json', 'generation_config.json', 'onnx/model.onnx', 'tokenizer.json', 'tokenizer_config.json'];
@@ -39,7 +39,7 @@ describe('models/tiny-random', () => {
     expect(tokenizer.eos_token_id).toBe(263);
 
     const inputs = tokenizer(['Hello world [', 'Out of the'], { padding: true });
-    const out = await model.generate({ ...inputs, max_new_tokens: 6, do_sample: false });
+    const out = (await model.generate({ ...inputs, max_new_tokens: 6, do_sample: false })) as Tensor;
     expect(out.dims).toEqual([2, inputs.input_ids.dims[1] + 6]);
     await model.dispose();
   });
