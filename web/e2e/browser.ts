@@ -1,0 +1,57 @@
+/**
+ * Test/bench harness: headless Debian Chromium driven by playwright-core. `webgpu: true` adds
+ * `--enable-unsafe-webgpu` (SwiftShader adapter on a machine without a GPU, NOTES §3); without it,
+ * `requestAdapter()` returns null and the app runs on WASM.
+ */
+import { existsSync } from 'node:fs';
+import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+export const chromiumAvailable = (): boolean => existsSync(CHROMIUM);
+
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+export async function launch(opts: { webgpu: boolean }): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: opts.webgpu ? [...FLAGS, '--enable-unsafe-webgpu'] : FLAGS,
+  });
+}
+
+export interface OpenPage {
+  page: Page;
+  /** Console errors, uncaught page errors and failed requests, as they happen. */
+  errors: string[];
+  /** Requests to any origin other than the app's. */
+  foreign: string[];
+}
+
+/** Open `url` and record console errors and any request leaving the page's origin. */
+export async function openPage(browser: Browser, url: string): Promise<OpenPage> {
+  const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+  const errors: string[] = [];
+  const foreign: string[] = [];
+  const origin = new URL(url).origin;
+  page.on('console', (m: ConsoleMessage) => {
+    if (m.type() === 'error') errors.push(`console: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  page.on('requestfailed', (r) => errors.push(`requestfailed: ${r.url()} ${r.failure()?.errorText ?? ''}`));
+  page.context().on('request', (r) => {
+    const u = r.url();
+    if (!u.startsWith(origin) && !u.startsWith('blob:') && !u.startsWith('data:')) foreign.push(u);
+  });
+  await page.goto(url);
+  return { page, errors, foreign };
+}

@@ -1,0 +1,90 @@
+/**
+ * Vite plugin: serve the repository's model and corpus files from the app's own origin.
+ *
+ * - dev and preview: `/models/<name>/…` → `<repo>/models/<name>/…`, `/corpus/sample.jsonl` → `<repo>/corpus/…`
+ * - build: copies `models/default/` (and `models/tiny-random/`, used by the tests) and the sample corpus into the
+ *   output, so `vite preview` and any static host serve the same paths.
+ *
+ * Everything the page fetches stays same-origin (no CDN), and every response carries the COOP/COEP/CORP headers that
+ * make the page cross-origin isolated (SharedArrayBuffer → multi-threaded WASM).
+ */
+import { createReadStream, existsSync, statSync, cpSync, mkdirSync, copyFileSync } from 'node:fs';
+import { join, normalize, resolve, sep, dirname } from 'node:path';
+import type { Connect, Plugin } from 'vite';
+
+/** Headers for cross-origin isolation; also sent on the static routes below. */
+export const isolationHeaders: Record<string, string> = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+};
+
+/** URL prefix → directory in the repo. */
+interface Mount {
+  prefix: string;
+  dir: string;
+}
+
+const MODELS_IN_BUILD = ['default', 'tiny-random'];
+const SAMPLE_CORPUS = 'corpus/sample.jsonl';
+
+const TYPES: Record<string, string> = {
+  '.json': 'application/json',
+  '.jsonl': 'application/x-ndjson',
+  '.onnx': 'application/octet-stream',
+  '.md': 'text/markdown; charset=utf-8',
+};
+
+function contentType(path: string): string {
+  const dot = path.lastIndexOf('.');
+  return TYPES[dot >= 0 ? path.slice(dot) : ''] ?? 'application/octet-stream';
+}
+
+/** Connect middleware streaming files under the mounts; anything else falls through to Vite. */
+function middleware(mounts: Mount[]): Connect.NextHandleFunction {
+  return (req, res, next) => {
+    const url = decodeURIComponent((req.url ?? '').split('?')[0]);
+    const mount = mounts.find((m) => url.startsWith(m.prefix));
+    if (!mount) return next();
+    const file = normalize(join(mount.dir, url.slice(mount.prefix.length)));
+    // Refuse `..` escapes out of the mounted directory.
+    if (!file.startsWith(mount.dir + sep) && file !== mount.dir) return next();
+    if (!existsSync(file) || !statSync(file).isFile()) return next();
+    for (const [k, v] of Object.entries(isolationHeaders)) res.setHeader(k, v);
+    res.setHeader('Content-Type', contentType(file));
+    res.setHeader('Content-Length', statSync(file).size);
+    createReadStream(file).pipe(res);
+  };
+}
+
+export function repoFiles(repoRoot: string): Plugin {
+  const mounts: Mount[] = [
+    { prefix: '/models/', dir: resolve(repoRoot, 'models') },
+    { prefix: '/corpus/', dir: resolve(repoRoot, 'corpus') },
+  ];
+  let outDir = '';
+  return {
+    name: 'toolformer-repo-files',
+    configResolved(config) {
+      outDir = resolve(config.root, config.build.outDir);
+    },
+    configureServer(server) {
+      server.middlewares.use(middleware(mounts));
+    },
+    configurePreviewServer(server) {
+      server.middlewares.use(middleware(mounts));
+    },
+    closeBundle() {
+      if (!outDir || !existsSync(outDir)) return;
+      for (const name of MODELS_IN_BUILD) {
+        const src = resolve(repoRoot, 'models', name);
+        if (existsSync(src)) cpSync(src, join(outDir, 'models', name), { recursive: true });
+      }
+      const sample = resolve(repoRoot, SAMPLE_CORPUS);
+      if (existsSync(sample)) {
+        mkdirSync(dirname(join(outDir, SAMPLE_CORPUS)), { recursive: true });
+        copyFileSync(sample, join(outDir, SAMPLE_CORPUS));
+      }
+    },
+  };
+}

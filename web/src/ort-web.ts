@@ -1,0 +1,25 @@
+/**
+ * onnxruntime-web, loaded on demand. This module has no DOM code at top level and is imported with `await import()`,
+ * so the `ort` chunk can be re-imported by onnxruntime-web's own thread workers (NOTES §3).
+ *
+ * The default entry (`onnxruntime-web`) carries both the WebGPU (JSEP) and the WASM backends and resolves its
+ * `.wasm` through `new URL(…, import.meta.url)`, which Vite turns into a same-origin asset.
+ */
+import type { Backend } from './backend.ts';
+
+export type Ort = typeof import('onnxruntime-web');
+
+export async function loadOrt(threads: number): Promise<Ort> {
+  const ort = await import('onnxruntime-web');
+  ort.env.wasm.numThreads = threads;
+  // We are already in a worker; no extra proxy worker.
+  ort.env.wasm.proxy = false;
+  ort.env.logLevel = 'error';
+  return ort;
+}
+
+/** Session options for one backend: the execution provider list, nothing else. */
+export function sessionOptions(backend: Backend): { executionProviders: string[]; graphOptimizationLevel: 'all'; logSeverityLevel: 3 } {
+  // Severity 3 = errors only: the WebGPU EP otherwise warns (on the console) that shape ops run on the CPU.
+  return { executionProviders: backend === 'webgpu' ? ['webgpu'] : ['wasm'], graphOptimizationLevel: 'all', logSeverityLevel: 3 };
+}

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { countByTool, parseCallsJsonl, survivalCurves, thresholds } from './run-stats.ts';
+
+const line = (tool: string, noCall: number, callOnly: number, withResult: number) =>
+  JSON.stringify({ tool, args: 'x', losses: { noCall, callOnly, withResult } });
+
+// usefulness: Calculator 1.3 and 0.2, QA 0.6, one QA tool error (never scored).
+const RUN = [
+  line('Calculator', 2.5, 2.1, 0.8),
+  line('Calculator', 1.0, 1.2, 0.8),
+  line('QA', 3.0, 2.0, 1.4),
+  JSON.stringify({ tool: 'QA', args: '?', error: 'no answer' }),
+  '{not json',
+  '',
+  JSON.stringify({ args: 'no tool field' }),
+].join('\n');
+
+describe('parseCallsJsonl', () => {
+  it('computes usefulness from the stored losses and counts malformed lines', () => {
+    const { calls, badLines } = parseCallsJsonl(RUN);
+    expect(calls.map((c) => c.tool)).toEqual(['Calculator', 'Calculator', 'QA', 'QA']);
+    expect(calls[0].usefulness).toBeCloseTo(1.3, 12);
+    expect(calls[1].usefulness).toBeCloseTo(0.2, 12);
+    expect(calls[2].usefulness).toBeCloseTo(0.6, 12);
+    expect(calls[3].usefulness).toBeNull();
+    expect(badLines).toEqual([5, 7]);
+  });
+});
+
+describe('countByTool', () => {
+  it('counts candidates, scored and kept per tool at τ_f, with a total row', () => {
+    const { calls } = parseCallsJsonl(RUN);
+    expect(countByTool(calls, 0.5)).toEqual([
+      { tool: 'Calculator', candidates: 2, scored: 2, kept: 1 },
+      { tool: 'QA', candidates: 2, scored: 1, kept: 1 },
+      { tool: 'all', candidates: 4, scored: 3, kept: 2 },
+    ]);
+    expect(countByTool(calls, 1.5).at(-1)?.kept).toBe(0);
+  });
+});
+
+describe('survivalCurves', () => {
+  it('is non-increasing in τ_f and matches the counts at each threshold', () => {
+    const { calls } = parseCallsJsonl(RUN);
+    const taus = thresholds(0, 2, 0.1);
+    expect(taus).toHaveLength(21);
+    expect(taus[13]).toBe(1.3);
+    const curves = survivalCurves(calls, taus);
+    expect(curves.map((c) => c.tool)).toEqual(['Calculator', 'QA', 'all']);
+    const all = curves[2].points;
+    for (let i = 1; i < all.length; i++) expect(all[i].kept).toBeLessThanOrEqual(all[i - 1].kept);
+    for (const p of all) expect(p.kept).toBe(countByTool(calls, p.tauF).at(-1)?.kept);
+    // 1.3 itself is kept (≥), 1.4 is not.
+    expect(curves[0].points[13].kept).toBe(1);
+    expect(curves[0].points[14].kept).toBe(0);
+  });
+});

@@ -1,0 +1,50 @@
+/**
+ * Vite config for the web app (`npm run web`, `web:build`, `web:preview`; root = web/).
+ *
+ * - COOP/COEP on dev and preview → `crossOriginIsolated`, so onnxruntime-web's WASM backend can use threads.
+ * - onnxruntime-web goes into its own chunk (`ort`): its thread workers re-import that chunk, which therefore must
+ *   hold no DOM code (NOTES §3). Its `.wasm` files are found by Vite through `new URL(…, import.meta.url)` inside the
+ *   package and emitted as assets: nothing is fetched from a CDN.
+ * - `/models/` and `/corpus/` are served from the repo (see repo-files-plugin.ts).
+ */
+import { fileURLToPath } from 'node:url';
+import { dirname, resolve } from 'node:path';
+import { defineConfig } from 'vite';
+import { isolationHeaders, repoFiles } from './repo-files-plugin.ts';
+
+const webDir = dirname(fileURLToPath(import.meta.url));
+const repoRoot = resolve(webDir, '..');
+
+/** Put onnxruntime-web alone in a chunk named `ort`. */
+const ortChunk = {
+  codeSplitting: {
+    groups: [{ name: 'ort', test: /node_modules[\\/]onnxruntime-(web|common)[\\/]/, priority: 10 }],
+  },
+};
+
+export default defineConfig({
+  root: webDir,
+  base: './',
+  plugins: [repoFiles(repoRoot)],
+  server: {
+    headers: isolationHeaders,
+    fs: { allow: [repoRoot] },
+  },
+  preview: { headers: isolationHeaders },
+  worker: {
+    format: 'es',
+    rolldownOptions: { output: ortChunk },
+  },
+  build: {
+    outDir: resolve(webDir, 'dist'),
+    emptyOutDir: true,
+    target: 'es2022',
+    // The ort chunk and its .wasm are large by nature; the app's own code is small.
+    chunkSizeWarningLimit: 1024,
+    rolldownOptions: { output: ortChunk },
+  },
+  optimizeDeps: {
+    // Pre-bundling would move onnxruntime-web away from its .wasm files; serve it as is.
+    exclude: ['onnxruntime-web'],
+  },
+});
