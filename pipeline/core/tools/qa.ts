@@ -1,0 +1,139 @@
+import MiniSearch from 'minisearch';
+import { parseQuestion, type Relation } from './qa-questions.ts';
+import type { Tool, ToolResult } from './tool.ts';
+
+/**
+ * The paper's QA tool, answered from a local knowledge base instead of Atlas: short factual questions in the
+ * forms of qa-questions.ts → short answers ("What is the capital of Pennsylvania?" → "Harrisburg").
+ * Retrieval: exact match on the normalized subject, else a fuzzy subject match (minisearch, edit distance ≤ 20%
+ * of each term) that must be unambiguous. Anything else — an unknown form, an unknown subject, an ambiguous
+ * one — is an error result, never a guess. The KB is passed in (pipeline/data/kb.json, built by build-kb.ts).
+ */
+
+/** One fact: "Pennsylvania" capital "Harrisburg" from "us-states-capitals". */
+export interface Fact {
+  subject: string;
+  relation: Relation;
+  object: string;
+  /** Key into KnowledgeBase.sources. */
+  source: string;
+}
+
+export interface KnowledgeBase {
+  /** Where the facts come from: package, version, licence. */
+  sources: Record<string, { package: string; version: string; license: string }>;
+  facts: Fact[];
+}
+
+/** Questions longer than this are rejected (the longest real subject is ~60 characters). */
+export const MAX_QUESTION_LENGTH = 300;
+
+export interface QAAnswer {
+  answer: string;
+  fact: Fact;
+  /** `exact`: normalized subjects equal; `fuzzy`: matched through minisearch. */
+  match: 'exact' | 'fuzzy';
+}
+
+/**
+ * Lookup key for a subject: case, accents, punctuation and a leading "the" do not matter.
+ * `subjectKey('The Bahamas')` === `subjectKey('bahamas')` === "bahamas"; "Côte d'Ivoire" → "cote d ivoire".
+ */
+export function subjectKey(subject: string): string {
+  return subject
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim()
+    .replace(/^the /, '');
+}
+
+/** Answers questions from a knowledge base; also usable without the Tool wrapper (`answer`). */
+export class QA implements Tool {
+  readonly name = 'QA';
+  readonly description =
+    'Answers a short factual question (capitals, populations, currencies, languages, elements, who/what is X) from a local knowledge base.';
+  readonly argument = {
+    syntax: 'quoted' as const,
+    maxLength: MAX_QUESTION_LENGTH,
+    description: 'a question, e.g. What is the capital of Pennsylvania?',
+  };
+
+  /** relation → subject key → first fact (the builder writes the preferred source first). */
+  private readonly exact = new Map<Relation, Map<string, Fact>>();
+  private fuzzyIndex: MiniSearch<{ id: number; key: string }> | null = null;
+  private readonly keys: string[] = [];
+
+  constructor(private readonly kb: KnowledgeBase) {
+    for (const fact of kb.facts) {
+      const key = subjectKey(fact.subject);
+      if (key === '') continue;
+      let byKey = this.exact.get(fact.relation);
+      if (!byKey) this.exact.set(fact.relation, (byKey = new Map()));
+      if (!byKey.has(key)) byKey.set(key, fact);
+    }
+  }
+
+  get size(): number {
+    return this.kb.facts.length;
+  }
+
+  async run(input: string): Promise<ToolResult> {
+    const result = this.answer(input);
+    return 'error' in result ? { ok: false, error: result.error } : { ok: true, value: result.answer };
+  }
+
+  answer(question: string): QAAnswer | { error: string } {
+    if (question.length > MAX_QUESTION_LENGTH) return { error: `question longer than ${MAX_QUESTION_LENGTH} characters` };
+    // eslint-disable-next-line no-control-regex
+    if (/[\u0000-\u0008\u000b-\u001f\u007f]/.test(question)) return { error: 'control characters in question' };
+    const parsed = parseQuestion(question);
+    if (!parsed) return { error: 'question form not understood' };
+    const key = subjectKey(parsed.subject);
+    if (key === '') return { error: 'empty subject' };
+    const byKey = this.exact.get(parsed.relation);
+    if (!byKey) return { error: `no answer: no ${parsed.relation} facts` };
+
+    const exact = byKey.get(key);
+    if (exact) return { answer: exact.object, fact: exact, match: 'exact' };
+
+    const fuzzy = this.fuzzyMatch(key, byKey);
+    if ('error' in fuzzy) return fuzzy;
+    return { answer: fuzzy.object, fact: fuzzy, match: 'fuzzy' };
+  }
+
+  /**
+   * Typo-tolerant lookup. Accepted only when the best candidate has as many words as the query (so "South" never
+   * becomes "South Africa") and no other candidate with a different answer scores as well.
+   */
+  private fuzzyMatch(key: string, byKey: Map<string, Fact>): Fact | { error: string } {
+    const index = this.index();
+    const words = key.split(' ').length;
+    const hits = index
+      .search(key, { fuzzy: 0.2, prefix: false, combineWith: 'AND' })
+      .filter((hit) => byKey.has(hit.key as string) && (hit.key as string).split(' ').length === words);
+    if (hits.length === 0) return { error: 'no answer: unknown subject' };
+    const best = byKey.get(hits[0].key as string) as Fact;
+    const rival = hits.find((hit) => hit.score >= hits[0].score * 0.95 && byKey.get(hit.key as string)?.object !== best.object);
+    if (rival) return { error: `no answer: ambiguous subject ("${best.subject}" or "${rival.key}")` };
+    return best;
+  }
+
+  /** Built on first use: exact lookups (the common case) never pay for it. */
+  private index(): MiniSearch<{ id: number; key: string }> {
+    if (this.fuzzyIndex) return this.fuzzyIndex;
+    const unique = new Set<string>();
+    for (const byKey of this.exact.values()) for (const key of byKey.keys()) unique.add(key);
+    this.keys.push(...unique);
+    const index = new MiniSearch<{ id: number; key: string }>({ fields: ['key'], storeFields: ['key'] });
+    index.addAll(this.keys.map((key, id) => ({ id, key })));
+    this.fuzzyIndex = index;
+    return index;
+  }
+}
+
+/** `createQA(kb)`: the QA tool over a knowledge base (kb.json, parsed). */
+export function createQA(kb: KnowledgeBase): QA {
+  return new QA(kb);
+}
