@@ -1,0 +1,488 @@
+/**
+ * GPT-2 forward and backward by hand over Float32Array (nanoGPT's model.py, without autograd).
+ *
+ * Pre-LayerNorm blocks, causal multi-head attention, tanh-GELU MLP, final LayerNorm, LM head tied to `wte`.
+ * Parameters are one flat array in the exporter's layout (HF GPT-2 names, Conv1D weights [in, out]), so
+ * `weights()` hands them to `exportGpt2` unchanged and the optimiser loops over one array.
+ * Matmuls run in the arena's WASM SIMD kernel; the rest (LayerNorm, softmax, GELU) is plain JS.
+ * Shapes in comments: B batch, T time, C = nEmbd, H heads, D = C/H, N = B·T rows, V vocab.
+ */
+import { Arena } from './arena.ts';
+import { mulberry32 } from '../core/random.ts';
+import { gpt2WeightShapes, type Gpt2Config, type Gpt2Weights } from '../onnx/gpt2-weights.ts';
+
+export type { Gpt2Config, Gpt2Weights };
+
+/** A named slice of the flat parameter array. */
+export interface ParamSegment {
+  name: string;
+  shape: number[];
+  offset: number;
+  size: number;
+}
+
+interface LayerActs {
+  x: Float32Array; // [N,C] block input (residual stream)
+  ln1: LnActs;
+  qkv: Float32Array; // [N,3C]
+  att: Float32Array; // [B,H,T,T] softmax probabilities (0 above the diagonal)
+  y: Float32Array; // [N,C] heads concatenated, before c_proj
+  xMid: Float32Array; // [N,C] after the attention residual
+  ln2: LnActs;
+  fc: Float32Array; // [N,4C] before GELU
+  gelu: Float32Array; // [N,4C]
+}
+
+interface LnActs {
+  xhat: Float32Array; // [N,C] normalised input
+  rstd: Float32Array; // [N] 1/std
+  out: Float32Array; // [N,C] xhat·g + b
+}
+
+const GELU_K = Math.sqrt(2 / Math.PI);
+
+export class Gpt2 {
+  readonly arena: Arena;
+  readonly segments: ParamSegment[] = [];
+  readonly params: Float32Array;
+  readonly grads: Float32Array;
+  private readonly p = new Map<string, Float32Array>();
+  private readonly g = new Map<string, Float32Array>();
+  private readonly layers: LayerActs[] = [];
+  private readonly lnf: LnActs;
+  private readonly xOut: Float32Array; // [N,C] residual after the last block
+  readonly logits: Float32Array; // [N,V]; after forward with targets: softmax probabilities
+  private readonly dx: Float32Array; // [N,C] gradient of the residual stream
+  private readonly dA: Float32Array; // [N,4C] scratch gradients
+  private readonly dB: Float32Array; // [N,4C]
+  private readonly dqkv: Float32Array; // [N,3C]
+  private readonly tBuf: Float32Array; // transposes: max(N·V, N·4C, V·C)
+  private readonly hQ: Float32Array; // per-head scratch [T,D] ×4 and [T,T] ×3
+  private readonly hK: Float32Array;
+  private readonly hV: Float32Array;
+  private readonly hY: Float32Array;
+  private readonly hKT: Float32Array;
+  private readonly hS: Float32Array;
+  private readonly hS2: Float32Array;
+  private tokens = new Int32Array(0);
+  private targets: Int32Array | null = null;
+  private B = 0;
+  private T = 0;
+  private count = 0;
+
+  /** @param maxRows capacity in tokens (B·T) of one forward pass. */
+  constructor(readonly config: Gpt2Config, readonly maxRows: number, readonly maxT = config.nPositions) {
+    const { vocabSize: V, nEmbd: C, nLayer: L, nHead: H } = config;
+    const D = C / H;
+    if (!Number.isInteger(D)) throw new Error('nEmbd must be divisible by nHead');
+    const N = maxRows;
+    let total = 0;
+    for (const [name, shape] of gpt2WeightShapes(config)) {
+      const size = shape.reduce((a, b) => a * b, 1);
+      this.segments.push({ name, shape, offset: total, size });
+      total += size;
+    }
+    const actFloats = L * (N * C * 13 + N * 2 + (N / Math.min(N, maxT)) * H * maxT * maxT) + N * (3 * C + V) + N;
+    const scratch = N * C * 12 + Math.max(N * V, N * 4 * C, V * C) + 4 * maxT * D + 3 * maxT * maxT;
+    this.arena = new Arena((total * 2 + actFloats + scratch) * 4 + 2 ** 22);
+    const a = this.arena;
+    this.params = a.alloc(total);
+    this.grads = a.alloc(total);
+    for (const s of this.segments) {
+      this.p.set(s.name, this.params.subarray(s.offset, s.offset + s.size));
+      this.g.set(s.name, this.grads.subarray(s.offset, s.offset + s.size));
+    }
+    const ln = (): LnActs => ({ xhat: a.alloc(N * C), rstd: a.alloc(N), out: a.alloc(N * C) });
+    const maxB = Math.ceil(N / Math.min(N, maxT));
+    for (let l = 0; l < L; l++) {
+      this.layers.push({
+        x: a.alloc(N * C), ln1: ln(), qkv: a.alloc(N * 3 * C), att: a.alloc(maxB * H * maxT * maxT),
+        y: a.alloc(N * C), xMid: a.alloc(N * C), ln2: ln(), fc: a.alloc(N * 4 * C), gelu: a.alloc(N * 4 * C),
+      });
+    }
+    this.xOut = a.alloc(N * C);
+    this.lnf = ln();
+    this.logits = a.alloc(N * V);
+    this.dx = a.alloc(N * C);
+    this.dA = a.alloc(N * 4 * C);
+    this.dB = a.alloc(N * 4 * C);
+    this.dqkv = a.alloc(N * 3 * C);
+    this.tBuf = a.alloc(Math.max(N * V, N * 4 * C, V * C));
+    [this.hQ, this.hK, this.hV, this.hY, this.hKT] = [0, 1, 2, 3, 4].map(() => a.alloc(maxT * Math.max(D, maxT)));
+    this.hS = a.alloc(maxT * maxT);
+    this.hS2 = a.alloc(maxT * maxT);
+  }
+
+  param(name: string): Float32Array {
+    const v = this.p.get(name);
+    if (!v) throw new Error(`no parameter ${name}`);
+    return v;
+  }
+
+  grad(name: string): Float32Array {
+    return this.g.get(name)!;
+  }
+
+  get numParams(): number {
+    return this.params.length;
+  }
+
+  /** GPT-2 init: N(0, 0.02), residual projections N(0, 0.02/√(2L)), biases 0, LayerNorm gains 1. Seeded. */
+  init(seed: number): void {
+    const rng = mulberry32(seed);
+    const projStd = 0.02 / Math.sqrt(2 * this.config.nLayer);
+    for (const s of this.segments) {
+      const w = this.param(s.name);
+      if (s.name.includes('ln_') && s.name.endsWith('.weight')) w.fill(1);
+      else if (s.name.endsWith('.bias')) w.fill(0);
+      else {
+        const std = s.name.endsWith('c_proj.weight') ? projStd : 0.02;
+        for (let i = 0; i < w.length; i++) w[i] = rng.normal() * std;
+      }
+    }
+  }
+
+  /** Copies of the parameters keyed by HF name, for the exporter and checkpoints. */
+  weights(): Gpt2Weights {
+    return new Map(this.segments.map((s) => [s.name, this.param(s.name).slice()]));
+  }
+
+  loadWeights(weights: Gpt2Weights): void {
+    for (const s of this.segments) {
+      const w = weights.get(s.name);
+      if (!w || w.length !== s.size) throw new Error(`weight ${s.name} missing or of the wrong size`);
+      this.param(s.name).set(w);
+    }
+  }
+
+  /**
+   * Forward pass over tokens [B,T] (row-major). With targets (same shape, -1 = ignore) returns the mean
+   * cross-entropy in nats and keeps what backward() needs; without, returns NaN and leaves logits [N,V].
+   */
+  forward(tokens: Int32Array, B: number, T: number, targets: Int32Array | null = null): number {
+    const { vocabSize: V, nEmbd: C, nLayer: L } = this.config;
+    const N = B * T;
+    if (N > this.maxRows || T > this.maxT) throw new Error(`batch ${B}×${T} exceeds capacity`);
+    this.tokens = tokens;
+    this.targets = targets;
+    this.B = B;
+    this.T = T;
+    const wte = this.param('wte.weight');
+    const wpe = this.param('wpe.weight');
+    const x0 = this.layers[0].x;
+    for (let n = 0; n < N; n++) {
+      const tok = tokens[n];
+      if (tok < 0 || tok >= V) throw new Error(`token ${tok} out of range`);
+      const t = n % T;
+      for (let c = 0; c < C; c++) x0[n * C + c] = wte[tok * C + c] + wpe[t * C + c];
+    }
+    for (let l = 0; l < L; l++) {
+      const A = this.layers[l];
+      const h = `h.${l}`;
+      this.layerNorm(A.x, this.param(`${h}.ln_1.weight`), this.param(`${h}.ln_1.bias`), A.ln1, N);
+      this.linear(A.ln1.out, this.param(`${h}.attn.c_attn.weight`), this.param(`${h}.attn.c_attn.bias`), A.qkv, N, C, 3 * C);
+      this.attention(A);
+      this.linear(A.y, this.param(`${h}.attn.c_proj.weight`), this.param(`${h}.attn.c_proj.bias`), A.xMid, N, C, C);
+      for (let i = 0; i < N * C; i++) A.xMid[i] += A.x[i];
+      this.layerNorm(A.xMid, this.param(`${h}.ln_2.weight`), this.param(`${h}.ln_2.bias`), A.ln2, N);
+      this.linear(A.ln2.out, this.param(`${h}.mlp.c_fc.weight`), this.param(`${h}.mlp.c_fc.bias`), A.fc, N, C, 4 * C);
+      geluForward(A.fc, A.gelu, N * 4 * C);
+      const xNext = l + 1 < L ? this.layers[l + 1].x : this.xOut;
+      this.linear(A.gelu, this.param(`${h}.mlp.c_proj.weight`), this.param(`${h}.mlp.c_proj.bias`), xNext, N, 4 * C, C);
+      for (let i = 0; i < N * C; i++) xNext[i] += A.xMid[i];
+    }
+    this.layerNorm(this.xOut, this.param('ln_f.weight'), this.param('ln_f.bias'), this.lnf, N);
+    const wteT = this.tBuf;
+    this.arena.transpose(wte, wteT, V, C);
+    this.arena.matmul(this.lnf.out, wteT, this.logits, N, C, V); // logits[N,V] = lnf · wteᵀ
+    if (!targets) return NaN;
+    // Softmax in place, loss = mean over counted rows of -log p(target).
+    let loss = 0;
+    let count = 0;
+    const lg = this.logits;
+    for (let n = 0; n < N; n++) {
+      const o = n * V;
+      let max = -Infinity;
+      for (let v = 0; v < V; v++) if (lg[o + v] > max) max = lg[o + v];
+      let sum = 0;
+      for (let v = 0; v < V; v++) {
+        const e = Math.exp(lg[o + v] - max);
+        lg[o + v] = e;
+        sum += e;
+      }
+      const inv = 1 / sum;
+      for (let v = 0; v < V; v++) lg[o + v] *= inv;
+      const y = targets[n];
+      if (y >= 0) {
+        loss -= Math.log(Math.max(lg[o + y], 1e-30));
+        count++;
+      }
+    }
+    this.count = count;
+    return count > 0 ? loss / count : NaN;
+  }
+
+  zeroGrad(): void {
+    this.grads.fill(0);
+  }
+
+  /** Accumulates d(loss)/d(params) into `grads` for the last forward (which must have had targets). */
+  backward(): void {
+    const { vocabSize: V, nEmbd: C, nLayer: L } = this.config;
+    const { B, T, targets } = this;
+    if (!targets) throw new Error('backward needs a forward with targets');
+    const N = B * T;
+    const a = this.arena;
+    // dlogits = (p - onehot) / count, in place over the probabilities.
+    const dl = this.logits;
+    const scale = this.count > 0 ? 1 / this.count : 0;
+    for (let n = 0; n < N; n++) {
+      const o = n * V;
+      const y = targets[n];
+      if (y < 0) {
+        dl.fill(0, o, o + V);
+        continue;
+      }
+      for (let v = 0; v < V; v++) dl[o + v] *= scale;
+      dl[o + y] -= scale;
+    }
+    const wte = this.param('wte.weight');
+    const dwte = this.grad('wte.weight');
+    const dlnf = this.dA; // [N,C]
+    a.matmul(dl, wte, dlnf, N, V, C); // d(lnf) = dlogits · wte
+    a.transpose(dl, this.tBuf, N, V);
+    a.matmul(this.tBuf, this.lnf.out, dwte, V, N, C, true); // dwte += dlogitsᵀ · lnf
+    const dx = this.dx;
+    dx.fill(0, 0, N * C);
+    this.layerNormBackward(dlnf, this.lnf, this.param('ln_f.weight'), this.grad('ln_f.weight'), this.grad('ln_f.bias'), dx, N);
+    for (let l = L - 1; l >= 0; l--) {
+      const A = this.layers[l];
+      const h = `h.${l}`;
+      // MLP: xNext = xMid + gelu(ln2 · Wfc + bfc) · Wproj + bproj; dx currently holds d(xNext).
+      const dGelu = this.dA;
+      this.linearBackward(dx, A.gelu, this.param(`${h}.mlp.c_proj.weight`), this.grad(`${h}.mlp.c_proj.weight`), this.grad(`${h}.mlp.c_proj.bias`), dGelu, N, 4 * C, C);
+      geluBackward(A.fc, dGelu, N * 4 * C); // now d(fc)
+      const dLn2 = this.dB;
+      this.linearBackward(dGelu, A.ln2.out, this.param(`${h}.mlp.c_fc.weight`), this.grad(`${h}.mlp.c_fc.weight`), this.grad(`${h}.mlp.c_fc.bias`), dLn2, N, C, 4 * C);
+      this.layerNormBackward(dLn2, A.ln2, this.param(`${h}.ln_2.weight`), this.grad(`${h}.ln_2.weight`), this.grad(`${h}.ln_2.bias`), dx, N);
+      // Attention: xMid = x + y · Wproj + bproj; dx now holds d(xMid).
+      const dy = this.dA;
+      this.linearBackward(dx, A.y, this.param(`${h}.attn.c_proj.weight`), this.grad(`${h}.attn.c_proj.weight`), this.grad(`${h}.attn.c_proj.bias`), dy, N, C, C);
+      this.attentionBackward(A, dy, this.dqkv);
+      const dLn1 = this.dB;
+      this.linearBackward(this.dqkv, A.ln1.out, this.param(`${h}.attn.c_attn.weight`), this.grad(`${h}.attn.c_attn.weight`), this.grad(`${h}.attn.c_attn.bias`), dLn1, N, C, 3 * C);
+      this.layerNormBackward(dLn1, A.ln1, this.param(`${h}.ln_1.weight`), this.grad(`${h}.ln_1.weight`), this.grad(`${h}.ln_1.bias`), dx, N);
+    }
+    // Embeddings: x0 = wte[tok] + wpe[t].
+    const dwpe = this.grad('wpe.weight');
+    for (let n = 0; n < N; n++) {
+      const tok = this.tokens[n];
+      const t = n % T;
+      for (let c = 0; c < C; c++) {
+        const d = dx[n * C + c];
+        dwte[tok * C + c] += d;
+        dwpe[t * C + c] += d;
+      }
+    }
+  }
+
+  /** Log-probabilities [N,V] of the last forward without targets (overwrites logits). */
+  logSoftmaxInPlace(N: number): Float32Array {
+    const V = this.config.vocabSize;
+    const lg = this.logits;
+    for (let n = 0; n < N; n++) {
+      const o = n * V;
+      let max = -Infinity;
+      for (let v = 0; v < V; v++) if (lg[o + v] > max) max = lg[o + v];
+      let sum = 0;
+      for (let v = 0; v < V; v++) sum += Math.exp(lg[o + v] - max);
+      const lse = max + Math.log(sum);
+      for (let v = 0; v < V; v++) lg[o + v] -= lse;
+    }
+    return lg.subarray(0, N * V);
+  }
+
+  // --- building blocks -------------------------------------------------------------------------------------
+
+  /** out[N,outDim] = x[N,inDim] · w[inDim,outDim] + b. */
+  private linear(x: Float32Array, w: Float32Array, b: Float32Array, out: Float32Array, N: number, inDim: number, outDim: number): void {
+    this.arena.matmul(x, w, out, N, inDim, outDim);
+    for (let n = 0; n < N; n++) {
+      const o = n * outDim;
+      for (let j = 0; j < outDim; j++) out[o + j] += b[j];
+    }
+  }
+
+  /** Given dout[N,outDim]: dx[N,inDim] = dout · wᵀ (overwritten), dw += xᵀ · dout, db += Σ_n dout. */
+  private linearBackward(dout: Float32Array, x: Float32Array, w: Float32Array, dw: Float32Array, db: Float32Array,
+    dx: Float32Array, N: number, inDim: number, outDim: number): void {
+    const a = this.arena;
+    a.transpose(w, this.tBuf, inDim, outDim);
+    a.matmul(dout, this.tBuf, dx, N, outDim, inDim);
+    a.transpose(x, this.tBuf, N, inDim);
+    a.matmul(this.tBuf, dout, dw, inDim, N, outDim, true);
+    for (let n = 0; n < N; n++) {
+      const o = n * outDim;
+      for (let j = 0; j < outDim; j++) db[j] += dout[o + j];
+    }
+  }
+
+  private layerNorm(x: Float32Array, g: Float32Array, b: Float32Array, acts: LnActs, N: number): void {
+    const C = this.config.nEmbd;
+    const eps = this.config.layerNormEpsilon;
+    const { xhat, rstd, out } = acts;
+    for (let n = 0; n < N; n++) {
+      const o = n * C;
+      let mean = 0;
+      for (let c = 0; c < C; c++) mean += x[o + c];
+      mean /= C;
+      let v = 0;
+      for (let c = 0; c < C; c++) {
+        const d = x[o + c] - mean;
+        v += d * d;
+      }
+      const r = 1 / Math.sqrt(v / C + eps);
+      rstd[n] = r;
+      for (let c = 0; c < C; c++) {
+        const xh = (x[o + c] - mean) * r;
+        xhat[o + c] = xh;
+        out[o + c] = xh * g[c] + b[c];
+      }
+    }
+  }
+
+  /** dx += d(input) given dout = d(out); dg, db accumulated. */
+  private layerNormBackward(dout: Float32Array, acts: LnActs, g: Float32Array, dg: Float32Array, db: Float32Array,
+    dx: Float32Array, N: number): void {
+    const C = this.config.nEmbd;
+    const { xhat, rstd } = acts;
+    for (let n = 0; n < N; n++) {
+      const o = n * C;
+      let mdxh = 0;
+      let mdxhXh = 0;
+      for (let c = 0; c < C; c++) {
+        const d = dout[o + c];
+        const dxh = d * g[c];
+        dg[c] += d * xhat[o + c];
+        db[c] += d;
+        mdxh += dxh;
+        mdxhXh += dxh * xhat[o + c];
+      }
+      mdxh /= C;
+      mdxhXh /= C;
+      const r = rstd[n];
+      for (let c = 0; c < C; c++) {
+        const dxh = dout[o + c] * g[c];
+        dx[o + c] += r * (dxh - mdxh - xhat[o + c] * mdxhXh);
+      }
+    }
+  }
+
+  /** Causal self-attention, per (batch, head): S = Q·Kᵀ/√D, P = softmax(S masked), Y = P·V. */
+  private attention(A: LayerActs): void {
+    const { nEmbd: C, nHead: H } = this.config;
+    const { B, T } = this;
+    const D = C / H;
+    const scale = 1 / Math.sqrt(D);
+    const { hQ, hK, hV, hY, hKT } = this;
+    for (let b = 0; b < B; b++) {
+      for (let h = 0; h < H; h++) {
+        gatherHead(A.qkv, hQ, b, T, 3 * C, h * D, D);
+        gatherHead(A.qkv, hK, b, T, 3 * C, C + h * D, D);
+        gatherHead(A.qkv, hV, b, T, 3 * C, 2 * C + h * D, D);
+        const P = A.att.subarray((b * H + h) * T * T, (b * H + h + 1) * T * T);
+        this.arena.transpose(hK, hKT, T, D);
+        this.arena.matmul(hQ, hKT, P, T, D, T); // S[T,T]
+        for (let i = 0; i < T; i++) {
+          const o = i * T;
+          let max = -Infinity;
+          for (let j = 0; j <= i; j++) {
+            const s = P[o + j] * scale;
+            P[o + j] = s;
+            if (s > max) max = s;
+          }
+          let sum = 0;
+          for (let j = 0; j <= i; j++) {
+            const e = Math.exp(P[o + j] - max);
+            P[o + j] = e;
+            sum += e;
+          }
+          const inv = 1 / sum;
+          for (let j = 0; j <= i; j++) P[o + j] *= inv;
+          for (let j = i + 1; j < T; j++) P[o + j] = 0;
+        }
+        this.arena.matmul(P, hV, hY, T, T, D); // Y[T,D]
+        scatterHead(hY, A.y, b, T, C, h * D, D);
+      }
+    }
+  }
+
+  private attentionBackward(A: LayerActs, dy: Float32Array, dqkv: Float32Array): void {
+    const { nEmbd: C, nHead: H } = this.config;
+    const { B, T } = this;
+    const D = C / H;
+    const scale = 1 / Math.sqrt(D);
+    const a = this.arena;
+    const { hQ, hK, hV, hY, hKT, hS, hS2 } = this;
+    for (let b = 0; b < B; b++) {
+      for (let h = 0; h < H; h++) {
+        const P = A.att.subarray((b * H + h) * T * T, (b * H + h + 1) * T * T);
+        gatherHead(dy, hY, b, T, C, h * D, D); // dY[T,D]
+        gatherHead(A.qkv, hV, b, T, 3 * C, 2 * C + h * D, D);
+        // dP = dY · Vᵀ  [T,T]
+        a.transpose(hV, hKT, T, D);
+        a.matmul(hY, hKT, hS, T, D, T);
+        // dV = Pᵀ · dY  [T,D]
+        a.transpose(P, hS2, T, T);
+        a.matmul(hS2, hY, hV, T, T, D);
+        scatterHead(hV, dqkv, b, T, 3 * C, 2 * C + h * D, D);
+        // dS = P ⊙ (dP − Σ_j dP⊙P) · scale   (rows i, j ≤ i)
+        for (let i = 0; i < T; i++) {
+          const o = i * T;
+          let dot = 0;
+          for (let j = 0; j <= i; j++) dot += hS[o + j] * P[o + j];
+          for (let j = 0; j <= i; j++) hS[o + j] = P[o + j] * (hS[o + j] - dot) * scale;
+          for (let j = i + 1; j < T; j++) hS[o + j] = 0;
+        }
+        gatherHead(A.qkv, hQ, b, T, 3 * C, h * D, D);
+        gatherHead(A.qkv, hK, b, T, 3 * C, C + h * D, D);
+        // dQ = dS · K ; dK = dSᵀ · Q
+        a.matmul(hS, hK, hY, T, T, D);
+        scatterHead(hY, dqkv, b, T, 3 * C, h * D, D);
+        a.transpose(hS, hS2, T, T);
+        a.matmul(hS2, hQ, hY, T, T, D);
+        scatterHead(hY, dqkv, b, T, 3 * C, C + h * D, D);
+      }
+    }
+  }
+}
+
+/** out[T,D] = src rows b·T..b·T+T-1, columns col..col+D-1 (src rows are `stride` floats). */
+function gatherHead(src: Float32Array, out: Float32Array, b: number, T: number, stride: number, col: number, D: number): void {
+  for (let t = 0; t < T; t++) {
+    const o = (b * T + t) * stride + col;
+    out.set(src.subarray(o, o + D), t * D);
+  }
+}
+
+function scatterHead(src: Float32Array, dst: Float32Array, b: number, T: number, stride: number, col: number, D: number): void {
+  for (let t = 0; t < T; t++) dst.set(src.subarray(t * D, t * D + D), (b * T + t) * stride + col);
+}
+
+/** GPT-2's "gelu_new": 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))). */
+function geluForward(x: Float32Array, out: Float32Array, n: number): void {
+  for (let i = 0; i < n; i++) {
+    const v = x[i];
+    out[i] = 0.5 * v * (1 + Math.tanh(GELU_K * (v + 0.044715 * v * v * v)));
+  }
+}
+
+/** d(in-place) := d(gelu) · gelu'(x). */
+function geluBackward(x: Float32Array, d: Float32Array, n: number): void {
+  for (let i = 0; i < n; i++) {
+    const v = x[i];
+    const th = Math.tanh(GELU_K * (v + 0.044715 * v * v * v));
+    const dth = (1 - th * th) * GELU_K * (1 + 3 * 0.044715 * v * v);
+    d[i] *= 0.5 * (1 + th) + 0.5 * v * dth;
+  }
+}

@@ -1,0 +1,93 @@
+// @ts-nocheck -- AssemblyScript source (f32, v128, load/store builtins), not TypeScript: built by build.ts into
+// kernels.wasm. Every pointer is a byte offset into the memory imported from JS; matrices are f32, row-major.
+
+/**
+ * C[M,N] = A[M,K] · B[K,N]   (accumulate = 0), or   C += A · B   (accumulate = 1).
+ * Micro-kernel: 4 rows of C × 8 columns (two f32x4 accumulators per row, 8 in all, so they stay in registers);
+ * each step over k loads 8 floats of B's row k once and uses them for 4 rows of A.
+ */
+export function matmul(a: usize, b: usize, c: usize, M: i32, K: i32, N: i32, accumulate: i32): void {
+  // Blocks of 256 along k keep the strip of B that a micro-kernel streams (256 × 8 floats) in L1.
+  for (let k0 = 0; k0 < K; k0 += KB) {
+    const kb = min(KB, K - k0);
+    block(a + (<usize>k0 << 2), b + <usize>k0 * (<usize>N << 2), c, M, kb, N, K, k0 > 0 ? 1 : accumulate);
+  }
+}
+
+const KB = 256;
+
+/** C (+)= A[:, k0:k0+K] · B[k0:k0+K, :], A's rows being lda floats apart. */
+function block(a: usize, b: usize, c: usize, M: i32, K: i32, N: i32, lda: i32, accumulate: i32): void {
+  const N8 = N & ~7;
+  const rowA = <usize>lda << 2;
+  const rowBC = <usize>N << 2;
+  let i = 0;
+  for (; i + 4 <= M; i += 4) {
+    const a0 = a + <usize>i * rowA;
+    const c0 = c + <usize>i * rowBC;
+    for (let j = 0; j < N8; j += 8) {
+      const cj = c0 + (<usize>j << 2);
+      let x00 = f32x4.splat(0), x01 = f32x4.splat(0), x10 = f32x4.splat(0), x11 = f32x4.splat(0);
+      let x20 = f32x4.splat(0), x21 = f32x4.splat(0), x30 = f32x4.splat(0), x31 = f32x4.splat(0);
+      if (accumulate) {
+        x00 = v128.load(cj); x01 = v128.load(cj, 16);
+        x10 = v128.load(cj + rowBC); x11 = v128.load(cj + rowBC, 16);
+        x20 = v128.load(cj + 2 * rowBC); x21 = v128.load(cj + 2 * rowBC, 16);
+        x30 = v128.load(cj + 3 * rowBC); x31 = v128.load(cj + 3 * rowBC, 16);
+      }
+      let bp = b + (<usize>j << 2);
+      let ap = a0;
+      for (let k = 0; k < K; k++) {
+        const b0 = v128.load(bp);
+        const b1 = v128.load(bp, 16);
+        const s0 = f32x4.splat(load<f32>(ap));
+        const s1 = f32x4.splat(load<f32>(ap + rowA));
+        const s2 = f32x4.splat(load<f32>(ap + 2 * rowA));
+        const s3 = f32x4.splat(load<f32>(ap + 3 * rowA));
+        x00 = f32x4.add(x00, f32x4.mul(s0, b0)); x01 = f32x4.add(x01, f32x4.mul(s0, b1));
+        x10 = f32x4.add(x10, f32x4.mul(s1, b0)); x11 = f32x4.add(x11, f32x4.mul(s1, b1));
+        x20 = f32x4.add(x20, f32x4.mul(s2, b0)); x21 = f32x4.add(x21, f32x4.mul(s2, b1));
+        x30 = f32x4.add(x30, f32x4.mul(s3, b0)); x31 = f32x4.add(x31, f32x4.mul(s3, b1));
+        bp += rowBC;
+        ap += 4;
+      }
+      v128.store(cj, x00); v128.store(cj, x01, 16);
+      v128.store(cj + rowBC, x10); v128.store(cj + rowBC, x11, 16);
+      v128.store(cj + 2 * rowBC, x20); v128.store(cj + 2 * rowBC, x21, 16);
+      v128.store(cj + 3 * rowBC, x30); v128.store(cj + 3 * rowBC, x31, 16);
+    }
+    for (let r = 0; r < 4; r++) tailColumns(a + <usize>(i + r) * rowA, b, c + <usize>(i + r) * rowBC, K, N, N8, accumulate);
+  }
+  for (; i < M; i++) {
+    const ai = a + <usize>i * rowA;
+    const ci = c + <usize>i * rowBC;
+    for (let j = 0; j < N8; j += 4) {
+      const cj = ci + (<usize>j << 2);
+      let x = accumulate ? v128.load(cj) : f32x4.splat(0);
+      let bp = b + (<usize>j << 2);
+      for (let k = 0; k < K; k++) {
+        x = f32x4.add(x, f32x4.mul(f32x4.splat(load<f32>(ai + (<usize>k << 2))), v128.load(bp)));
+        bp += rowBC;
+      }
+      v128.store(cj, x);
+    }
+    tailColumns(ai, b, ci, K, N, N8, accumulate);
+  }
+}
+
+/** Columns N8..N-1 of one row of C, scalar. */
+function tailColumns(ai: usize, b: usize, ci: usize, K: i32, N: i32, N8: i32, accumulate: i32): void {
+  for (let j = N8; j < N; j++) {
+    let s: f32 = accumulate ? load<f32>(ci + (<usize>j << 2)) : 0;
+    for (let k = 0; k < K; k++) s += load<f32>(ai + (<usize>k << 2)) * load<f32>(b + ((<usize>k * <usize>N + <usize>j) << 2));
+    store<f32>(ci + (<usize>j << 2), s);
+  }
+}
+
+/** out[N,M] = transpose of x[M,N]. */
+export function transpose(x: usize, out: usize, M: i32, N: i32): void {
+  for (let i = 0; i < M; i++) {
+    const xi = x + ((<usize>i * <usize>N) << 2);
+    for (let j = 0; j < N; j++) store<f32>(out + ((<usize>j * <usize>M + <usize>i) << 2), load<f32>(xi + (<usize>j << 2)));
+  }
+}
