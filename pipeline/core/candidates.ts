@@ -1,0 +1,50 @@
+import type { Losses } from './losses.ts';
+
+/**
+ * One candidate call, from proposal to verdict: a line of calls.jsonl. Rejected candidates keep their
+ * reason, so nothing a run considered is lost.
+ */
+export interface Candidate {
+  docId: string;
+  tool: string;
+  /** The argument, unquoted (see call-syntax.ts). */
+  input: string;
+  /** Character offset in the document where the call is inserted. */
+  at: number;
+  /** Who proposed the call: sampled by the LM from the tool's prompt, or enumerated by a programmatic proposer. */
+  proposer: 'lm' | 'programmatic';
+  /** p_i(" [") at the position under the tool's prompt, when the LM scored it. */
+  positionP?: number;
+  /** The LM's sampled text between " [" and "]", for LM proposals. */
+  raw?: string;
+  result?: string;
+  error?: string;
+  /** Tool wall time, ms (not written to output files: it would make runs differ). */
+  ms?: number;
+  losses?: Losses;
+  usefulness?: number;
+  kept: boolean;
+  reason: Reason;
+}
+
+/**
+ * Why a candidate was kept or dropped: "kept", "below_tau_f", or a rejection before scoring.
+ * Free text after ": " gives detail (e.g. "tool_error: division by zero").
+ */
+export type Reason =
+  | 'kept'
+  | 'below_tau_f'
+  | 'pending'
+  | `unclosed_call`
+  | `parse_error: ${string}`
+  | `unknown_tool: ${string}`
+  | `leakage: ${string}`
+  | 'duplicate'
+  | `tool_error: ${string}`
+  | `call_too_long`;
+
+/** The reason's category (the part before ": "), for counters. */
+export function reasonKind(reason: Reason): string {
+  const i = reason.indexOf(':');
+  return i < 0 ? reason : reason.slice(0, i);
+}

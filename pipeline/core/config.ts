@@ -1,0 +1,84 @@
+/**
+ * Run configuration. Every field is written to the run's config.json, so a run can be reproduced.
+ * Defaults are the paper's (Appendix A): τ_s 0.05, τ_f 1.0, k 5, m 5; Calculator and MT (our Translate):
+ * τ_s 0, k 20, m 10, τ_f 0.5.
+ */
+export interface ToolThresholds {
+  /** τ_s: minimum p_i(" [") for an LM-chosen position. */
+  tauS: number;
+  /** τ_f: minimum usefulness min(L_a, L_b) − L_c, nats, to keep a call. */
+  tauF: number;
+  /** k: most LM-chosen positions per document and tool. */
+  k: number;
+  /** m: calls sampled from the LM per position. */
+  m: number;
+}
+
+export const PAPER_DEFAULTS: ToolThresholds = { tauS: 0.05, tauF: 1.0, k: 5, m: 5 };
+
+export const PAPER_THRESHOLDS: Readonly<Record<string, ToolThresholds>> = {
+  Calculator: { tauS: 0, tauF: 0.5, k: 20, m: 10 },
+  QA: PAPER_DEFAULTS,
+  Calendar: PAPER_DEFAULTS,
+  Translate: { tauS: 0, tauF: 0.5, k: 20, m: 10 },
+};
+
+export const TOOL_NAMES = ['Calculator', 'QA', 'Calendar', 'Translate'] as const;
+
+export interface AnnotateConfig {
+  tools: string[];
+  /** Per tool; a CLI flag such as --tau-f overrides the value for every tool. */
+  thresholds: Record<string, ToolThresholds>;
+  seed: number;
+  /** Text tokens kept before a position when scoring. */
+  contextTokens: number;
+  /** Text tokens per window when computing p_i (also capped by the model's length). */
+  windowTokens: number;
+  /** Sequences per forward pass. */
+  batchSize: number;
+  /** Longest sampled call, tokens. */
+  maxCallTokens: number;
+  /** Sampling temperature for LM-proposed calls. */
+  temperature: number;
+  /** Positions from heuristics (before numbers, dates, entities) beside the LM's, at most this many per tool. */
+  heuristicPositions: number;
+  /** Whether the LM samples calls (m per position); programmatic proposers run regardless. */
+  lmProposals: boolean;
+  /** Concurrent tool calls and the per-call timeout, ms. */
+  toolConcurrency: number;
+  toolTimeoutMs: number;
+}
+
+export function defaultConfig(overrides: Partial<AnnotateConfig> = {}): AnnotateConfig {
+  return {
+    tools: [...TOOL_NAMES],
+    thresholds: structuredClone(PAPER_THRESHOLDS) as Record<string, ToolThresholds>,
+    seed: 0,
+    contextTokens: 96,
+    windowTokens: 96,
+    batchSize: 16,
+    maxCallTokens: 48,
+    temperature: 1,
+    heuristicPositions: 10,
+    lmProposals: true,
+    toolConcurrency: 4,
+    toolTimeoutMs: 2000,
+    ...overrides,
+  };
+}
+
+/** Check ranges; returns the first problem as a one-line message naming the fix, or null. */
+export function validateConfig(config: AnnotateConfig, knownTools: readonly string[]): string | null {
+  for (const tool of config.tools) {
+    if (!knownTools.includes(tool)) return `unknown tool "${tool}": use one of ${knownTools.join(', ')}`;
+    const t = config.thresholds[tool];
+    if (!t) return `no thresholds for tool "${tool}"`;
+    if (!(t.tauS >= 0 && t.tauS <= 1)) return `τ_s must be in [0, 1] (got ${t.tauS}): pass --tau-s 0.05`;
+    if (!Number.isFinite(t.tauF)) return `τ_f must be a number (got ${t.tauF}): pass --tau-f 1`;
+    if (!(Number.isInteger(t.k) && t.k >= 0 && t.k <= 1000)) return `k must be an integer in [0, 1000] (got ${t.k})`;
+    if (!(Number.isInteger(t.m) && t.m >= 0 && t.m <= 100)) return `m must be an integer in [0, 100] (got ${t.m})`;
+  }
+  if (!(config.contextTokens >= 1)) return `contextTokens must be ≥ 1`;
+  if (!(config.batchSize >= 1)) return `batch size must be ≥ 1 (got ${config.batchSize})`;
+  return null;
+}

@@ -1,0 +1,210 @@
+import { formatCall } from './call-syntax.ts';
+import type { Candidate } from './candidates.ts';
+import type { AnnotateConfig } from './config.ts';
+import type { Doc } from './document.ts';
+import { judge } from './judge.ts';
+import type { CausalLM } from './lm.ts';
+import { PAPER_WEIGHTS } from './losses.ts';
+import { positionScores, selectPositions } from './positions.ts';
+import type { ToolPrompt } from './prompts.ts';
+import { sampleCalls } from './sample-calls.ts';
+import { makeWindow, scorePositions } from './scoring.ts';
+import type { Tool, ToolCall, ToolResult } from './tools/tool.ts';
+
+/**
+ * The pipeline as a list of stages, each a function from an async stream of documents to a stream
+ * (datatrove-style). A document's work travels as a `DocWork`; every candidate keeps a reason.
+ *
+ *   prefilter → propose (positions + LM samples + programmatic) → guard (registry, leakage, duplicates)
+ *   → execute → score → judge
+ */
+export interface DocWork {
+  doc: Doc;
+  /** Tools whose pre-filter passed, in config order. */
+  tools: string[];
+  /** Per tool, why the pre-filter dropped the document (absent when it passed). */
+  skipped: Record<string, string>;
+  candidates: Candidate[];
+}
+
+export type Stage = (input: AsyncIterable<DocWork>) => AsyncIterable<DocWork>;
+
+/** Everything the stages need from outside, passed in (the core never constructs platform pieces). */
+export interface PipelineParts {
+  lm: CausalLM;
+  /** Dispatch only through this: a name it does not know is rejected. */
+  tool(name: string): Tool | undefined;
+  /** Runs calls with bounded concurrency and a timeout; results in input order, never throws. */
+  execute(calls: readonly { call: ToolCall; doc: Doc }[]): Promise<ToolResult[]>;
+  prompts: Readonly<Record<string, ToolPrompt>>;
+  /** Per-tool document pre-filters (paper App. A.1). */
+  prefilter(tool: string, doc: Doc): { pass: boolean; reason?: string };
+  /** Heuristic positions (char offsets) for a tool. */
+  heuristicPositions(text: string, tool: string): number[];
+  /** Programmatic proposals from text before the position only. */
+  propose(tool: string, prefix: string, doc: Doc, at: number): ToolCall[];
+  /** The reason a call uses text after its position, or null. */
+  leaks(call: ToolCall, prefix: string): string | null;
+}
+
+/** A stable 32-bit seed per (run seed, document, tool, position): sampling does not depend on order. */
+export function seedFor(seed: number, ...parts: (string | number)[]): number {
+  let h = (0x811c9dc5 ^ seed) >>> 0;
+  for (const ch of parts.join('\u0000')) h = Math.imul(h ^ ch.codePointAt(0)!, 0x01000193) >>> 0;
+  return h;
+}
+
+export function prefilterStage(parts: PipelineParts, config: AnnotateConfig) {
+  return async function* (docs: AsyncIterable<Doc>): AsyncIterable<DocWork> {
+    for await (const doc of docs) {
+      const work: DocWork = { doc, tools: [], skipped: {}, candidates: [] };
+      for (const tool of config.tools) {
+        const verdict = parts.prefilter(tool, doc);
+        if (verdict.pass) work.tools.push(tool);
+        else work.skipped[tool] = verdict.reason ?? 'prefilter';
+      }
+      yield work;
+    }
+  };
+}
+
+/** Positions (LM p_i with τ_s and top-k, plus heuristics) and, at each, LM-sampled and programmatic calls. */
+export function proposeStage(parts: PipelineParts, config: AnnotateConfig): Stage {
+  return async function* (input) {
+    for await (const work of input) {
+      const { doc } = work;
+      for (const tool of work.tools) {
+        const t = config.thresholds[tool];
+        const prompt = parts.prompts[tool];
+        const scores = await positionScores(parts.lm, doc.text, prompt, { windowTokens: config.windowTokens, batchSize: config.batchSize });
+        const lmPositions = selectPositions(scores, doc.text, t.tauS, t.k);
+        const pAt = new Map(scores.offsets.slice(0, -1).map((at, i) => [at, scores.p[i]]));
+        const heuristic = parts.heuristicPositions(doc.text, tool).slice(0, config.heuristicPositions);
+        const positions = [...new Set([...lmPositions.map((p) => p.at), ...heuristic])].sort((a, b) => a - b);
+        for (const at of positions) {
+          const base = { docId: doc.id, tool, at, positionP: pAt.get(at), kept: false, reason: 'pending' as const };
+          const lmPos = lmPositions.find((p) => p.at === at);
+          if (lmPos && config.lmProposals && t.m > 0) {
+            const samples = await sampleCalls(parts.lm, prompt, scores, lmPos.token, {
+              m: t.m,
+              maxNewTokens: config.maxCallTokens,
+              temperature: config.temperature,
+              seed: seedFor(config.seed, doc.id, tool, at),
+            });
+            for (const s of samples) {
+              if (s.call) work.candidates.push({ ...base, tool: s.call.tool, input: s.call.input, proposer: 'lm', raw: s.raw });
+              else work.candidates.push({ ...base, input: '', proposer: 'lm', raw: s.raw, reason: s.error as Candidate['reason'] });
+            }
+          }
+          for (const call of parts.propose(tool, doc.text.slice(0, at), doc, at)) {
+            work.candidates.push({ ...base, tool: call.tool, input: call.input, proposer: 'programmatic' });
+          }
+        }
+      }
+      yield work;
+    }
+  };
+}
+
+/** Registry check, leakage guard, input length and duplicates: rejections get a reason, not a silent drop. */
+export function guardStage(parts: PipelineParts): Stage {
+  return async function* (input) {
+    for await (const work of input) {
+      const seen = new Set<string>();
+      for (const c of work.candidates) {
+        if (c.reason !== 'pending') continue;
+        const tool = parts.tool(c.tool);
+        const key = `${c.tool}\u0000${c.input}\u0000${c.at}`;
+        if (!tool) c.reason = `unknown_tool: ${c.tool}`;
+        else if (c.input.length > tool.argument.maxLength) c.reason = 'call_too_long';
+        else if (seen.has(key)) c.reason = 'duplicate';
+        else {
+          const leak = parts.leaks({ tool: c.tool, input: c.input }, work.doc.text.slice(0, c.at));
+          if (leak) c.reason = `leakage: ${leak}`;
+        }
+        seen.add(key);
+      }
+      yield work;
+    }
+  };
+}
+
+/** Execute the surviving calls through the registry; errors are results, recorded as the reason. */
+export function executeStage(parts: PipelineParts): Stage {
+  return async function* (input) {
+    for await (const work of input) {
+      const pending = work.candidates.filter((c) => c.reason === 'pending');
+      const results = await parts.execute(pending.map((c) => ({ call: { tool: c.tool, input: c.input }, doc: work.doc })));
+      pending.forEach((c, i) => {
+        const r = results[i];
+        if (r.ok) c.result = r.value;
+        else {
+          c.error = r.error;
+          c.reason = `tool_error: ${r.error}`;
+        }
+      });
+      yield work;
+    }
+  };
+}
+
+/** The call text e(c, r) for a candidate; `result` '' gives e(c, ε). */
+export function callText(parts: Pick<PipelineParts, 'tool'>, c: Pick<Candidate, 'tool' | 'input'>, result?: string): string {
+  const quoted = parts.tool(c.tool)?.argument.syntax === 'quoted';
+  return formatCall({ tool: c.tool, input: c.input }, { quoted, result });
+}
+
+/** L_a, L_b, L_c for every executed call, batched across the document's positions. */
+export function scoreStage(parts: PipelineParts, config: AnnotateConfig): Stage {
+  const { lm } = parts;
+  return async function* (input) {
+    for await (const work of input) {
+      const ready = work.candidates.filter((c) => c.reason === 'pending' && c.result !== undefined);
+      const byPosition = new Map<number, Candidate[]>();
+      for (const c of ready) {
+        const calls = (byPosition.get(c.at) ?? []).concat(c);
+        byPosition.set(c.at, calls);
+      }
+      // Room for the call: whatever the longest call text needs, within maxCallTokens.
+      const room = lm.maxLength - PAPER_WEIGHTS.length - 1 - config.maxCallTokens;
+      const contextTokens = Math.max(1, Math.min(config.contextTokens, room));
+      const positions = [...byPosition.entries()].map(([at, calls]) => {
+        const usable = calls.filter((c) => lm.encode(callText(parts, c, c.result)).length < config.maxCallTokens);
+        for (const c of calls) if (!usable.includes(c)) c.reason = 'call_too_long';
+        return { at, calls: usable };
+      });
+      const scored = await scorePositions(
+        lm,
+        positions.map(({ at, calls }) => ({
+          window: makeWindow(lm, work.doc.text, at, { contextTokens, span: PAPER_WEIGHTS.length }),
+          calls: calls.map((c) => ({ callOnly: callText(parts, c, ''), withResult: callText(parts, c, c.result) })),
+        })),
+        { batchSize: config.batchSize },
+      );
+      positions.forEach((p, i) => p.calls.forEach((c, j) => (c.losses = scored[i].losses[j])));
+      yield work;
+    }
+  };
+}
+
+/** The verdict, from stored losses and the tool's τ_f (pure). */
+export function judgeStage(config: AnnotateConfig): Stage {
+  return async function* (input) {
+    for await (const work of input) {
+      for (const c of work.candidates) {
+        if (c.reason !== 'pending' || !c.losses) continue;
+        const v = judge(c.losses, config.thresholds[c.tool]?.tauF ?? Infinity);
+        c.usefulness = v.usefulness;
+        c.kept = v.kept;
+        c.reason = v.reason;
+      }
+      yield work;
+    }
+  };
+}
+
+/** All stages chained, from documents to judged work. */
+export function annotate(parts: PipelineParts, config: AnnotateConfig, docs: AsyncIterable<Doc>): AsyncIterable<DocWork> {
+  const stages: Stage[] = [proposeStage(parts, config), guardStage(parts), executeStage(parts), scoreStage(parts, config), judgeStage(config)];
+  return stages.reduce<AsyncIterable<DocWork>>((stream, stage) => stage(stream), prefilterStage(parts, config)(docs));
+}

@@ -1,0 +1,64 @@
+import { type Candidate, reasonKind } from './candidates.ts';
+import { survival } from './judge.ts';
+import type { DocWork } from './stages.ts';
+
+/** τ_f values at which stats.json reports how many calls would be kept (from stored losses). */
+export const TAU_F_GRID = [0, 0.25, 0.5, 1, 2] as const;
+
+export interface ToolStats {
+  /** Documents whose pre-filter passed for this tool. */
+  docs: number;
+  candidates: number;
+  byProposer: Record<Candidate['proposer'], number>;
+  /** Counts per reason kind: kept, below_tau_f, leakage, tool_error, duplicate, … */
+  reasons: Record<string, number>;
+  scored: number;
+  kept: number;
+  /** Calls with usefulness ≥ τ_f for each τ_f of the grid. */
+  keptAtTauF: Record<string, number>;
+}
+
+export interface RunStats {
+  docsRead: number;
+  badRecords: number;
+  docsWithKeptCall: number;
+  tokensScored?: number;
+  tools: Record<string, ToolStats>;
+}
+
+export function emptyStats(tools: readonly string[]): RunStats {
+  const stats: RunStats = { docsRead: 0, badRecords: 0, docsWithKeptCall: 0, tools: {} };
+  for (const t of tools) {
+    stats.tools[t] = {
+      docs: 0,
+      candidates: 0,
+      byProposer: { lm: 0, programmatic: 0 },
+      reasons: {},
+      scored: 0,
+      kept: 0,
+      keptAtTauF: Object.fromEntries(TAU_F_GRID.map((x) => [String(x), 0])),
+    };
+  }
+  return stats;
+}
+
+/** Fold one judged document into the stats (mutates and returns `stats`). */
+export function addDoc(stats: RunStats, work: DocWork): RunStats {
+  stats.docsRead++;
+  if (work.candidates.some((c) => c.kept)) stats.docsWithKeptCall++;
+  for (const tool of work.tools) stats.tools[tool] && stats.tools[tool].docs++;
+  for (const c of work.candidates) {
+    const s = stats.tools[c.tool] ?? stats.tools[work.tools[0]];
+    if (!s) continue;
+    s.candidates++;
+    s.byProposer[c.proposer]++;
+    const kind = reasonKind(c.reason);
+    s.reasons[kind] = (s.reasons[kind] ?? 0) + 1;
+    if (c.usefulness !== undefined) {
+      s.scored++;
+      for (const { tauF, kept } of survival([c.usefulness], TAU_F_GRID)) s.keptAtTauF[String(tauF)] += kept;
+    }
+    if (c.kept) s.kept++;
+  }
+  return stats;
+}

@@ -1,0 +1,29 @@
+import type { CausalLM } from './lm.ts';
+
+/**
+ * Character offset where each token of `ids` starts in `lm.decode(ids)`, plus the total length at the end
+ * (so token j spans [offsets[j], offsets[j+1])). Shape: [ids.length + 1].
+ *
+ * Decoding token by token is exact for whole-character tokens; byte-level BPE can split a multi-byte
+ * character across tokens, in which case the cumulative decode (slower, exact) is used.
+ */
+export function tokenOffsets(lm: CausalLM, ids: readonly number[]): number[] {
+  const pieces = ids.map((id) => lm.decode([id]));
+  const whole = lm.decode(ids);
+  const offsets = [0];
+  if (pieces.join('') === whole) {
+    for (const p of pieces) offsets.push(offsets[offsets.length - 1] + p.length);
+    return offsets;
+  }
+  for (let j = 1; j <= ids.length; j++) offsets.push(lm.decode(ids.slice(0, j)).length);
+  return offsets;
+}
+
+/** The id the model uses for `text` when it is a single token (" [" for calls); an error otherwise. */
+export function singleTokenId(lm: CausalLM, text: string): number {
+  const ids = lm.encode(text);
+  if (ids.length !== 1) {
+    throw new Error(`the model's tokenizer splits ${JSON.stringify(text)} into ${ids.length} tokens; Toolformer needs it to be one`);
+  }
+  return ids[0];
+}
