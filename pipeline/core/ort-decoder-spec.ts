@@ -1,0 +1,53 @@
+/**
+ * What the runtime needs to know about a Hugging Face decoder-only model, read from its config.json:
+ * the KV-cache geometry and the special ids. GPT-2 names its fields n_layer / n_head / n_embd / n_positions;
+ * Llama-family models (SmolLM2, Qwen2, …) use num_hidden_layers / num_key_value_heads / head_dim /
+ * max_position_embeddings. Pure and isomorphic.
+ */
+export interface DecoderSpec {
+  numLayers: number;
+  /** Heads in the KV cache (fewer than the attention heads under grouped-query attention). */
+  numKvHeads: number;
+  headDim: number;
+  /** Longest sequence the model accepts. */
+  maxLength: number;
+  /** Ids that end generation (config eos_token_id may be a list). */
+  eosTokenIds: number[];
+  /** Id used for right padding when scoring; any id works since padded positions are masked and never read. */
+  padTokenId: number;
+}
+
+type Config = Record<string, unknown>;
+
+const num = (config: Config, ...keys: string[]): number | undefined => {
+  for (const key of keys) {
+    const v = config[key];
+    if (typeof v === 'number' && Number.isFinite(v)) return v;
+  }
+  return undefined;
+};
+
+export function decoderSpecFromConfig(config: Config): DecoderSpec {
+  const isGpt2Style = config.model_type === 'gpt2' || typeof config.n_layer === 'number';
+  const numLayers = isGpt2Style ? num(config, 'n_layer') : num(config, 'num_hidden_layers');
+  const numHeads = isGpt2Style ? num(config, 'n_head') : num(config, 'num_attention_heads');
+  const hidden = isGpt2Style ? num(config, 'n_embd') : num(config, 'hidden_size');
+  const numKvHeads = isGpt2Style ? numHeads : (num(config, 'num_key_value_heads') ?? numHeads);
+  const headDim = num(config, 'head_dim') ?? (hidden !== undefined && numHeads ? hidden / numHeads : undefined);
+  const maxLength = isGpt2Style ? num(config, 'n_positions', 'n_ctx') : num(config, 'max_position_embeddings');
+
+  const missing = Object.entries({ numLayers, numKvHeads, headDim, maxLength })
+    .filter(([, v]) => v === undefined || !Number.isInteger(v) || v <= 0)
+    .map(([k]) => k);
+  if (missing.length > 0) {
+    const fields = isGpt2Style
+      ? 'n_layer, n_head, n_embd, n_positions'
+      : 'num_hidden_layers, num_attention_heads, num_key_value_heads, hidden_size or head_dim, max_position_embeddings';
+    throw new Error(`config.json (model_type ${String(config.model_type)}): cannot derive ${missing.join(', ')}; expected ${fields}`);
+  }
+
+  const eos = config.eos_token_id;
+  const eosTokenIds = Array.isArray(eos) ? eos.filter((v): v is number => typeof v === 'number') : typeof eos === 'number' ? [eos] : [];
+  const padTokenId = num(config, 'pad_token_id') ?? eosTokenIds[0] ?? 0;
+  return { numLayers: numLayers!, numKvHeads: numKvHeads!, headDim: headDim!, maxLength: maxLength!, eosTokenIds, padTokenId };
+}

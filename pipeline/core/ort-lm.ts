@@ -1,0 +1,437 @@
+/**
+ * `CausalLM` on ONNX Runtime, for Node and the browser alike: the `ort` module is passed in
+ * (onnxruntime-node or onnxruntime-web: the same InferenceSession / Tensor API), with the model bytes,
+ * config.json and tokenizer.json — no file system, no platform checks.
+ *
+ * The model is any Hugging Face ONNX decoder with a KV cache in the Optimum layout (input_ids, attention_mask,
+ * [position_ids], past_key_values.{i}.key|value → logits, present.{i}.key|value): GPT-2, SmolLM2, Qwen2, …
+ *
+ * - score(): requests sorted by length and cut into batches (right padding + attention mask), each forwarded only
+ *   as far as `upTo` needs; log-softmax + gather run in a second tiny ONNX graph so only [B, T, 2] floats come back.
+ * - sample(): prefill once, then a batched KV-cache decode loop over the n samples (finished rows leave the batch),
+ *   seeded RNG, temperature, top-k, stop string checked on the decoded text.
+ */
+import { Tokenizer } from '@huggingface/tokenizers';
+import { buildLogProbGatherOnnx } from '../onnx/logprob-graph.ts';
+import type { CausalLM, Sample, SampleOptions, ScoreRequest, ScoreResult } from './lm.ts';
+import { decoderSpecFromConfig, type DecoderSpec } from './ort-decoder-spec.ts';
+import { mulberry32, type Random } from './random.ts';
+
+// ---- The slice of onnxruntime-common that both onnxruntime-node and onnxruntime-web provide. ----
+
+export interface OrtTensor {
+  readonly type: string;
+  readonly dims: readonly number[];
+  readonly data: unknown;
+}
+
+export interface OrtValueMetadata {
+  readonly name: string;
+  readonly isTensor: boolean;
+  readonly type?: string;
+  readonly shape?: readonly (number | string)[];
+}
+
+export interface OrtSession {
+  readonly inputNames: readonly string[];
+  readonly outputNames: readonly string[];
+  /** Present in onnxruntime ≥ 1.21; used only to check the cache geometry. */
+  readonly inputMetadata?: readonly OrtValueMetadata[];
+  run(feeds: Record<string, OrtTensor>, fetches: readonly string[]): Promise<Record<string, OrtTensor>>;
+  release(): Promise<void>;
+}
+
+export interface OrtModule {
+  InferenceSession: { create(model: Uint8Array, options?: Record<string, unknown>): Promise<OrtSession> };
+  Tensor: {
+    new (type: 'float32', data: Float32Array, dims: readonly number[]): OrtTensor;
+    new (type: 'int64', data: BigInt64Array, dims: readonly number[]): OrtTensor;
+    new (type: 'bool', data: Uint8Array, dims: readonly number[]): OrtTensor;
+  };
+}
+
+export interface OrtCausalLMOptions {
+  /** Recorded as `CausalLM.id` (a path or a name). */
+  id: string;
+  /** The decoder's ONNX bytes (onnx/model.onnx). */
+  model: Uint8Array;
+  /** Parsed config.json. */
+  config: Record<string, unknown>;
+  /** Parsed tokenizer.json. */
+  tokenizer: Record<string, unknown>;
+  /** Parsed tokenizer_config.json, when there is one. */
+  tokenizerConfig?: Record<string, unknown>;
+  /** Passed to `InferenceSession.create` for both sessions (threads, execution providers, optimisation level). */
+  sessionOptions?: Record<string, unknown>;
+  /** Most sequences per forward pass in score(). @default 16 */
+  maxBatchRows?: number;
+  /** Most padded tokens (rows × longest row) per forward pass in score(). @default 4096 */
+  maxBatchTokens?: number;
+  /**
+   * Where score() turns logits into log-probs: "graph" (a second ONNX session) or "js" (reference path, ~10× slower
+   * on a 4k vocabulary). @default "graph"
+   */
+  logProbs?: 'graph' | 'js';
+}
+
+/** Rows of logits are never larger than this many bytes per forward pass (keeps memory flat on big vocabularies). */
+const MAX_LOGITS_BYTES = 256 * 1024 * 1024;
+
+interface PendingScore {
+  request: ScoreRequest;
+  /** Exclusive end of the positions wanted. */
+  upTo: number;
+  /** Tokens to forward: upTo with a probe (p(probe | ids[≤ upTo−1])), else upTo − 1. */
+  need: number;
+  result: ScoreResult;
+}
+
+export class OrtCausalLM implements CausalLM {
+  readonly maxLength: number;
+  private readonly vocabSize: number | undefined;
+  private readonly hasPositionIds: boolean;
+  private readonly hasUseCacheBranch: boolean;
+
+  private constructor(
+    readonly id: string,
+    private readonly ort: OrtModule,
+    private readonly session: OrtSession,
+    private readonly gather: OrtSession | null,
+    private readonly tokenizer: Tokenizer,
+    readonly spec: DecoderSpec,
+    private readonly options: Required<Pick<OrtCausalLMOptions, 'maxBatchRows' | 'maxBatchTokens'>>,
+    vocabSize: number | undefined,
+  ) {
+    this.maxLength = spec.maxLength;
+    this.vocabSize = vocabSize;
+    this.hasPositionIds = session.inputNames.includes('position_ids');
+    this.hasUseCacheBranch = session.inputNames.includes('use_cache_branch');
+  }
+
+  static async create(ort: OrtModule, options: OrtCausalLMOptions): Promise<OrtCausalLM> {
+    const spec = decoderSpecFromConfig(options.config);
+    const tokenizer = new Tokenizer(options.tokenizer, options.tokenizerConfig ?? {});
+    const session = await ort.InferenceSession.create(options.model, options.sessionOptions);
+    try {
+      checkSession(session, spec);
+    } catch (error) {
+      await session.release();
+      throw error;
+    }
+    const gather =
+      (options.logProbs ?? 'graph') === 'graph'
+        ? await ort.InferenceSession.create(buildLogProbGatherOnnx(), options.sessionOptions)
+        : null;
+    const vocabSize = typeof options.config.vocab_size === 'number' ? options.config.vocab_size : undefined;
+    const maxBatchTokens = Math.max(
+      1,
+      Math.min(options.maxBatchTokens ?? 4096, vocabSize ? Math.floor(MAX_LOGITS_BYTES / 4 / vocabSize) : Infinity),
+    );
+    return new OrtCausalLM(options.id, ort, session, gather, tokenizer, spec, {
+      maxBatchRows: options.maxBatchRows ?? 16,
+      maxBatchTokens,
+    }, vocabSize);
+  }
+
+  encode(text: string): number[] {
+    return this.tokenizer.encode(text, { add_special_tokens: false }).ids;
+  }
+
+  /** Exact inverse of encode() (no clean-up of spaces before punctuation, special tokens kept). */
+  decode(ids: readonly number[]): string {
+    return this.tokenizer.decode([...ids], { skip_special_tokens: false, clean_up_tokenization_spaces: false });
+  }
+
+  async score(batch: readonly ScoreRequest[]): Promise<ScoreResult[]> {
+    const pending = batch.map((request, i): PendingScore => {
+      this.checkIds(request.ids, `score: request ${i}`);
+      const len = request.ids.length;
+      const upTo = Math.max(0, Math.min(request.upTo ?? len, len));
+      const need = request.probe !== undefined ? upTo : Math.max(0, upTo - 1);
+      if (request.probe !== undefined) this.checkIds([request.probe], `score: request ${i} probe`);
+      const result: ScoreResult = { tokenLogProbs: new Float32Array(len) };
+      if (request.probe !== undefined) result.probeLogProbs = new Float32Array(len);
+      return { request, upTo, need, result };
+    });
+    // Length bucketing: longest first, so each batch pads to a length close to all its rows.
+    const todo = pending.filter((p) => p.need > 0).sort((a, b) => b.need - a.need);
+    for (let start = 0; start < todo.length; ) {
+      const longest = todo[start].need;
+      const rows = Math.max(1, Math.min(this.options.maxBatchRows, Math.floor(this.options.maxBatchTokens / longest)));
+      const chunk = todo.slice(start, start + rows);
+      await this.scoreChunk(chunk);
+      start += chunk.length;
+    }
+    return pending.map((p) => p.result);
+  }
+
+  async sample(prompt: readonly number[], options: SampleOptions): Promise<Sample[]> {
+    const { n, stop, seed } = options;
+    const temperature = options.temperature ?? 1;
+    const topK = options.topK ?? 0;
+    if (prompt.length === 0) throw new Error('sample: the prompt is empty; pass at least one token');
+    if (!(temperature >= 0)) throw new Error(`sample: temperature must be ≥ 0, got ${temperature}`);
+    this.checkIds(prompt, 'sample: prompt');
+    if (prompt.length >= this.maxLength) {
+      throw new Error(`sample: the prompt has ${prompt.length} tokens; the model accepts at most ${this.maxLength} in all`);
+    }
+    if (n <= 0) return [];
+    const steps = Math.min(options.maxNewTokens, this.maxLength - prompt.length);
+    const rng = mulberry32(seed);
+
+    const samples: Sample[] = Array.from({ length: n }, () => ({ text: '', stopped: false }));
+    const generated: number[][] = Array.from({ length: n }, () => []);
+    // Decode continuations with a little prompt context before them, so tokenizers that drop a leading space at
+    // the start of a decode (SentencePiece "▁") give the continuation's true text.
+    const context = prompt.slice(-4);
+    const contextText = this.decode(context);
+    const continuation = (ids: number[]) => {
+      const full = this.decode([...context, ...ids]);
+      return full.startsWith(contextText) ? full.slice(contextText.length) : this.decode(ids);
+    };
+
+    // Prefill the prompt once (batch 1), then copy its cache to the n rows.
+    const L = prompt.length;
+    const prefill = await this.forward(toInt64(prompt), 1, L, null, true);
+    let past = this.presentNames().map((name) => tileRows(this.ort, prefill[name], n));
+    const V = prefill.logits.dims[2];
+    const firstRow = (prefill.logits.data as Float32Array).subarray((L - 1) * V, L * V);
+    let rowLogits: Float32Array[] = Array.from({ length: n }, () => firstRow);
+    let active = Array.from({ length: n }, (_, i) => i);
+
+    for (let step = 0; step < steps && active.length > 0; step++) {
+      const next: number[] = [];
+      const keep: number[] = []; // positions within `active` that continue
+      active.forEach((row, j) => {
+        const token = pickToken(rowLogits[j], temperature, topK, rng);
+        if (this.spec.eosTokenIds.includes(token)) {
+          samples[row].text = continuation(generated[row]);
+          return;
+        }
+        generated[row].push(token);
+        const text = continuation(generated[row]);
+        const at = stop === '' ? -1 : text.indexOf(stop);
+        if (at >= 0) {
+          samples[row] = { text: text.slice(0, at), stopped: true };
+          return;
+        }
+        samples[row].text = text;
+        keep.push(j);
+        next.push(token);
+      });
+      if (keep.length === 0 || step === steps - 1) break;
+      if (keep.length < active.length) past = past.map((t) => selectRows(this.ort, t, keep));
+      active = keep.map((j) => active[j]);
+
+      const m = active.length;
+      const P = L + step; // tokens already in the cache
+      const out = await this.forward(toInt64(next), m, 1, past, true, P);
+      past = this.presentNames().map((name) => out[name] as OrtTensor);
+      const data = out.logits.data as Float32Array;
+      rowLogits = active.map((_, j) => data.subarray(j * V, (j + 1) * V));
+    }
+    return samples;
+  }
+
+  /** Frees both ONNX Runtime sessions. */
+  async release(): Promise<void> {
+    await this.session.release();
+    await this.gather?.release();
+  }
+
+  // ---- internals ----
+
+  private checkIds(ids: readonly number[], what: string): void {
+    if (ids.length > this.maxLength) {
+      throw new Error(
+        `${what} has ${ids.length} tokens; the model accepts at most ${this.maxLength} (split or truncate the text)`,
+      );
+    }
+    const V = this.vocabSize;
+    for (const id of ids) {
+      if (!Number.isInteger(id) || id < 0 || (V !== undefined && id >= V)) {
+        throw new Error(`${what}: token id ${id} is outside the vocabulary [0, ${V ?? '?'})`);
+      }
+    }
+  }
+
+  private presentNames(): string[] {
+    const names: string[] = [];
+    for (let i = 0; i < this.spec.numLayers; i++) names.push(`present.${i}.key`, `present.${i}.value`);
+    return names;
+  }
+
+  /**
+   * One decoder run. `ids` is [B, T] row-major; `mask` defaults to all ones over past + T; position ids are
+   * past + t (right padding never needs anything else: padded positions are not read).
+   */
+  private async forward(
+    ids: BigInt64Array,
+    B: number,
+    T: number,
+    past: OrtTensor[] | null,
+    withPresent: boolean,
+    pastLength = 0,
+    mask?: BigInt64Array,
+  ): Promise<Record<string, OrtTensor>> {
+    const { Tensor } = this.ort;
+    const total = pastLength + T;
+    const feeds: Record<string, OrtTensor> = {
+      input_ids: new Tensor('int64', ids, [B, T]),
+      attention_mask: new Tensor('int64', mask ?? new BigInt64Array(B * total).fill(1n), [B, total]),
+    };
+    if (this.hasPositionIds) {
+      const pos = new BigInt64Array(B * T);
+      for (let b = 0; b < B; b++) for (let t = 0; t < T; t++) pos[b * T + t] = BigInt(pastLength + t);
+      feeds.position_ids = new Tensor('int64', pos, [B, T]);
+    }
+    if (this.hasUseCacheBranch) feeds.use_cache_branch = new Tensor('bool', Uint8Array.of(past ? 1 : 0), [1]);
+    const { numLayers, numKvHeads, headDim } = this.spec;
+    const empty = new Float32Array(0);
+    for (let i = 0; i < numLayers; i++) {
+      for (const [j, kv] of (['key', 'value'] as const).entries()) {
+        feeds[`past_key_values.${i}.${kv}`] = past ? past[2 * i + j] : new Tensor('float32', empty, [B, numKvHeads, 0, headDim]);
+      }
+    }
+    return this.session.run(feeds, withPresent ? ['logits', ...this.presentNames()] : ['logits']);
+  }
+
+  private async scoreChunk(chunk: PendingScore[]): Promise<void> {
+    const B = chunk.length;
+    const T = Math.max(...chunk.map((p) => p.need));
+    const ids = new BigInt64Array(B * T).fill(BigInt(this.spec.padTokenId));
+    const mask = new BigInt64Array(B * T);
+    chunk.forEach(({ request, need }, b) => {
+      for (let t = 0; t < need; t++) {
+        ids[b * T + t] = BigInt(request.ids[t]);
+        mask[b * T + t] = 1n;
+      }
+    });
+    const { logits } = await this.forward(ids, B, T, null, false, 0, mask);
+
+    // For row b, position t: slot 0 = the next token ids[t+1], slot 1 = the probe.
+    const K = 2;
+    const indices = new BigInt64Array(B * T * K);
+    chunk.forEach(({ request, upTo }, b) => {
+      const probe = BigInt(request.probe ?? 0);
+      for (let t = 0; t < T; t++) {
+        if (t + 1 < upTo) indices[(b * T + t) * K] = BigInt(request.ids[t + 1]);
+        indices[(b * T + t) * K + 1] = probe;
+      }
+    });
+    const gathered = this.gather
+      ? ((await this.gather.run({ logits, indices: new this.ort.Tensor('int64', indices, [B, T, K]) }, ['log_probs']))
+          .log_probs.data as Float32Array)
+      : logSoftmaxGather(logits.data as Float32Array, logits.dims[2], indices, K);
+
+    chunk.forEach(({ request, upTo, result }, b) => {
+      for (let t = 1; t < upTo; t++) result.tokenLogProbs[t] = gathered[(b * T + t - 1) * K];
+      if (result.probeLogProbs && request.probe !== undefined) {
+        for (let t = 0; t < upTo; t++) result.probeLogProbs[t] = gathered[(b * T + t) * K + 1];
+      }
+    });
+  }
+}
+
+/** Throws when the ONNX graph does not have the decoder inputs/outputs that config.json implies. */
+function checkSession(session: OrtSession, spec: DecoderSpec): void {
+  const problems: string[] = [];
+  for (const name of ['input_ids', 'attention_mask']) if (!session.inputNames.includes(name)) problems.push(`no input ${name}`);
+  if (!session.outputNames.includes('logits')) problems.push('no output logits');
+  for (let i = 0; i < spec.numLayers; i++) {
+    for (const kv of ['key', 'value']) {
+      if (!session.inputNames.includes(`past_key_values.${i}.${kv}`)) problems.push(`no input past_key_values.${i}.${kv}`);
+      if (!session.outputNames.includes(`present.${i}.${kv}`)) problems.push(`no output present.${i}.${kv}`);
+    }
+  }
+  if (session.inputNames.includes(`past_key_values.${spec.numLayers}.key`)) {
+    problems.push(`the graph has more than the ${spec.numLayers} cache layers config.json declares`);
+  }
+  const meta = session.inputMetadata?.find((m) => m.name === 'past_key_values.0.key');
+  if (meta?.isTensor && meta.shape) {
+    if (meta.type !== 'float32') problems.push(`cache type ${meta.type} (only float32 models are supported)`);
+    const [, heads, , dim] = meta.shape;
+    if (typeof heads === 'number' && heads !== spec.numKvHeads) problems.push(`cache has ${heads} heads, config says ${spec.numKvHeads}`);
+    if (typeof dim === 'number' && dim !== spec.headDim) problems.push(`cache head_dim ${dim}, config says ${spec.headDim}`);
+  }
+  if (problems.length > 0) {
+    throw new Error(`the ONNX model is not a decoder with a KV cache in the Optimum layout: ${problems.join('; ')}`);
+  }
+}
+
+const toInt64 = (ids: readonly number[]) => BigInt64Array.from(ids, (id) => BigInt(id));
+
+/** [1, ...rest] → [n, ...rest] by repetition. */
+function tileRows(ort: OrtModule, t: OrtTensor, n: number): OrtTensor {
+  if (n === 1) return t;
+  const data = t.data as Float32Array;
+  const out = new Float32Array(data.length * n);
+  for (let r = 0; r < n; r++) out.set(data, r * data.length);
+  return new ort.Tensor('float32', out, [n, ...t.dims.slice(1)]);
+}
+
+/** Keeps rows `rows` (in order) of a [B, ...] float32 tensor. */
+function selectRows(ort: OrtModule, t: OrtTensor, rows: readonly number[]): OrtTensor {
+  const data = t.data as Float32Array;
+  const size = data.length / t.dims[0];
+  const out = new Float32Array(rows.length * size);
+  rows.forEach((r, i) => out.set(data.subarray(r * size, (r + 1) * size), i * size));
+  return new ort.Tensor('float32', out, [rows.length, ...t.dims.slice(1)]);
+}
+
+/**
+ * The JS reference for the log-prob graph: out[p, j] = log_softmax(logits[p, :])[indices[p, j]] for each of the
+ * logits.length / V positions p, computed in float64.
+ */
+export function logSoftmaxGather(logits: Float32Array, V: number, indices: BigInt64Array, K: number): Float32Array {
+  const positions = logits.length / V;
+  const out = new Float32Array(positions * K);
+  for (let p = 0; p < positions; p++) {
+    const row = logits.subarray(p * V, (p + 1) * V);
+    let max = -Infinity;
+    for (let v = 0; v < V; v++) if (row[v] > max) max = row[v];
+    let sum = 0;
+    for (let v = 0; v < V; v++) sum += Math.exp(row[v] - max);
+    const logZ = max + Math.log(sum);
+    for (let j = 0; j < K; j++) out[p * K + j] = row[Number(indices[p * K + j])] - logZ;
+  }
+  return out;
+}
+
+/**
+ * One token from a row of logits: argmax when temperature is 0, else a draw from softmax(logits / temperature)
+ * restricted to the topK largest logits (0 = all). Ties in top-k go to the lower id.
+ */
+export function pickToken(logits: Float32Array, temperature: number, topK: number, rng: Random): number {
+  const V = logits.length;
+  if (temperature === 0) {
+    let best = 0;
+    for (let v = 1; v < V; v++) if (logits[v] > logits[best]) best = v;
+    return best;
+  }
+  let candidates: number[];
+  if (topK > 0 && topK < V) {
+    // Keep the k best ids in a small array sorted by logit (descending); most ids fail the first comparison.
+    candidates = [];
+    for (let v = 0; v < V; v++) {
+      const x = logits[v];
+      if (candidates.length === topK && x <= logits[candidates[topK - 1]]) continue;
+      let i = candidates.length === topK ? topK - 1 : candidates.length;
+      while (i > 0 && logits[candidates[i - 1]] < x) i--;
+      candidates.splice(i, 0, v);
+      if (candidates.length > topK) candidates.pop();
+    }
+    candidates.sort((a, b) => a - b); // draw in id order, independent of how ties were inserted
+  } else {
+    candidates = Array.from({ length: V }, (_, v) => v);
+  }
+  let max = -Infinity;
+  for (const v of candidates) if (logits[v] > max) max = logits[v];
+  const weights = candidates.map((v) => Math.exp((logits[v] - max) / temperature));
+  let r = rng.next() * weights.reduce((a, b) => a + b, 0);
+  for (let i = 0; i < candidates.length; i++) {
+    r -= weights[i];
+    if (r < 0) return candidates[i];
+  }
+  return candidates[candidates.length - 1];
+}
