@@ -1,0 +1,63 @@
+import { existsSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { createEldDetector } from '../core/tools/language-id.ts';
+import { Translate } from '../core/tools/translate.ts';
+import { cleanOutput, createApertiumEngine, modesIntoEnglish, runProcess } from './apertium.ts';
+
+const engine = await createApertiumEngine();
+const missing = engine.unavailable;
+if (missing) console.warn(`apertium tests skipped: ${missing} — apt-get install apertium apertium-eng-spa …`);
+const ctx = { doc: { id: 'd' } };
+
+describe('apertium: pure parts', () => {
+  it('keeps plain pairs into English only', () => {
+    expect(modesIntoEnglish(['eng-spa', 'spa-eng_US', 'spa-eng', 'eo-en-bytecode', 'eo-en', 'hbs-eng', 'Cyrl-Latn'])).toEqual({
+      es: 'spa-eng',
+      eo: 'eo-en',
+      hr: 'hbs-eng',
+      sr: 'hbs-eng',
+      bs: 'hbs-eng',
+    });
+  });
+  it('drops Apertium error marks', () => {
+    expect(cleanOutput('the #dog @gato\n')).toBe('the dog gato');
+    expect(cleanOutput('C# and a@b')).toBe('C# and a@b');
+  });
+  it('a missing binary is an unavailable engine, not a crash', async () => {
+    const none = await createApertiumEngine({ binary: '/nonexistent/apertium' });
+    expect(none.languages).toEqual([]);
+    expect(none.unavailable).toMatch(/not runnable: .*ENOENT/);
+    const result = await new Translate({ detector: createEldDetector(), engine: none }).run('la casa es grande', ctx);
+    expect(result).toMatchObject({ ok: false, error: expect.stringMatching(/^translation engine not installed/) });
+  });
+  it('runProcess enforces the timeout and the output cap, and kills the process', async () => {
+    const start = Date.now();
+    await expect(runProcess('sleep', ['30'], '', { timeoutMs: 200, maxOutputBytes: 100 })).rejects.toThrow(/timed out/);
+    expect(Date.now() - start).toBeLessThan(2000);
+    await expect(runProcess('yes', [], '', { timeoutMs: 5000, maxOutputBytes: 10_000 })).rejects.toThrow(/output larger/);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 100);
+    await expect(runProcess('sleep', ['30'], '', { timeoutMs: 5000, maxOutputBytes: 100, signal: controller.signal })).rejects.toThrow(/aborted/);
+  });
+});
+
+describe.skipIf(Boolean(missing))(`apertium binary${missing ? ` (skipped: ${missing})` : ''}`, () => {
+  const tool = new Translate({ detector: createEldDetector(), engine });
+  it('lists the installed pairs into English', () => {
+    expect(engine.languages).toEqual(expect.arrayContaining(['es', 'ca']));
+    expect(engine.modes.es).toBe('spa-eng');
+  });
+  it('translates Spanish and Catalan into English', async () => {
+    expect(await tool.run('La casa es grande.', ctx)).toEqual({ ok: true, value: 'The house is big.' });
+    const ca = await tool.run('Bon dia a tots', ctx);
+    expect(ca.ok).toBe(true);
+    if (ca.ok) expect(ca.value).toMatch(/^Good morning/);
+  });
+  it('shell metacharacters reach Apertium as text, never as commands', async () => {
+    const marker = `/tmp/toolformer-apertium-${process.pid}`;
+    const hostile = `hola $(touch ${marker}) \`touch ${marker}\`; touch ${marker} | cat && echo > ${marker}`;
+    const result = await engine.translate(hostile, 'es');
+    expect(result).toContain('$(touch');
+    expect(existsSync(marker)).toBe(false);
+  });
+});

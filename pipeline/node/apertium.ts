@@ -1,0 +1,168 @@
+/**
+ * The Translate tool's engine in Node: Apertium (GPL, Debian packages, see .ci/apt-packages) run as a separate
+ * process. Never through a shell: `spawn(binary, [flags, mode])` with an argument array; the text goes on stdin,
+ * so no character of it is ever interpreted as a command. Each call has a timeout and an output cap; the whole
+ * process group is killed on either (the `apertium` launcher is a bash script that starts a pipeline).
+ *
+ * Why stdin is a private temp file and not a pipe: the launcher opens "/dev/stdin" by name, and Node's 'pipe'
+ * stdio is a socketpair, which Linux refuses to open that way (ENXIO) — Apertium then prints nothing. A regular
+ * file (mode 0600, in a fresh mkdtemp folder, removed after the call) given as fd 0 works.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, open, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TranslationEngine } from '../core/tools/translate.ts';
+
+export interface ApertiumOptions {
+  /** @default 'apertium' (found on PATH) */
+  binary?: string;
+  /** Per call, milliseconds. @default 15000 */
+  timeoutMs?: number;
+  /** Bytes of stdout kept; beyond this the process is killed and the call fails. @default 65536 */
+  maxOutputBytes?: number;
+}
+
+export interface ApertiumEngine extends TranslationEngine {
+  /** ISO 639-1 code → Apertium mode used for it, e.g. es → spa-eng. */
+  readonly modes: Readonly<Record<string, string>>;
+  /** Why `languages` is empty (binary missing…); undefined when available. */
+  readonly unavailable?: string;
+}
+
+/**
+ * Apertium source-language codes (639-2/3 or 639-1) → the ISO 639-1 codes a language detector gives.
+ * Serbo-Croatian (hbs) serves the detector's hr, sr and bs.
+ */
+const SOURCE_CODES: Readonly<Record<string, readonly string[]>> = {
+  spa: ['es'], es: ['es'], cat: ['ca'], ca: ['ca'], glg: ['gl'], gl: ['gl'], eus: ['eu'], eu: ['eu'],
+  isl: ['is'], is: ['is'], epo: ['eo'], eo: ['eo'], mkd: ['mk'], mk: ['mk'], hbs: ['hr', 'sr', 'bs'],
+  sh: ['hr', 'sr', 'bs'], fra: ['fr'], fr: ['fr'], deu: ['de'], de: ['de'], por: ['pt'], pt: ['pt'],
+  ita: ['it'], it: ['it'], ron: ['ro'], ro: ['ro'], nob: ['no'], afr: ['af'], af: ['af'],
+};
+
+/** Lists the installed pairs into English (`apertium -l`) and returns an engine; never throws. */
+export async function createApertiumEngine(options: ApertiumOptions = {}): Promise<ApertiumEngine> {
+  const binary = options.binary ?? 'apertium';
+  let listing: string;
+  try {
+    listing = await runProcess(binary, ['-l'], '', { timeoutMs: 10_000, maxOutputBytes: 1 << 20 });
+  } catch (error) {
+    return unavailableEngine(`apertium not runnable: ${(error as Error).message}`);
+  }
+  const modes = modesIntoEnglish(listing.split('\n').map((line) => line.trim()));
+  const languages = Object.keys(modes).sort();
+  if (languages.length === 0) return unavailableEngine('no Apertium pair into English installed');
+  const timeoutMs = options.timeoutMs ?? 15_000;
+  const maxOutputBytes = options.maxOutputBytes ?? 65_536;
+  return {
+    languages,
+    modes,
+    async translate(text, sourceLang, signal) {
+      const mode = modes[sourceLang];
+      if (!mode) throw new Error(`no Apertium pair ${sourceLang} → en`);
+      // -u: no '*' marks on unknown words. Text format: Apertium escapes its own markup in the input.
+      const out = await runProcess(binary, ['-u', mode], text, { timeoutMs, maxOutputBytes, signal });
+      return cleanOutput(out);
+    },
+  };
+}
+
+/** ["spa-eng", "spa-eng_US", "eo-en", "eng-spa", …] → {es: "spa-eng", eo: "eo-en"}: plain pairs into English only. */
+export function modesIntoEnglish(directions: string[]): Record<string, string> {
+  const modes: Record<string, string> = {};
+  for (const direction of [...directions].sort()) {
+    const match = /^([a-z]{2,3})-(en|eng)$/.exec(direction); // skips variants: spa-eng_US, eo-en-bytecode
+    if (!match) continue;
+    for (const code of SOURCE_CODES[match[1]] ?? []) modes[code] ??= direction;
+  }
+  return modes;
+}
+
+/** Apertium marks generation errors with '#' and unknown analyses with '@' before a word; drop the marks. */
+export function cleanOutput(text: string): string {
+  return text.replace(/(^|[\s(["'¿¡])[#@](?=\p{L})/gu, '$1').replace(/\s+/g, ' ').trim();
+}
+
+function unavailableEngine(reason: string): ApertiumEngine {
+  return {
+    languages: [],
+    modes: {},
+    unavailable: reason,
+    async translate() {
+      throw new Error(reason);
+    },
+  };
+}
+
+interface RunLimits {
+  timeoutMs: number;
+  maxOutputBytes: number;
+  signal?: AbortSignal;
+}
+
+/** Runs `binary args…` without a shell, `input` on stdin; resolves stdout (UTF-8) or rejects with a reason. */
+export async function runProcess(binary: string, args: string[], input: string, limits: RunLimits): Promise<string> {
+  if (limits.signal?.aborted) throw new Error('aborted');
+  const dir = await mkdtemp(join(tmpdir(), 'toolformer-apertium-'));
+  const path = join(dir, 'input.txt');
+  try {
+    const writer = await open(path, 'wx', 0o600);
+    await writer.writeFile(input, 'utf8');
+    await writer.close();
+    const stdin = await open(path, 'r');
+    try {
+      return await spawnAndCollect(binary, args, stdin.fd, limits);
+    } finally {
+      await stdin.close();
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+function spawnAndCollect(binary: string, args: string[], stdinFd: number, limits: RunLimits): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(binary, args, { shell: false, detached: true, stdio: [stdinFd, 'pipe', 'pipe'] });
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    let stderr = '';
+    let settled = false;
+    const finish = (error: Error | null, value?: string) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      limits.signal?.removeEventListener('abort', onAbort);
+      if (error) killGroup(child.pid);
+      if (error) reject(error);
+      else resolve(value as string);
+    };
+    const onAbort = () => finish(new Error('aborted'));
+    const timer = setTimeout(() => finish(new Error(`timed out after ${limits.timeoutMs} ms`)), limits.timeoutMs);
+    limits.signal?.addEventListener('abort', onAbort, { once: true });
+
+    child.on('error', (error) => finish(error)); // ENOENT when the binary is missing
+    // stdout/stderr are 'pipe' above, so never null.
+    child.stdout!.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes > limits.maxOutputBytes) return finish(new Error(`output larger than ${limits.maxOutputBytes} bytes`));
+      chunks.push(chunk);
+    });
+    child.stderr!.on('data', (chunk: Buffer) => {
+      if (stderr.length < 2000) stderr += chunk.toString('utf8');
+    });
+    child.on('close', (code) => {
+      if (code === 0) finish(null, Buffer.concat(chunks).toString('utf8'));
+      else finish(new Error(`exit code ${code}${stderr ? `: ${stderr.trim().slice(0, 200)}` : ''}`));
+    });
+  });
+}
+
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, 'SIGKILL'); // the group: bash launcher and its pipeline
+  } catch {
+    // already gone
+  }
+}
