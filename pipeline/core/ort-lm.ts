@@ -9,7 +9,7 @@
  * - score(): requests sorted by length and cut into batches (right padding + attention mask), each forwarded only
  *   as far as `upTo` needs; log-softmax + gather run in a second tiny ONNX graph so only [B, T, 2] floats come back.
  * - sample(): prefill once, then a batched KV-cache decode loop over the n samples (finished rows leave the batch),
- *   seeded RNG, temperature, top-k, stop string checked on the decoded text.
+ *   one seeded random stream per row, temperature, top-k, stop string checked on the decoded text.
  */
 import { Tokenizer } from '@huggingface/tokenizers';
 import { buildLogProbGatherOnnx } from '../onnx/logprob-graph.ts';
@@ -110,8 +110,10 @@ export class OrtCausalLM implements CausalLM {
 
   static async create(ort: OrtModule, options: OrtCausalLMOptions): Promise<OrtCausalLM> {
     const spec = decoderSpecFromConfig(options.config);
-    const tokenizer = new Tokenizer(options.tokenizer, options.tokenizerConfig ?? {});
-    const session = await ort.InferenceSession.create(options.model, options.sessionOptions);
+    const tokenizer = labelled('tokenizer.json', () => new Tokenizer(options.tokenizer, options.tokenizerConfig ?? {}));
+    const session = await ort.InferenceSession.create(options.model, options.sessionOptions).catch((error: unknown) => {
+      throw new Error(`onnx/model.onnx: ${error instanceof Error ? error.message : String(error)}`);
+    });
     try {
       checkSession(session, spec);
     } catch (error) {
@@ -177,7 +179,7 @@ export class OrtCausalLM implements CausalLM {
     }
     if (n <= 0) return [];
     const steps = Math.min(options.maxNewTokens, this.maxLength - prompt.length);
-    const rng = mulberry32(seed);
+    const rngs = rowSeeds(seed, n).map(mulberry32);
 
     const samples: Sample[] = Array.from({ length: n }, () => ({ text: '', stopped: false }));
     const generated: number[][] = Array.from({ length: n }, () => []);
@@ -203,7 +205,7 @@ export class OrtCausalLM implements CausalLM {
       const next: number[] = [];
       const keep: number[] = []; // positions within `active` that continue
       active.forEach((row, j) => {
-        const token = pickToken(rowLogits[j], temperature, topK, rng);
+        const token = pickToken(rowLogits[j], temperature, topK, rngs[row]);
         if (this.spec.eosTokenIds.includes(token)) {
           samples[row].text = continuation(generated[row]);
           return;
@@ -333,6 +335,15 @@ export class OrtCausalLM implements CausalLM {
   }
 }
 
+/** Runs `make`, prefixing any error's message with the file it concerns. */
+function labelled<T>(file: string, make: () => T): T {
+  try {
+    return make();
+  } catch (error) {
+    throw new Error(`${file}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
 /** Throws when the ONNX graph does not have the decoder inputs/outputs that config.json implies. */
 function checkSession(session: OrtSession, spec: DecoderSpec): void {
   const problems: string[] = [];
@@ -355,7 +366,7 @@ function checkSession(session: OrtSession, spec: DecoderSpec): void {
     if (typeof dim === 'number' && dim !== spec.headDim) problems.push(`cache head_dim ${dim}, config says ${spec.headDim}`);
   }
   if (problems.length > 0) {
-    throw new Error(`the ONNX model is not a decoder with a KV cache in the Optimum layout: ${problems.join('; ')}`);
+    throw new Error(`onnx/model.onnx is not a decoder with a KV cache in the Optimum layout: ${problems.join('; ')}`);
   }
 }
 
@@ -377,6 +388,15 @@ function selectRows(ort: OrtModule, t: OrtTensor, rows: readonly number[]): OrtT
   const out = new Float32Array(rows.length * size);
   rows.forEach((r, i) => out.set(data.subarray(r * size, (r + 1) * size), i * size));
   return new ort.Tensor('float32', out, [rows.length, ...t.dims.slice(1)]);
+}
+
+/**
+ * Seeds of the n sample rows' own random streams: row r draws only from its stream, so its sample depends on
+ * (seed, r) and the model — not on n or on when other rows stop.
+ */
+export function rowSeeds(seed: number, n: number): number[] {
+  const master = mulberry32(seed);
+  return Array.from({ length: n }, () => Math.floor(master.next() * 4294967296));
 }
 
 /**

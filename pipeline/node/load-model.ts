@@ -22,7 +22,7 @@ export async function loadModel(dir: string, options: LoadModelOptions = {}): Pr
   const root = resolve(dir);
   const fail = (problem: string): never => {
     throw new Error(
-      `cannot load model from ${root}: ${problem}. Expected a Hugging Face ONNX causal-LM directory with ` +
+      `cannot load model from ${root}: ${problem.replace(/[.\s]+$/, '')}. Expected a Hugging Face ONNX causal-LM directory with ` +
         `${REQUIRED.join(', ')} (run \`npx tsx pipeline/onnx/tiny-random.ts\` for a test model, or pass --model <dir>)`,
     );
   };
