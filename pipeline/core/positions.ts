@@ -17,6 +17,8 @@ export interface PositionScores {
   windows: Array<[number, number]>;
   /** Token ids of the text. [n] */
   ids: number[];
+  /** Which prompt variant fitted the model (0 = the paper-style prompt; see prompts.ts). */
+  promptVariant: number;
 }
 
 export interface PositionOptions {
@@ -26,19 +28,46 @@ export interface PositionOptions {
   batchSize?: number;
 }
 
-/** The prompt's token overhead for a window: P(x) has x inside it, so a window costs twice its length. */
-export function windowBudget(lm: CausalLM, prompt: ToolPrompt, options: PositionOptions = {}): number {
-  const overhead = lm.encode(prompt.render('')).length + 2; // + " [" and rounding of the joined window
-  const fit = Math.floor((lm.maxLength - overhead) / 2);
-  if (fit < 8) throw new Error(`the ${prompt.tool} prompt leaves no room for text in a ${lm.maxLength}-token model`);
-  return Math.min(options.windowTokens ?? 96, fit);
+/** Smallest window worth scoring, in tokens; a prompt that leaves less is skipped for a shorter one. */
+const MIN_WINDOW = 32;
+
+export interface ChosenPrompt {
+  /** Index into `ToolPrompt.variants` (0 = the paper-style prompt). */
+  variant: number;
+  render: (input: string) => string;
+  /** Text tokens per window. */
+  window: number;
 }
 
-/** The prompt and window ids that position sampling conditions on, for window [start, end) and position i. */
+/**
+ * The longest prompt variant that leaves a window of at least MIN_WINDOW tokens (or the requested size):
+ * P(x) contains the window, so a window costs twice its length. Small models get a shorter P(x).
+ */
+export function choosePrompt(lm: CausalLM, prompt: ToolPrompt, options: PositionOptions = {}): ChosenPrompt {
+  const want = options.windowTokens ?? 96;
+  for (let variant = 0; variant < prompt.variants.length; variant++) {
+    const render = prompt.variants[variant];
+    const bare = render('') === '';
+    const overhead = lm.encode(render('')).length + 2; // + " [" and rounding of the joined window
+    const fit = bare ? lm.maxLength - 2 : Math.floor((lm.maxLength - overhead) / 2);
+    if (fit >= Math.min(want, MIN_WINDOW)) return { variant, render, window: Math.min(want, fit) };
+  }
+  throw new Error(`the ${prompt.tool} prompt leaves no room for text in a ${lm.maxLength}-token model`);
+}
+
+/** P(window) as ids; a bare prompt becomes [bos] (or nothing) so the first token still has a context. */
+function promptIds(lm: CausalLM, chosen: ChosenPrompt, windowText: string): number[] {
+  const text = chosen.render(windowText);
+  if (text !== '') return lm.encode(text);
+  return lm.bosId === undefined ? [] : [lm.bosId];
+}
+
+/** The prompt and window ids that call sampling conditions on: [P(x), x_{1:i−1}] for position i. */
 export function promptedPrefix(lm: CausalLM, prompt: ToolPrompt, scores: PositionScores, i: number): number[] {
   const [start, end] = scores.windows[i];
+  const chosen = { variant: scores.promptVariant, render: prompt.variants[scores.promptVariant], window: end - start };
   const windowText = lm.decode(scores.ids.slice(start, end));
-  return [...lm.encode(prompt.render(windowText)), ...scores.ids.slice(start, i)];
+  return [...promptIds(lm, chosen, windowText), ...scores.ids.slice(start, i)];
 }
 
 export async function positionScores(
@@ -50,13 +79,14 @@ export async function positionScores(
   const open = singleTokenId(lm, ' [');
   const ids = lm.encode(text);
   const offsets = tokenOffsets(lm, ids);
-  const size = windowBudget(lm, prompt, options);
+  const chosen = choosePrompt(lm, prompt, options);
+  const size = chosen.window;
   const windows: Array<[number, number]> = [];
   const requests: { ids: number[]; promptLength: number; start: number; end: number }[] = [];
   for (let start = 0; start < ids.length; start += size) {
     const end = Math.min(ids.length, start + size);
-    const promptIds = lm.encode(prompt.render(lm.decode(ids.slice(start, end))));
-    requests.push({ ids: [...promptIds, ...ids.slice(start, end)], promptLength: promptIds.length, start, end });
+    const prefix = promptIds(lm, chosen, lm.decode(ids.slice(start, end)));
+    requests.push({ ids: [...prefix, ...ids.slice(start, end)], promptLength: prefix.length, start, end });
     for (let i = start; i < end; i++) windows.push([start, end]);
   }
   const p = new Float32Array(ids.length);
@@ -67,10 +97,14 @@ export async function positionScores(
     chunk.forEach((r, j) => {
       const probe = results[j].probeLogProbs!;
       // p_i for token i of the window is predicted at the token just before it: the prompt's last token for i = start.
-      for (let i = r.start; i < r.end; i++) p[i] = Math.exp(probe[r.promptLength - 1 + (i - r.start)]);
+      // With no prompt and no bos, the window's first token has no context: p stays 0 there.
+      for (let i = r.start; i < r.end; i++) {
+        const t = r.promptLength - 1 + (i - r.start);
+        p[i] = t < 0 ? 0 : Math.exp(probe[t]);
+      }
     });
   }
-  return { tokens: ids.map((id) => lm.decode([id])), offsets, p, windows, ids };
+  return { tokens: ids.map((id) => lm.decode([id])), offsets, p, windows, ids, promptVariant: chosen.variant };
 }
 
 export interface SelectedPosition {

@@ -5,13 +5,23 @@
  */
 export interface ToolPrompt {
   tool: string;
-  render(input: string): string;
+  /**
+   * P(x) in decreasing length: the paper-style prompt with an example, a one-line instruction, and ''
+   * (no prompt: the LM's own p(" [") on the bare text). Positions use the first variant that leaves room
+   * for a useful window in the model's context (see positions.ts `choosePrompt`).
+   */
+  variants: readonly ((input: string) => string)[];
 }
+
+const oneLine = (input: string) => input.replace(/\s+/g, ' ');
 
 const paperPrompt = (tool: string, instruction: string, example: { input: string; output: string }): ToolPrompt => ({
   tool,
-  render: (input) =>
-    `${instruction}\n\nInput: ${example.input}\nOutput: ${example.output}\n\nInput: ${input.replace(/\s+/g, ' ')}\nOutput: `,
+  variants: [
+    (input) => `${instruction}\n\nInput: ${example.input}\nOutput: ${example.output}\n\nInput: ${oneLine(input)}\nOutput: `,
+    (input) => `Add ${tool} calls to the text. Input: ${oneLine(input)}\nOutput: `,
+    () => '',
+  ],
 });
 
 export const DEFAULT_PROMPTS: Readonly<Record<string, ToolPrompt>> = {

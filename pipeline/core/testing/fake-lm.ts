@@ -3,8 +3,9 @@ import { mulberry32 } from '../random.ts';
 
 /**
  * A character-level LM with probabilities you choose, for testing the scorer against hand-computed losses.
- * Token id = UTF-16 code unit. `prob(context, next)` gives p(next | context) as text; the rest of the
- * probability mass is spread uniformly over the other `vocab − 1` characters, so distributions sum to 1.
+ * Token id = UTF-16 code unit (mod 128), except " [" which is one token (id 1), as in real tokenizers.
+ * `prob(context, next)` gives p(next | context) as text; the rest of the probability mass is spread
+ * uniformly over the other tokens, so distributions sum to 1.
  */
 export class FakeLM implements CausalLM {
   readonly id = 'fake-char-lm';
@@ -19,12 +20,21 @@ export class FakeLM implements CausalLM {
     readonly bosId: number | undefined = undefined,
   ) {}
 
+  static readonly OPEN = 1;
+
   encode(text: string): number[] {
-    return [...text].map((c) => c.charCodeAt(0) % this.vocab);
+    const ids: number[] = [];
+    for (let i = 0; i < text.length; i++) {
+      if (text.startsWith(' [', i)) {
+        ids.push(FakeLM.OPEN);
+        i++;
+      } else ids.push(text.charCodeAt(i) % this.vocab);
+    }
+    return ids;
   }
 
   decode(ids: readonly number[]): string {
-    return String.fromCharCode(...ids);
+    return ids.map((id) => (id === FakeLM.OPEN ? ' [' : String.fromCharCode(id))).join('');
   }
 
   /** log p(next | context) under the model's rule. */
@@ -35,7 +45,7 @@ export class FakeLM implements CausalLM {
     let explicit = 0;
     let count = 0;
     for (let c = 0; c < this.vocab; c++) {
-      const q = this.prob(context, String.fromCharCode(c));
+      const q = this.prob(context, this.decode([c]));
       if (q !== undefined) {
         explicit += q;
         count++;
@@ -47,15 +57,15 @@ export class FakeLM implements CausalLM {
   async score(batch: readonly ScoreRequest[]): Promise<ScoreResult[]> {
     this.calls.push(batch.map((r) => r.upTo ?? r.ids.length));
     return batch.map((req) => {
-      const text = this.decode(req.ids);
+      const context = (t: number) => this.decode(req.ids.slice(0, t));
       const end = req.upTo ?? req.ids.length;
       const tokenLogProbs = new Float32Array(req.ids.length);
-      for (let t = 1; t < end; t++) tokenLogProbs[t] = this.logProb(text.slice(0, t), text[t]);
+      for (let t = 1; t < end; t++) tokenLogProbs[t] = this.logProb(context(t), this.decode([req.ids[t]]));
       const out: ScoreResult = { tokenLogProbs };
       if (req.probe !== undefined) {
-        const probe = String.fromCharCode(req.probe);
+        const probe = this.decode([req.probe]);
         const probeLogProbs = new Float32Array(req.ids.length);
-        for (let t = 0; t < end; t++) probeLogProbs[t] = this.logProb(text.slice(0, t + 1), probe);
+        for (let t = 0; t < end; t++) probeLogProbs[t] = this.logProb(context(t + 1), probe);
         out.probeLogProbs = probeLogProbs;
       }
       return out;
@@ -75,7 +85,7 @@ export class FakeLM implements CausalLM {
         let acc = 0;
         let next = '';
         for (let c = 0; c < this.vocab; c++) {
-          const ch = String.fromCharCode(c);
+          const ch = this.decode([c]);
           acc += Math.exp(this.logProb(context, ch));
           if (r < acc) {
             next = ch;
