@@ -177,8 +177,9 @@ export class OrtCausalLM implements CausalLM {
     if (prompt.length >= this.maxLength) {
       throw new Error(`sample: the prompt has ${prompt.length} tokens; the model accepts at most ${this.maxLength} in all`);
     }
-    if (n <= 0) return [];
     const steps = Math.min(options.maxNewTokens, this.maxLength - prompt.length);
+    if (n <= 0) return [];
+    if (steps <= 0) return Array.from({ length: n }, () => ({ text: '', stopped: false }));
     const rngs = rowSeeds(seed, n).map(mulberry32);
 
     const samples: Sample[] = Array.from({ length: n }, () => ({ text: '', stopped: false }));
