@@ -3,7 +3,7 @@
  * replaced by a throwing spy — including the named ESM exports, via syncBuiltinESMExports — and so are fetch,
  * eval and Function; then every tool runs on normal and hostile inputs, and no spy may have been called.
  */
-import * as childProcess from 'node:child_process';
+import childProcess from 'node:child_process';
 import dns from 'node:dns';
 import fs from 'node:fs';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -60,7 +60,7 @@ describe('tools are sandboxed', () => {
     };
     poison(fs, 'fs');
     poison(fsp, 'fs/promises');
-    poison(childProcess.default ?? childProcess, 'child_process');
+    poison(childProcess, 'child_process');
     poison(net, 'net');
     poison(tls, 'tls');
     poison(http, 'http');
