@@ -58,6 +58,12 @@ describe('QA over kb.json', () => {
     // "South" must not become "South Africa" or "South Korea".
     expect(qa.answer('What is the capital of South?')).toEqual({ error: 'no answer: unknown subject' });
   });
+  it('lists subjects per relation for proposers', () => {
+    expect(qa.subjects('capital')).toEqual(expect.arrayContaining(['Pennsylvania', 'France']));
+    expect(qa.subjects('element')).toHaveLength(118);
+    expect(qa.has('capital', 'the united states')).toBe(true);
+    expect(qa.has('capital', 'Pensylvania')).toBe(false);
+  });
   it('says "no answer" rather than guessing', async () => {
     expect(await ask('What is the capital of Atlantis?')).toEqual({ ok: false, error: 'no answer: unknown subject' });
     expect(await ask('What is the atomic number of Kryptonite?')).toEqual({ ok: false, error: 'no answer: unknown subject' });

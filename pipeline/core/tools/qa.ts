@@ -79,6 +79,16 @@ export class QA implements Tool {
     return this.kb.facts.length;
   }
 
+  /** Subjects (as written in the KB) with a fact for `relation`: lets a proposer spot askable entities in text. */
+  subjects(relation: Relation): string[] {
+    return [...(this.exact.get(relation)?.values() ?? [])].map((fact) => fact.subject);
+  }
+
+  /** Whether `subject` has a fact for `relation` by exact (normalized) match — no fuzzy matching here. */
+  has(relation: Relation, subject: string): boolean {
+    return this.exact.get(relation)?.has(subjectKey(subject)) ?? false;
+  }
+
   async run(input: string): Promise<ToolResult> {
     const result = this.answer(input);
     return 'error' in result ? { ok: false, error: result.error } : { ok: true, value: result.answer };
