@@ -1,4 +1,5 @@
 /** Shapes exchanged between the explorer and the worker. Losses are nats; positions are token indices into `tokens`. */
+import type { Candidate } from '../../pipeline/core/candidates.ts';
 import type { Losses } from '../../pipeline/core/losses.ts';
 
 export interface AnalyzeParams {
@@ -12,43 +13,37 @@ export interface AnalyzeParams {
   seed: number;
   /** ISO date for the Calendar tool's "today". */
   date?: string;
+  /** The user's own call, proposed at its character offset beside the pipeline's proposals. */
+  own?: { tool: string; input: string; at: number };
 }
 
-export interface Token {
-  text: string;
-  /** Character offset of the token's first character in the text. */
-  start: number;
-}
 
-export interface ToolPositions {
+/** p_i for one tool over the text's tokens, and the tool's heuristic positions (not subject to τ_s). */
+export interface ToolScores {
   tool: string;
-  /** [tokens.length] p_i = p(" [" | P(x), x_{<i}), the probability of starting a call before token i. */
+  /** [tokens.length] p_i = p(" [" | P(x), x_{<i}): probability of starting a call before token i. */
   p: number[];
-  /** Token indices of the top-k positions by p_i, highest first (before τ_s). */
-  top: number[];
+  /** Character offsets of heuristic positions (before numbers, dates, entities). */
+  heuristic: number[];
 }
 
-export interface Candidate {
-  tool: string;
-  input: string;
-  /** Token index i: the call sits before tokens[i]. */
-  position: number;
-  /** p_i at that position, for the τ_s check on the page. */
-  p: number;
-  /** Where the call came from: sampled from the LM or enumerated by the tool's proposer. */
-  source: 'lm' | 'proposer';
-  result?: string;
-  error?: string;
-  /** Absent when the tool gave no result (nothing to score). */
-  losses?: Losses;
-}
-
+/**
+ * One explorer run: everything the page needs to re-judge for any τ_s ≤ the positions' p and any τ_f without the
+ * model. Candidates come from the pipeline's own stages (pipeline/core/stages.ts) run with τ_s = 0 and τ_f = −∞.
+ */
 export interface Analysis {
-  tokens: Token[];
-  positions: ToolPositions[];
+  text: string;
+  /** Decoded tokens of the text and where each starts; offsets has one more entry (the text length). */
+  tokens: string[];
+  offsets: number[];
+  tools: ToolScores[];
+  /** Each tool's argument syntax, to format calls on the page as the pipeline does. */
+  syntax: Record<string, 'quoted' | 'raw' | 'none'>;
   candidates: Candidate[];
-  /** Calls sampled that never closed with "]" (dropped, as in the paper). */
-  unclosed: number;
+  /** Index in `candidates` of the user's own call, −1 when none. */
+  ownIndex: number;
+  /** The k the positions were chosen with (top k by p_i per tool). */
+  k: number;
   ms: number;
 }
 
@@ -58,6 +53,8 @@ export interface GoldenCase {
   tool: string;
   input: string;
   result: string;
+  /** The tool's argument syntax is quoted (QA("…")). */
+  quoted: boolean;
   /** Character offset in `text` where the call is placed. */
   at: number;
 }

@@ -2,9 +2,11 @@
  * Page entry: mounts the panels and starts the model worker. URL parameters:
  *   ?backend=auto|webgpu|wasm   (default auto: WebGPU when an adapter exists)
  *   ?model=default|tiny-random  (a directory under /models/)
+ *   explorer settings: see initialState in ui/explorer.ts
  */
 import type { BackendPreference } from './backend.ts';
 import { ModelClient } from './model-client.ts';
+import { initialState, mountExplorer } from './ui/explorer.ts';
 import { mountRunViewer } from './ui/run-viewer.ts';
 import { mountWorkedExample } from './ui/worked-example.ts';
 
@@ -18,6 +20,9 @@ mountWorkedExample($('#worked-example'));
 mountRunViewer($('#run-viewer'));
 
 const client = new ModelClient();
+let toolsReady: (tools: { name: string; description: string }[]) => void = () => {};
+let toolsFailed: (e: unknown) => void = () => {};
+mountExplorer($('#explorer'), client, new Promise((resolve, reject) => { toolsReady = resolve; toolsFailed = reject; }), initialState(params));
 const progress = $('#load-progress') as HTMLProgressElement;
 const status = $('[data-testid="load-status"]');
 
@@ -27,13 +32,16 @@ async function start(): Promise<void> {
   const loaded = await client.request('load', { modelUrl: new URL(`./models/${model}/`, location.href).href, prefer }, (stage, done, total) => {
     progress.max = total || 1;
     progress.value = done;
-    status.textContent = `loading ${stage}: ${Math.round((100 * done) / (total || 1))}%`;
+    status.textContent = stage === 'model.onnx'
+      ? `loading model.onnx: ${(done / 1e6).toFixed(1)} of ${(total / 1e6).toFixed(1)} MB`
+      : `loading: ${stage}…`;
   });
   progress.hidden = true;
   $('[data-testid="backend"]').textContent = `backend: ${loaded.choice.backend}`;
   $('[data-testid="backend-reason"]').textContent = loaded.choice.reason;
   status.textContent = `model ${loaded.modelId} ready in ${(loaded.loadMs / 1000).toFixed(1)} s`;
   document.body.dataset.ready = 'true';
+  toolsReady(loaded.tools);
   // Test and benchmark hook: the page's own client, for the browser tests (no UI).
   (globalThis as { toolformer?: unknown }).toolformer = { client, loaded };
 }
@@ -42,4 +50,5 @@ start().catch((e: unknown) => {
   status.textContent = `model failed to load: ${e instanceof Error ? e.message : String(e)}`;
   status.classList.add('error');
   document.body.dataset.ready = 'error';
+  toolsFailed(e);
 });

@@ -13,7 +13,7 @@ export type Request =
   | { id: number; type: 'bench'; batch: number; length: number; repeats: number };
 
 export interface ResultOf {
-  load: { choice: BackendChoice; modelId: string; loadMs: number };
+  load: { choice: BackendChoice; modelId: string; loadMs: number; tools: { name: string; description: string }[] };
   analyze: Analysis;
   golden: GoldenResult[];
   bench: BenchResult;

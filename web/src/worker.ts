@@ -1,23 +1,34 @@
 /// <reference lib="webworker" />
 /**
- * The model worker: loads onnxruntime-web and the model, then answers the page's requests (protocol.ts).
- * Everything heavy (wasm compile, session creation, forward passes, sampling, tools) happens here, so the page
- * stays responsive.
+ * The model worker: loads onnxruntime-web and the model (pipeline/core/ort-lm.ts, the same CausalLM as the CLI's),
+ * then answers the page's requests (protocol.ts): explorer analyses through the pipeline's own stages, golden
+ * losses, and a throughput benchmark. Everything heavy happens here, so the page stays responsive.
  */
+import { defaultConfig, type ToolThresholds } from '../../pipeline/core/config.ts';
+import type { CausalLM } from '../../pipeline/core/lm.ts';
+import { OrtCausalLM, type OrtModule } from '../../pipeline/core/ort-lm.ts';
+import { positionScores } from '../../pipeline/core/positions.ts';
+import { annotate } from '../../pipeline/core/stages.ts';
+import type { KnowledgeBase } from '../../pipeline/core/tools/qa.ts';
+import type { Analysis, AnalyzeParams, BenchResult } from './analysis-types.ts';
 import { chooseBackend, fallbackToWasm, type BackendChoice, type BackendEnv } from './backend.ts';
+import { browserParts, type BrowserParts } from './browser-parts.ts';
+import { scoreGolden } from './golden.ts';
 import { loadOrt, sessionOptions, type Ort } from './ort-web.ts';
-import { rawForwardThroughput } from './raw-forward.ts';
 import type { Reply, Request } from './protocol.ts';
+import { rawForwardThroughput } from './raw-forward.ts';
 
 declare const self: DedicatedWorkerGlobalScope;
 
 interface Loaded {
   ort: Ort;
   choice: BackendChoice;
-  session: Awaited<ReturnType<Ort['InferenceSession']['create']>>;
+  lm: CausalLM;
+  modelBytes: Uint8Array;
   modelId: string;
 }
 let loaded: Loaded | null = null;
+let parts: Promise<BrowserParts> | null = null;
 
 const post = (reply: Reply) => self.postMessage(reply);
 
@@ -26,8 +37,8 @@ function env(): BackendEnv {
   return { gpu: nav.gpu, crossOriginIsolated: self.crossOriginIsolated, hardwareConcurrency: nav.hardwareConcurrency };
 }
 
-/** GET a same-origin file as bytes, reporting progress by Content-Length. */
-async function fetchBytes(url: string, onProgress: (done: number, total: number) => void): Promise<Uint8Array> {
+/** GET a same-origin file, reporting progress by Content-Length. */
+async function fetchBytes(url: string, onProgress?: (done: number, total: number) => void): Promise<Uint8Array> {
   const res = await fetch(url);
   if (!res.ok || !res.body) throw new Error(`GET ${url}: HTTP ${res.status}`);
   // A static server's SPA fallback answers a missing file with index.html.
@@ -41,7 +52,7 @@ async function fetchBytes(url: string, onProgress: (done: number, total: number)
     if (end) break;
     parts.push(value);
     done += value.length;
-    onProgress(done, total || done);
+    onProgress?.(done, total || done);
   }
   const out = new Uint8Array(done);
   let o = 0;
@@ -49,40 +60,153 @@ async function fetchBytes(url: string, onProgress: (done: number, total: number)
   return out;
 }
 
-async function load(req: Extract<Request, { type: 'load' }>): Promise<unknown> {
+const fetchJson = async (url: string, optional = false): Promise<Record<string, unknown> | undefined> => {
+  try {
+    return JSON.parse(new TextDecoder().decode(await fetchBytes(url)));
+  } catch (e) {
+    if (optional) return undefined;
+    throw e;
+  }
+};
+
+async function createLM(ort: Ort, id: string, bytes: Uint8Array, files: Record<string, Record<string, unknown> | undefined>, choice: BackendChoice) {
+  return OrtCausalLM.create(ort as unknown as OrtModule, {
+    id,
+    model: bytes,
+    config: files.config!,
+    tokenizer: files.tokenizer!,
+    tokenizerConfig: files.tokenizerConfig,
+    sessionOptions: sessionOptions(choice.backend),
+  });
+}
+
+async function load(req: Extract<Request, { type: 'load' }>) {
   const t0 = performance.now();
   let choice = await chooseBackend(req.prefer, env());
   const ort = await loadOrt(choice.threads);
   const base = req.modelUrl.replace(/\/$/, '');
+  const [config, tokenizer, tokenizerConfig] = await Promise.all([
+    fetchJson(`${base}/config.json`),
+    fetchJson(`${base}/tokenizer.json`),
+    fetchJson(`${base}/tokenizer_config.json`, true),
+  ]);
   const bytes = await fetchBytes(`${base}/onnx/model.onnx`, (done, total) =>
     post({ id: req.id, type: 'progress', stage: 'model.onnx', done, total }));
   post({ id: req.id, type: 'progress', stage: 'session', done: 0, total: 1 });
-  let session;
+  const files = { config, tokenizer, tokenizerConfig };
+  let lm: CausalLM;
   try {
-    session = await ort.InferenceSession.create(bytes, sessionOptions(choice.backend));
+    lm = await createLM(ort, base, bytes, files, choice);
   } catch (e) {
     if (choice.backend !== 'webgpu') throw e;
     choice = fallbackToWasm(env(), e);
-    session = await ort.InferenceSession.create(bytes, sessionOptions('wasm'));
+    lm = await createLM(ort, base, bytes, files, choice);
   }
-  loaded = { ort, choice, session, modelId: base };
-  return { choice, modelId: base, loadMs: performance.now() - t0 };
+  loaded = { ort, choice, lm, modelBytes: bytes, modelId: base };
+  post({ id: req.id, type: 'progress', stage: 'tools', done: 0, total: 1 });
+  const { tools, prompts } = await getParts(lm);
+  return {
+    choice,
+    modelId: base,
+    loadMs: performance.now() - t0,
+    tools: [...tools.values()].filter((t) => prompts[t.name]).map((t) => ({ name: t.name, description: t.description })),
+  };
+}
+
+/** Tools, prompts and the QA knowledge base, loaded on first use (kb.json and eld are a few MB). */
+function getParts(lm: CausalLM) {
+  parts ??= (async () => {
+    const [kb, lid] = await Promise.all([
+      import('../../pipeline/data/kb.json').then((m) => m.default as unknown as KnowledgeBase),
+      import('../../pipeline/core/tools/language-id.ts'),
+    ]);
+    return browserParts({ lm, kb, detector: lid.createEldDetector() });
+  })();
+  return parts;
+}
+
+async function analyze(id: number, params: AnalyzeParams): Promise<Analysis> {
+  const t0 = performance.now();
+  const { lm } = loaded!;
+  const p = await getParts(lm);
+  const own = params.own && params.own.at >= 0 && params.own.at <= params.text.length ? params.own : null;
+  p.setOwn(own);
+  const tools = [...new Set([...params.tools, ...(own ? [own.tool] : [])])].filter((t) => p.tools.has(t) && p.prompts[t]);
+  // τ_s = 0 and τ_f = −∞: every top-k position is proposed and every call judged on the page (rejudge.ts).
+  const thresholds: Record<string, ToolThresholds> = Object.fromEntries(
+    tools.map((t) => [t, { tauS: 0, tauF: -Infinity, k: params.k, m: params.m }]),
+  );
+  const config = defaultConfig({ tools, thresholds, seed: params.seed, lmProposals: params.m > 0 });
+  const scores = [];
+  for (const [i, tool] of tools.entries()) {
+    post({ id, type: 'progress', stage: `p_i under the ${tool} prompt`, done: i, total: tools.length + 1 });
+    scores.push({ tool, s: await positionScores(lm, params.text, p.prompts[tool], { windowTokens: config.windowTokens, batchSize: config.batchSize }) });
+  }
+  post({ id, type: 'progress', stage: 'sampling, executing and scoring calls', done: tools.length, total: tools.length + 1 });
+  const doc = { id: 'explorer', text: params.text, date: params.date };
+  const candidates = [];
+  async function* one() { yield doc; }
+  for await (const work of annotate(p, config, one())) candidates.push(...work.candidates);
+  const first = scores[0]?.s;
+  const tokens = first?.tokens ?? lm.encode(params.text).map((t) => lm.decode([t]));
+  return {
+    text: params.text,
+    tokens,
+    offsets: first?.offsets ?? [],
+    tools: scores.map(({ tool, s }) => ({
+      tool,
+      p: Array.from(s.p),
+      heuristic: p.heuristicPositions(params.text, tool).slice(0, config.heuristicPositions),
+    })),
+    syntax: Object.fromEntries([...p.tools].map(([name, t]) => [name, t.argument.syntax])),
+    candidates,
+    ownIndex: own ? candidates.findIndex((c) => c.proposer === 'programmatic' && c.tool === own.tool && c.input === own.input && c.at === own.at) : -1,
+    k: params.k,
+    ms: performance.now() - t0,
+  };
+}
+
+/** Scoring throughput (CausalLM.score on [batch × length] teacher-forced rows) and the raw forward limit. */
+async function bench(req: Extract<Request, { type: 'bench' }>): Promise<BenchResult> {
+  const { lm, ort, choice, modelBytes } = loaded!;
+  const vocab = Math.max(2, Math.min(200, lm.encode('The quick brown fox jumps over the lazy dog.').length * 4));
+  const rows = Array.from({ length: req.batch }, (_, b) => ({
+    ids: Array.from({ length: req.length }, (_, t) => (t * 31 + b * 17) % vocab),
+  }));
+  await lm.score(rows); // warm-up: shader/kernel compilation
+  const t0 = performance.now();
+  for (let r = 0; r < req.repeats; r++) await lm.score(rows);
+  const scoreTps = (req.batch * req.length * req.repeats) / ((performance.now() - t0) / 1000);
+  const session = await ort.InferenceSession.create(modelBytes, sessionOptions(choice.backend));
+  const forwardTps = await rawForwardThroughput(ort, session, req.batch, req.length, req.repeats);
+  await session.release();
+  return {
+    backend: choice.backend,
+    scoreTokensPerSecond: scoreTps,
+    forwardTokensPerSecond: forwardTps,
+    batch: req.batch,
+    length: req.length,
+    repeats: req.repeats,
+  };
 }
 
 async function handle(req: Request): Promise<unknown> {
   if (req.type === 'load') return load(req);
   if (!loaded) throw new Error('model not loaded');
-  if (req.type === 'bench') {
-    const fwd = await rawForwardThroughput(loaded.ort, loaded.session, req.batch, req.length, req.repeats);
-    return { backend: loaded.choice.backend, forwardTokensPerSecond: fwd, scoreTokensPerSecond: NaN, batch: req.batch, length: req.length, repeats: req.repeats };
-  }
-  throw new Error(`unsupported request ${req.type}`);
+  if (req.type === 'analyze') return analyze(req.id, req.params);
+  if (req.type === 'golden') return scoreGolden(loaded.lm, req.cases);
+  if (req.type === 'bench') return bench(req);
+  throw new Error(`unknown request ${(req as Request).type}`);
 }
 
+// Requests run one at a time, in order: the model is one resource.
+let queue: Promise<unknown> = Promise.resolve();
 self.addEventListener('message', (event: MessageEvent<Request>) => {
   const req = event.data;
-  handle(req).then(
-    (value) => post({ id: req.id, type: 'result', value }),
-    (e: unknown) => post({ id: req.id, type: 'error', message: e instanceof Error ? e.message : String(e) }),
+  queue = queue.then(() =>
+    handle(req).then(
+      (value) => post({ id: req.id, type: 'result', value }),
+      (e: unknown) => post({ id: req.id, type: 'error', message: e instanceof Error ? e.message : String(e) }),
+    ),
   );
 });

@@ -1,0 +1,78 @@
+/**
+ * The explorer's "score once, judge many times": from a stored Analysis, decide every candidate for the current
+ * τ_s and τ_f without the model. Pure; uses the pipeline's own position selection and judge.
+ *
+ * Positions were chosen in the worker with τ_s = 0 (top k by p_i). For τ_s ≥ 0 the top k of {p_i > τ_s} is the
+ * top k of all positions filtered by p_i > τ_s, so raising τ_s only removes positions: the stored candidates suffice.
+ * Heuristic positions do not depend on τ_s (as in the pipeline).
+ */
+import type { Candidate } from '../../pipeline/core/candidates.ts';
+import { inlineCalls } from '../../pipeline/core/inline.ts';
+import { judge } from '../../pipeline/core/judge.ts';
+import { selectPositions, type PositionScores } from '../../pipeline/core/positions.ts';
+import type { Analysis } from './analysis-types.ts';
+
+export interface Thresholds {
+  tauS: number;
+  tauF: number;
+}
+
+export interface Decision {
+  candidate: Candidate;
+  kept: boolean;
+  /** "kept", "below_tau_f", "below_tau_s", or the candidate's own rejection (tool_error, leakage, …). */
+  reason: string;
+  usefulness?: number;
+}
+
+/** Per tool, the character offsets of the positions chosen at τ_s (LM top-k with p_i > τ_s, plus heuristics). */
+export function chosenPositions(analysis: Analysis, tauS: number): Map<string, Set<number>> {
+  const out = new Map<string, Set<number>>();
+  for (const t of analysis.tools) {
+    // selectPositions reads only p and offsets.
+    const scores = { p: Float32Array.from(t.p), offsets: analysis.offsets } as unknown as PositionScores;
+    const lm = selectPositions(scores, analysis.text, tauS, analysis.k).map((s) => s.at);
+    out.set(t.tool, new Set([...lm, ...t.heuristic]));
+  }
+  return out;
+}
+
+/** Reasons decided before scoring stay as they are: the thresholds cannot change them. */
+const isScoredOutcome = (reason: string) => reason === 'pending' || reason === 'kept' || reason === 'below_tau_f';
+
+export function rejudge(analysis: Analysis, thresholds: Thresholds): Decision[] {
+  const chosen = chosenPositions(analysis, thresholds.tauS);
+  return analysis.candidates.map((candidate) => {
+    if (!isScoredOutcome(candidate.reason)) return { candidate, kept: false, reason: candidate.reason };
+    // Candidates are grouped under the tool whose prompt chose the position (a QA proposer may emit QA only).
+    const positions = chosen.get(candidate.tool);
+    if (positions && !positions.has(candidate.at)) return { candidate, kept: false, reason: 'below_tau_s' };
+    if (!candidate.losses) return { candidate, kept: false, reason: 'not_scored' };
+    const v = judge(candidate.losses, thresholds.tauF);
+    return { candidate, kept: v.kept, reason: v.reason, usefulness: v.usefulness };
+  });
+}
+
+/**
+ * The text with kept calls inlined, x* = x_{1:i−1} e(c, r) x_{i:n}, by the pipeline's own `inlineCalls` (the most
+ * useful call per position). Returned as pieces, so the page can mark the calls. `format` renders e(c, r).
+ */
+export function inlineKept(
+  text: string,
+  decisions: readonly Decision[],
+  format: (c: Candidate) => string,
+): { text: string; call: boolean }[] {
+  const kept = decisions.filter((d) => d.kept).map((d) => ({ ...d.candidate, usefulness: d.usefulness }));
+  const inlined = inlineCalls(text, kept, format);
+  const pieces: { text: string; call: boolean }[] = [];
+  let from = 0;
+  for (const c of inlined.calls) {
+    // inlineCalls writes " " + e(c, r) at inlinedAt.
+    const end = c.inlinedAt + 1 + format({ ...kept[0], tool: c.tool, input: c.input, result: c.result }).length;
+    pieces.push({ text: inlined.text.slice(from, c.inlinedAt), call: false });
+    pieces.push({ text: inlined.text.slice(c.inlinedAt, end), call: true });
+    from = end;
+  }
+  pieces.push({ text: inlined.text.slice(from), call: false });
+  return pieces.filter((p) => p.text !== '');
+}
