@@ -23,13 +23,13 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe('ToolRegistry', () => {
   const registry = new ToolRegistry(createDefaultTools({ kb }));
   it('holds the paper four tools under their call names', () => {
-    expect(registry.names).toEqual(['Calculator', 'Calendar', 'QA', 'MT']);
+    expect(registry.names).toEqual(['Calculator', 'Calendar', 'QA', 'Translate']);
     expect(registry.get('QA')?.argument.syntax).toBe('quoted');
   });
   it('rejects unknown, mis-cased and prototype names with a reason', () => {
     for (const name of ['Calculatr', 'calculator', '__proto__', 'constructor', 'toString', '']) {
       expect(registry.get(name), name).toBeUndefined();
-      expect(registry.resolve(name)).toMatchObject({ ok: false, error: expect.stringMatching(/^unknown tool .*known: Calculator, Calendar, QA, MT/) });
+      expect(registry.resolve(name)).toMatchObject({ ok: false, error: expect.stringMatching(/^unknown tool .*known: Calculator, Calendar, QA, Translate/) });
     }
   });
   it('refuses two tools with one name', () => {
@@ -44,7 +44,7 @@ describe('ToolExecutor', () => {
       { call: { tool: 'Calculator', input: '400 / 1400' }, doc },
       { call: { tool: 'Calendar', input: '' }, doc },
       { call: { tool: 'QA', input: 'What is the capital of Pennsylvania?' }, doc },
-      { call: { tool: 'MT', input: 'la casa es grande' }, doc },
+      { call: { tool: 'Translate', input: 'la casa es grande' }, doc },
       { call: { tool: 'Search', input: 'x' }, doc },
     ]);
     expect(results.map(({ ms, ...r }) => r)).toEqual([
@@ -52,7 +52,7 @@ describe('ToolExecutor', () => {
       { ok: true, value: 'Today is Monday, January 30, 2023.' },
       { ok: true, value: 'Harrisburg' },
       { ok: false, error: expect.stringMatching(/^translation engine not installed/) },
-      { ok: false, error: 'unknown tool "Search" (known: Calculator, Calendar, QA, MT)' },
+      { ok: false, error: 'unknown tool "Search" (known: Calculator, Calendar, QA, Translate)' },
     ]);
     for (const r of results) expect(r.ms).toBeGreaterThanOrEqual(0);
   });
@@ -102,6 +102,36 @@ describe('ToolExecutor', () => {
     expect(long.ok).toBe(true);
     expect(tooLong).toMatchObject({ ok: false, error: 'input longer than 50 characters' });
     expect(ran).toBe(1);
+  });
+
+  it('runs a repeated call once per document; crashes are not remembered', async () => {
+    const runs: string[] = [];
+    let failNext = true;
+    const tool = scripted('Count', async (input) => {
+      runs.push(input);
+      await sleep(5);
+      if (input === 'flaky' && failNext) {
+        failNext = false;
+        throw new Error('transient');
+      }
+      return { ok: true, value: input.toUpperCase() };
+    });
+    const executor = new ToolExecutor(new ToolRegistry([tool]), { concurrency: 4 });
+    const other = { id: 'd2', date: '2023-01-30' };
+    const results = await executor.executeAll([
+      { call: { tool: 'Count', input: 'a' }, doc },
+      { call: { tool: 'Count', input: 'a' }, doc },
+      { call: { tool: 'Count', input: 'a' }, doc: other },
+      { call: { tool: 'Count', input: 'flaky' }, doc },
+    ]);
+    expect(results.map((r) => (r.ok ? r.value : r.error))).toEqual(['A', 'A', 'A', 'Count failed: transient']);
+    expect(await executor.execute({ tool: 'Count', input: 'flaky' }, doc)).toMatchObject({ ok: true, value: 'FLAKY' });
+    expect(await executor.execute({ tool: 'Count', input: 'a' }, doc)).toMatchObject({ ok: true, value: 'A', ms: 0 });
+    expect(runs).toEqual(['a', 'a', 'flaky', 'flaky']); // d1 "a" once, d2 "a" once, flaky twice
+    const uncached = new ToolExecutor(new ToolRegistry([tool]), { cacheSize: 0 });
+    runs.length = 0;
+    await uncached.executeAll([{ call: { tool: 'Count', input: 'b' }, doc }, { call: { tool: 'Count', input: 'b' }, doc }]);
+    expect(runs).toEqual(['b', 'b']);
   });
 
   it('bounds concurrency and returns results in input order whatever the concurrency', async () => {

@@ -47,7 +47,7 @@ export interface DefaultToolsOptions {
   languageDetector?: LanguageDetector;
 }
 
-/** The paper's four tools: Calculator, Calendar, QA, MT (call names as in the paper's prompts). */
+/** The paper's four tools: Calculator, Calendar, QA, and Translate (the paper's MT). */
 export function createDefaultTools(options: DefaultToolsOptions): Tool[] {
   return [
     new Calculator(),

@@ -38,7 +38,7 @@ export interface TranslateOptions {
 }
 
 export class Translate implements Tool {
-  readonly name = 'MT';
+  readonly name = 'Translate'; // the paper's MT
   readonly description = 'Translates a short non-English text into English.';
   readonly argument = {
     syntax: 'quoted' as const,
