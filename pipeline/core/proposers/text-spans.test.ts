@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import { ADAMS_1827, JOHNSON_1867, JOHNSON_1868, MEXICO_ANTHEM, SPAIN_GOVERNMENT, WASHINGTON_1790 } from './excerpts.fixture.ts';
+import { englishRatio, findDates, findEntities, findForeignSpans, findNumbers, findQuantities } from './text-spans.ts';
+
+describe('findNumbers', () => {
+  it('reads dollar amounts with thousands separators and flags years', () => {
+    const nums = findNumbers(ADAMS_1827.text);
+    expect(nums.map((n) => [n.text, n.value, n.year])).toEqual([
+      ['$10,000,000', 10000000, false],
+      ['1817', 1817, true],
+      ['1827', 1827, true],
+      ['$21,226,000', 21226000, false],
+      ['$5,774,000', 5774000, false],
+      ['$27,000,000', 27000000, false],
+    ]);
+    // "March 3d" and "September 30th" are ordinals, not numbers.
+    expect(nums.some((n) => n.value === 3 || n.value === 30)).toBe(false);
+    for (const n of nums) expect(ADAMS_1827.text.slice(n.start, n.end)).toBe(n.text);
+  });
+
+  it('reads percentages, negative numbers and ranges (Factbook, Spain)', () => {
+    const text = 'GDP - real growth rate: 1.4% (2014 est.); -1.2% (2013 est.); civil war (1936-39)';
+    expect(findNumbers(text).map((n) => [n.value, n.percent, n.year])).toEqual([
+      [1.4, true, false],
+      [2014, false, true],
+      [-1.2, true, false],
+      [2013, false, true],
+      [1936, false, true],
+      [39, false, false],
+    ]);
+  });
+
+  it('reads "N percent" as a percentage', () => {
+    const text = 'Last fall, for example, 91 percent of the Indian children between the ages of 6 and 18';
+    expect(findNumbers(text).map((n) => [n.text, n.percent])).toEqual([
+      ['91 percent', true],
+      ['6', false],
+      ['18', false],
+    ]);
+  });
+});
+
+describe('findDates and findQuantities', () => {
+  it('finds a full date before the bare years, without overlaps', () => {
+    expect(findDates(JOHNSON_1867.text).map((d) => d.text)).toEqual(['June 30, 1867', '1867', '1866']);
+  });
+
+  it('finds years followed by a comma ("adopted 1943, in use since 1854")', () => {
+    expect(findDates(MEXICO_ANTHEM.text).map((d) => d.text)).toEqual(['1943', '1854']);
+  });
+
+  it('leaves years and the day of a date out of the quantities', () => {
+    expect(findQuantities(JOHNSON_1867.text).map((n) => n.value)).toEqual([19978693, 19235483, 743210, 850040]);
+  });
+});
+
+describe('findEntities', () => {
+  it('finds names, joins initials, strips titles and drops generic words', () => {
+    expect(findEntities(JOHNSON_1868.text).map((e) => e.text)).toEqual([
+      'Charles A. Washburn',
+      'United States',
+      'Paraguay',
+      'United States',
+      'South Atlantic Squadron',
+      'Asuncion',
+      'Paraguay',
+      'Washburn', // from "Mr. Washburn"
+    ]);
+  });
+
+  it('finds nothing in an address opening made of institutions and sentence openers', () => {
+    expect(findEntities(WASHINGTON_1790.text)).toEqual([]);
+  });
+
+  it('keeps a title word that heads the text ("Spain: Government.")', () => {
+    expect(findEntities(SPAIN_GOVERNMENT.text).map((e) => e.text)).toEqual([
+      'Spain',
+      'Kingdom of Spain',
+      'Spain',
+      'Reino de Espana',
+      'Espana',
+      'Madrid',
+    ]);
+  });
+});
+
+describe('findForeignSpans', () => {
+  it('finds quoted Spanish names, with or without Spanish function words', () => {
+    expect(findForeignSpans(MEXICO_ANTHEM.text).map((s) => s.text)).toEqual([
+      'Himno Nacional Mexicano', // no Spanish function word, but an English gloss in parentheses follows
+      'Mexicanos, al grito de Guerra',
+    ]);
+  });
+
+  it('finds an unquoted run with Spanish function words, and nothing in plain English', () => {
+    expect(findForeignSpans(SPAIN_GOVERNMENT.text).map((s) => s.text)).toEqual(['Reino de Espana']);
+    expect(findForeignSpans(JOHNSON_1868.text)).toEqual([]);
+    expect(findForeignSpans(WASHINGTON_1790.text)).toEqual([]);
+  });
+
+  it('does not take two-word place names or names written in English ("Los Angeles", "Al Qaida")', () => {
+    expect(findForeignSpans('a new office in Los Angeles and we are tracking Al Qaida cells')).toEqual([]);
+  });
+});
+
+describe('englishRatio', () => {
+  it('separates English prose from a Spanish sentence', () => {
+    expect(englishRatio(WASHINGTON_1790.text)).toBeGreaterThan(0.4);
+    expect(englishRatio('Mexicanos, al grito de guerra el acero aprestad y el bridón')).toBe(0);
+  });
+});
