@@ -27,6 +27,12 @@ export interface ExecuteOptions {
   maxInputLength?: number;
   /** Characters; a longer result is an error (it would swamp the LM context). @default 1000 */
   maxResultLength?: number;
+  /**
+   * Results remembered per (document id, date, tool, input): the same call proposed at 20 positions of a document
+   * runs once (an Apertium call is a ~0.3 s process). Timeouts and thrown errors are never remembered. 0 disables.
+   * @default 10000
+   */
+  cacheSize?: number;
 }
 
 export interface CallToExecute {
@@ -39,6 +45,9 @@ export class ToolExecutor {
   private readonly timeoutMs: number;
   private readonly maxInputLength: number;
   private readonly maxResultLength: number;
+  private readonly cacheSize: number;
+  /** Insertion-ordered: the oldest entry is evicted first. Holds in-flight promises, so duplicates never overlap. */
+  private readonly cache = new Map<string, Promise<{ result: ExecutionResult; remember: boolean }>>();
 
   constructor(
     private readonly registry: ToolRegistry,
@@ -48,6 +57,7 @@ export class ToolExecutor {
     this.timeoutMs = options.timeoutMs ?? 5000;
     this.maxInputLength = options.maxInputLength ?? 1000;
     this.maxResultLength = options.maxResultLength ?? 1000;
+    this.cacheSize = options.cacheSize ?? 10_000;
   }
 
   /** All calls, results in input order. One shared queue: concurrency is bounded across concurrent batches too. */
@@ -55,10 +65,23 @@ export class ToolExecutor {
     return Promise.all(calls.map(({ call, doc }) => this.execute(call, doc)));
   }
 
-  /** One call, queued. */
+  /** One call, queued (or answered from the cache). */
   async execute(call: ToolCall, doc: Pick<Doc, 'id' | 'date'>): Promise<ExecutionResult> {
-    const result = await this.queue.add(() => this.runNow(call, doc));
-    return result ?? { ok: false, error: 'not executed', ms: 0 }; // p-queue types allow void
+    if (this.cacheSize <= 0) return (await this.enqueue(call, doc)).result;
+    const key = JSON.stringify([doc?.id, doc?.date, call?.tool, call?.input]);
+    const cached = this.cache.get(key);
+    if (cached) return { ...(await cached).result, ms: 0 };
+    const pending = this.enqueue(call, doc);
+    this.cache.set(key, pending);
+    if (this.cache.size > this.cacheSize) this.cache.delete(this.cache.keys().next().value as string);
+    const { result, remember } = await pending;
+    if (!remember) this.cache.delete(key);
+    return result;
+  }
+
+  private async enqueue(call: ToolCall, doc: Pick<Doc, 'id' | 'date'>): Promise<{ result: ExecutionResult; remember: boolean }> {
+    const outcome = await this.queue.add(() => this.runNow(call, doc));
+    return outcome ?? { result: { ok: false, error: 'not executed', ms: 0 }, remember: false }; // p-queue types allow void
   }
 
   /** Resolves when nothing is queued or running. */
@@ -66,9 +89,11 @@ export class ToolExecutor {
     return this.queue.onIdle();
   }
 
-  private async runNow(call: ToolCall, doc: Pick<Doc, 'id' | 'date'>): Promise<ExecutionResult> {
+  /** `remember`: the outcome is the tool's own answer (not a timeout or a crash), so it may be cached. */
+  private async runNow(call: ToolCall, doc: Pick<Doc, 'id' | 'date'>): Promise<{ result: ExecutionResult; remember: boolean }> {
     const start = performance.now();
-    const done = (result: ToolResult): ExecutionResult => ({ ...result, ms: Math.round((performance.now() - start) * 10) / 10 });
+    let remember = true;
+    const done = (result: ToolResult) => ({ result: { ...result, ms: Math.round((performance.now() - start) * 10) / 10 }, remember });
 
     if (typeof call?.tool !== 'string' || typeof call.input !== 'string') return done(fail('malformed call'));
     const resolved = this.registry.resolve(call.tool);
@@ -81,6 +106,7 @@ export class ToolExecutor {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<ToolResult>((resolve) => {
       timer = setTimeout(() => {
+        remember = false;
         controller.abort();
         resolve(fail(`timed out after ${this.timeoutMs} ms`));
       }, this.timeoutMs);
@@ -91,6 +117,7 @@ export class ToolExecutor {
       const raw = await Promise.race([running, timeout]);
       return done(this.check(raw));
     } catch (error) {
+      remember = false;
       return done(fail(`${tool.name} failed: ${describe(error)}`));
     } finally {
       clearTimeout(timer);

@@ -41,7 +41,7 @@ export class ToolRegistry {
 export interface DefaultToolsOptions {
   /** pipeline/data/kb.json, parsed. */
   kb: KnowledgeBase;
-  /** Node: `await createApertiumEngine()` (pipeline/node/apertium.ts). Absent → MT answers "not installed". */
+  /** Node: `await createApertiumEngine()` (pipeline/node/apertium.ts). Absent → Translate answers "not installed". */
   translationEngine?: TranslationEngine;
   /** @default eld 'medium' (language-id.ts) */
   languageDetector?: LanguageDetector;
