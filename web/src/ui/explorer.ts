@@ -88,7 +88,7 @@ export function mountExplorer(root: HTMLElement, client: ModelClient, ready: Pro
   const progress = h('progress', { max: 1, value: 0, hidden: true, 'aria-label': 'Scoring progress' });
 
   const tauS = slider({ id: 'ex-tau-s', label: 'τ_s', min: 0, max: 0.2, step: 0.001, value: state.tauS, format: (v) => v.toFixed(3), onInput: (v) => { state.tauS = v; render(); } });
-  const tauF = slider({ id: 'ex-tau-f', label: 'τ_f', min: -1, max: 4, step: 0.05, value: state.tauF, format: (v) => fmt(v), onInput: (v) => { state.tauF = v; render(); } });
+  const tauF = slider({ id: 'ex-tau-f', label: 'τ_f', min: -5, max: 5, step: 0.05, value: state.tauF, format: (v) => fmt(v), onInput: (v) => { state.tauF = v; render(); } });
   const k = slider({ id: 'ex-k', label: 'k', min: 1, max: 20, step: 1, value: state.k, onInput: (v) => { state.k = v; rerunSoon(); } });
   const m = slider({ id: 'ex-m', label: 'm', min: 0, max: 10, step: 1, value: state.m, onInput: (v) => { state.m = v; rerunSoon(); } });
 

@@ -1,0 +1,148 @@
+/**
+ * The web app in a real browser: build it, serve it with `vite preview`, drive headless Chromium (playwright-core),
+ * once on WebGPU (SwiftShader adapter via --enable-unsafe-webgpu) and once on WASM. Each run: the worked example,
+ * one explorer scoring, sliders that change the decision without re-running the model, the golden losses against
+ * the Node pipeline (onnxruntime-node, same core scorer) within 1e-3, no console errors, no request off the origin.
+ * Screenshots go to out/web-test/. Uses models/tiny-random (small and committed) so the runs stay short.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { loadModel } from '../../pipeline/node/load-model.ts';
+import type { GoldenResult } from '../src/analysis-types.ts';
+import { GOLDEN_CASES, scoreGolden } from '../src/golden.ts';
+import { chromiumAvailable, launch, openPage } from './browser.ts';
+import { buildApp, repoRoot, serveApp, type Served } from './serve.ts';
+
+const OUT = join(repoRoot, 'out/web-test');
+const MODEL = 'tiny-random';
+
+let served: Served;
+let nodeGolden: GoldenResult[];
+
+const text = async (page: Page, id: string) => ((await page.textContent(`[data-testid="${id}"]`)) ?? '').trim();
+
+/** Set a range input through the keyboard (Home, then ArrowRight steps), as a keyboard user would. */
+async function keyboardSlide(page: Page, id: string, key: 'Home' | 'End'): Promise<void> {
+  await page.focus(`[data-testid="${id}"]`);
+  await page.keyboard.press(key);
+}
+
+async function setSlider(page: Page, id: string, value: number): Promise<void> {
+  await page.locator(`[data-testid="${id}"]`).evaluate((el, v) => {
+    const input = el as HTMLInputElement;
+    input.value = String(v);
+    input.dispatchEvent(new Event('input', { bubbles: true }));
+  }, value);
+}
+
+describe.skipIf(!chromiumAvailable())('web app in headless Chromium', () => {
+  beforeAll(async () => {
+    mkdirSync(OUT, { recursive: true });
+    await buildApp();
+    served = await serveApp();
+    // The golden fixture, written by the Node side: onnxruntime-node + the core scorer.
+    const lm = await loadModel(join(repoRoot, 'models', MODEL));
+    nodeGolden = await scoreGolden(lm, GOLDEN_CASES);
+    writeFileSync(join(OUT, 'golden-node.json'), JSON.stringify({ model: MODEL, cases: GOLDEN_CASES, results: nodeGolden }, null, 2));
+  }, 180_000);
+
+  afterAll(async () => {
+    await served?.close();
+  });
+
+  for (const backend of ['wasm', 'webgpu'] as const) {
+    it(`runs the loss filter on ${backend}`, async () => {
+      const browser = await launch({ webgpu: backend === 'webgpu' });
+      try {
+        // Small explorer settings: one tool, k 2; LM sampling only on WASM (SwiftShader decodes ~10 tokens/s).
+        const m = backend === 'wasm' ? 1 : 0;
+        const url = `${served.url}?model=${MODEL}&backend=${backend}&tools=Calculator&k=2&m=${m}&tauF=0.5`;
+        const { page, errors, foreign } = await openPage(browser, url);
+        await page.waitForFunction(() => document.body.dataset.ready, null, { timeout: 90_000 });
+        expect(await page.evaluate(() => document.body.dataset.ready)).toBe('true');
+        expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
+        expect(await text(page, 'backend')).toBe(`backend: ${backend}`);
+        const reason = await text(page, 'backend-reason');
+        expect(reason).toMatch(backend === 'webgpu' ? /WebGPU adapter .*swiftshader/i : /WASM requested; WASM, \d threads?/);
+
+        // Worked example: 1.3 kept at τ_f 1.0; dropped when τ_f goes to its maximum by keyboard; kept again at 1.3.
+        expect(await text(page, 'we-formula')).toContain('min(2.50, 2.10) − 0.80 = 1.30');
+        expect(await text(page, 'we-verdict')).toBe('kept: 1.30 ≥ τ_f 1.00');
+        await keyboardSlide(page, 'we-tau-f', 'End');
+        expect(await text(page, 'we-verdict')).toBe('dropped: 1.30 < τ_f 3.00');
+        await setSlider(page, 'we-tau-f', 1.3);
+        expect(await text(page, 'we-verdict')).toMatch(/^kept: 1\.30 ≥ τ_f 1\.30$/);
+
+        // Explorer: the first scoring runs on load; the user's own call (Calculator(400 / 1400) at 33) is scored.
+        await page.waitForFunction(() => document.querySelector('[data-testid="ex-status"]')?.getAttribute('data-done'), null, { timeout: 120_000 });
+        const done = await page.getAttribute('[data-testid="ex-status"]', 'data-done');
+        expect(await text(page, 'ex-status')).toMatch(/^Scored \d+ candidate calls over \d+ tokens/);
+        const strip = page.locator('[data-testid="ex-strip-Calculator"] .strip span');
+        expect(await strip.count()).toBeGreaterThan(10);
+        const ownRow = page.locator('tr', { has: page.locator('td', { hasText: 'yours' }) });
+        await expect.poll(() => ownRow.count()).toBe(1);
+        const cells = (await ownRow.locator('td').allTextContents()).map((c) => c.trim());
+        expect(cells[0]).toBe('Calculator');
+        expect(cells[3]).toBe('[Calculator(400 / 1400)]');
+        expect(cells[4]).toBe('0.29');
+        const [la, lb, lc, u] = cells.slice(5, 9).map(Number);
+        for (const x of [la, lb, lc]) expect(x).toBeGreaterThan(0);
+        expect(u).toBeCloseTo(Math.min(la, lb) - lc, 2);
+
+        // τ_f re-judges from stored numbers: kept just below its usefulness, dropped just above; no model run.
+        const decision = () => ownRow.locator('td').last().textContent();
+        await setSlider(page, 'ex-tau-f', Math.floor((u - 0.05) * 20) / 20);
+        expect(await decision()).toBe('kept');
+        expect(await text(page, 'ex-inlined')).toContain('(or [Calculator(400 / 1400) -> 0.29] 29%)');
+        await setSlider(page, 'ex-tau-f', Math.ceil((u + 0.05) * 20) / 20);
+        expect(await decision()).toBe('dropped: below_tau_f');
+        expect(await text(page, 'ex-inlined')).not.toContain('[Calculator');
+        await keyboardSlide(page, 'ex-tau-f', 'Home'); // τ_f = −5: the call is kept (its usefulness is above that)
+        expect(u).toBeGreaterThan(-5);
+        expect(await decision()).toBe('kept');
+        expect(await page.getAttribute('[data-testid="ex-status"]', 'data-done')).toBe(done);
+
+        // Golden: the browser's L_a, L_b, L_c equal the Node pipeline's within 1e-3.
+        const browserGolden = (await page.evaluate(
+          (cases) => (globalThis as unknown as { toolformer: { client: { request(t: string, b: unknown): Promise<unknown> } } })
+            .toolformer.client.request('golden', { cases }),
+          GOLDEN_CASES,
+        )) as GoldenResult[];
+        writeFileSync(join(OUT, `golden-${backend}.json`), JSON.stringify(browserGolden, null, 2));
+        expect(browserGolden).toHaveLength(nodeGolden.length);
+        browserGolden.forEach((b, i) => {
+          for (const key of ['noCall', 'callOnly', 'withResult'] as const) {
+            expect(Math.abs(b.losses[key] - nodeGolden[i].losses[key]), `${backend} case ${i} ${key}`).toBeLessThan(1e-3);
+          }
+        });
+
+        if (backend === 'wasm') {
+          // Run viewer: per-tool counts and the survival curve follow the τ_f slider.
+          const lines = [
+            { tool: 'Calculator', losses: { noCall: 2.5, callOnly: 2.1, withResult: 0.8 } },
+            { tool: 'Calculator', losses: { noCall: 1.0, callOnly: 1.2, withResult: 0.9 } },
+            { tool: 'QA', losses: { noCall: 3.0, callOnly: 2.6, withResult: 1.0 } },
+            { tool: 'QA', error: 'no answer' },
+          ].map((l) => JSON.stringify(l)).join('\n');
+          await page.setInputFiles('[data-testid="rv-file"]', { name: 'calls.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(lines) });
+          await expect.poll(() => text(page, 'rv-status')).toBe('calls.jsonl: 4 candidate calls');
+          expect(await text(page, 'rv-kept-all')).toBe('2');
+          await setSlider(page, 'rv-tau-f', 1.5);
+          expect(await text(page, 'rv-kept-all')).toBe('1');
+          expect(await text(page, 'rv-kept-QA')).toBe('1');
+          expect(await text(page, 'rv-kept-Calculator')).toBe('0');
+          await setSlider(page, 'rv-tau-f', 1.0);
+        }
+
+        await setSlider(page, 'ex-tau-f', 0.5);
+        await page.screenshot({ path: join(OUT, `${backend}.png`), fullPage: true });
+        expect(errors).toEqual([]);
+        expect(foreign).toEqual([]);
+      } finally {
+        await browser.close();
+      }
+    }, 240_000);
+  }
+});
