@@ -67,7 +67,8 @@ export class ToolExecutor {
 
   /** One call, queued (or answered from the cache). */
   async execute(call: ToolCall, doc: Pick<Doc, 'id' | 'date'>): Promise<ExecutionResult> {
-    if (this.cacheSize <= 0) return (await this.enqueue(call, doc)).result;
+    const cacheable = this.cacheSize > 0 && typeof call?.input === 'string' && call.input.length <= this.maxInputLength;
+    if (!cacheable) return (await this.enqueue(call, doc)).result; // over-long inputs never become cache keys
     const key = JSON.stringify([doc?.id, doc?.date, call?.tool, call?.input]);
     const cached = this.cache.get(key);
     if (cached) return { ...(await cached).result, ms: 0 };
