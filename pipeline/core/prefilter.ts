@@ -62,27 +62,27 @@ export function relation(x: NumberSpan, y: NumberSpan, z: NumberSpan): string | 
 }
 
 function opResult(a: NumberSpan, b: NumberSpan, c: NumberSpan): string | null {
-  const [u, v, w] = [a.value, b.value, c.value];
+  const [u, v] = [a.value, b.value];
   if (isTrivial(u) || isTrivial(v)) return null;
   const show = (n: NumberSpan) => `${n.value}${n.percent ? '%' : ''}`;
   const eq = `= ${show(c)}`;
   // Sums and differences only within one kind (12% + 6 = 18 is a coincidence, 12% + 6% = 18% is not).
   if (a.percent === b.percent && b.percent === c.percent) {
-    if (close(u + v, w)) return `${show(a)} + ${show(b)} ${eq}`;
-    if (close(Math.abs(u - v), w)) return u >= v ? `${show(a)} - ${show(b)} ${eq}` : `${show(b)} - ${show(a)} ${eq}`;
+    if (close(u + v, c)) return `${show(a)} + ${show(b)} ${eq}`;
+    if (close(Math.abs(u - v), c)) return u >= v ? `${show(a)} - ${show(b)} ${eq}` : `${show(b)} - ${show(a)} ${eq}`;
   }
   if (!c.percent) {
-    if (!a.percent && !b.percent && close(u * v, w)) return `${show(a)} * ${show(b)} ${eq}`;
-    if (a.percent && !b.percent && close((u / 100) * v, w)) return `${show(a)} of ${show(b)} ${eq}`;
-    if (b.percent && !a.percent && close((v / 100) * u, w)) return `${show(b)} of ${show(a)} ${eq}`;
+    if (!a.percent && !b.percent && close(u * v, c)) return `${show(a)} * ${show(b)} ${eq}`;
+    if (a.percent && !b.percent && close((u / 100) * v, c)) return `${show(a)} of ${show(b)} ${eq}`;
+    if (b.percent && !a.percent && close((v / 100) * u, c)) return `${show(b)} of ${show(a)} ${eq}`;
   }
   if (c.percent && !a.percent && !b.percent) {
     const [small, big] = u <= v ? [a, b] : [b, a];
-    if (close((small.value / big.value) * 100, w)) return `${show(small)} / ${show(big)} ${eq}`;
+    if (close((small.value / big.value) * 100, c, true)) return `${show(small)} / ${show(big)} ${eq}`;
   }
   if (!a.percent && !b.percent && !c.percent) {
-    if (close(u / v, w)) return `${show(a)} / ${show(b)} ${eq}`;
-    if (close(v / u, w)) return `${show(b)} / ${show(a)} ${eq}`;
+    if (close(u / v, c, true)) return `${show(a)} / ${show(b)} ${eq}`;
+    if (close(v / u, c, true)) return `${show(b)} / ${show(a)} ${eq}`;
   }
   return null;
 }
@@ -91,10 +91,17 @@ function isTrivial(n: number): boolean {
   return n === 0 || n === 1;
 }
 
-/** Equal within 0.5% (numbers in text are rounded), and never 0 ≈ 0. */
-function close(computed: number, written: number): boolean {
-  if (!Number.isFinite(computed) || written === 0) return false;
-  return Math.abs(computed - written) <= 0.005 * Math.abs(written);
+/**
+ * Equal within 0.5%, and never 0 ≈ 0. A quotient is usually written rounded ("400 of 1400, or 29%"), so with
+ * `rounded` it may also differ by less than half a unit of the last digit written (29 covers 28.57).
+ */
+function close(computed: number, written: NumberSpan, rounded = false): boolean {
+  const w = written.value;
+  if (!Number.isFinite(computed) || w === 0) return false;
+  const diff = Math.abs(computed - w);
+  if (diff <= 0.005 * Math.abs(w)) return true;
+  const decimals = /\.(\d+)/.exec(written.text)?.[1].length ?? 0;
+  return rounded && diff < 0.5 * 10 ** -decimals;
 }
 
 /** 32-bit FNV-1a over UTF-16 code units: a stable, platform-independent hash for the random 1%. */
