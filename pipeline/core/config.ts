@@ -36,8 +36,10 @@ export interface AnnotateConfig {
   windowTokens: number;
   /** Sequences per forward pass. */
   batchSize: number;
-  /** Longest sampled call, tokens. */
+  /** Longest call text e(c, r) that is scored, tokens (longer ones are rejected as call_too_long). */
   maxCallTokens: number;
+  /** Longest call the LM may sample, tokens (a call that has not closed by then is "unclosed_call"). */
+  maxSampleTokens: number;
   /** Sampling temperature for LM-proposed calls. */
   temperature: number;
   /** Positions from heuristics (before numbers, dates, entities) beside the LM's, at most this many per tool. */
@@ -57,7 +59,8 @@ export function defaultConfig(overrides: Partial<AnnotateConfig> = {}): Annotate
     contextTokens: 96,
     windowTokens: 96,
     batchSize: 16,
-    maxCallTokens: 48,
+    maxCallTokens: 96,
+    maxSampleTokens: 40,
     temperature: 1,
     heuristicPositions: 10,
     lmProposals: true,

@@ -87,7 +87,7 @@ export function proposeStage(parts: PipelineParts, config: AnnotateConfig): Stag
           if (lmPos && config.lmProposals && t.m > 0) {
             const samples = await sampleCalls(parts.lm, prompt, scores, lmPos.token, {
               m: t.m,
-              maxNewTokens: config.maxCallTokens,
+              maxNewTokens: config.maxSampleTokens,
               temperature: config.temperature,
               seed: seedFor(config.seed, doc.id, tool, at),
             });

@@ -14,8 +14,8 @@ export interface ToolStats {
   reasons: Record<string, number>;
   scored: number;
   kept: number;
-  /** Calls with usefulness ≥ τ_f for each τ_f of the grid. */
-  keptAtTauF: Record<string, number>;
+  /** Calls with usefulness ≥ τ_f for each τ_f of the grid (the survival curve), in grid order. */
+  keptAtTauF: { tauF: number; kept: number }[];
 }
 
 export interface RunStats {
@@ -36,7 +36,7 @@ export function emptyStats(tools: readonly string[]): RunStats {
       reasons: {},
       scored: 0,
       kept: 0,
-      keptAtTauF: Object.fromEntries(TAU_F_GRID.map((x) => [String(x), 0])),
+      keptAtTauF: TAU_F_GRID.map((tauF) => ({ tauF, kept: 0 })),
     };
   }
   return stats;
@@ -56,7 +56,7 @@ export function addDoc(stats: RunStats, work: DocWork): RunStats {
     s.reasons[kind] = (s.reasons[kind] ?? 0) + 1;
     if (c.usefulness !== undefined) {
       s.scored++;
-      for (const { tauF, kept } of survival([c.usefulness], TAU_F_GRID)) s.keptAtTauF[String(tauF)] += kept;
+      survival([c.usefulness], TAU_F_GRID).forEach(({ kept }, i) => (s.keptAtTauF[i].kept += kept));
     }
     if (c.kept) s.kept++;
   }

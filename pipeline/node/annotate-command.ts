@@ -1,0 +1,114 @@
+import { readFileSync } from 'node:fs';
+import { relative, resolve } from 'node:path';
+import { SingleBar } from 'cli-progress';
+import { type AnnotateConfig, TOOL_NAMES, defaultConfig, validateConfig } from '../core/config.ts';
+import type { RunStats } from '../core/stats.ts';
+import { runAnnotate } from './annotate-run.ts';
+import { loadModel } from './load-model.ts';
+import { createNodeParts } from './parts.ts';
+
+export interface AnnotateFlags {
+  model: string;
+  tools: string;
+  tauS?: number;
+  tauF?: number;
+  k?: number;
+  m?: number;
+  maxDocs?: number;
+  seed: number;
+  batchSize: number;
+  concurrency: number;
+  lmProposals: boolean;
+  out: string;
+  resume?: boolean;
+  quiet?: boolean;
+}
+
+/** Turn CLI flags into a validated config; a bad value is a one-line error naming the fix. */
+export function configFromFlags(flags: AnnotateFlags): AnnotateConfig {
+  const config = defaultConfig({
+    tools: flags.tools.split(',').map((t) => t.trim()).filter(Boolean),
+    seed: flags.seed,
+    batchSize: flags.batchSize,
+    toolConcurrency: flags.concurrency,
+    lmProposals: flags.lmProposals,
+  });
+  for (const t of Object.values(config.thresholds)) {
+    if (flags.tauS !== undefined) t.tauS = flags.tauS;
+    if (flags.tauF !== undefined) t.tauF = flags.tauF;
+    if (flags.k !== undefined) t.k = flags.k;
+    if (flags.m !== undefined) t.m = flags.m;
+  }
+  const problem = validateConfig(config, TOOL_NAMES);
+  if (problem) throw new Error(problem);
+  return config;
+}
+
+function packageVersions(): Record<string, string> {
+  const root = resolve(import.meta.dirname, '../..');
+  const own = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8'));
+  const out: Record<string, string> = { 'toolformer-ts': own.version };
+  for (const name of ['@huggingface/transformers', 'onnxruntime-node', 'mathjs', 'p-queue', 'eld', 'minisearch']) {
+    try {
+      out[name] = JSON.parse(readFileSync(resolve(root, 'node_modules', name, 'package.json'), 'utf8')).version;
+    } catch {
+      out[name] = 'missing';
+    }
+  }
+  return out;
+}
+
+export async function annotateCommand(inputs: string[], flags: AnnotateFlags): Promise<RunStats> {
+  const started = performance.now();
+  const config = configFromFlags(flags);
+  const lm = await loadModel(flags.model);
+  const parts = await createNodeParts(lm, config);
+  const bar = flags.quiet || !process.stderr.isTTY ? null : new SingleBar({
+    format: 'annotate |{bar}| {value}/{total} docs | kept {kept} | ETA {eta_formatted}',
+    hideCursor: true,
+  });
+  const total = flags.maxDocs ?? 0;
+  bar?.start(total, 0, { kept: 0 });
+  let lastLog = 0;
+  const stats = await runAnnotate(parts.parts, {
+    inputs,
+    outDir: flags.out,
+    resume: flags.resume,
+    maxDocs: flags.maxDocs,
+    config,
+    meta: {
+      model: relative(process.cwd(), resolve(flags.model)) || '.',
+      modelMaxLength: lm.maxLength,
+      translationEngine: parts.translation,
+      versions: packageVersions(),
+    },
+    onDoc: ({ docs, stats }) => {
+      const kept = Object.values(stats.tools).reduce((a, t) => a + t.kept, 0);
+      if (bar) bar.update(docs, { kept });
+      else if (!flags.quiet && performance.now() - lastLog > 10_000) {
+        lastLog = performance.now();
+        console.error(`annotate: ${docs}${total ? '/' + total : ''} docs, ${kept} kept calls`);
+      }
+    },
+  });
+  bar?.stop();
+  printSummary(stats, flags.out, (performance.now() - started) / 1000);
+  return stats;
+}
+
+function printSummary(stats: RunStats, out: string, seconds: number): void {
+  const rows = Object.entries(stats.tools).map(([tool, s]) => ({
+    tool,
+    docs: s.docs,
+    'lm calls': s.byProposer.lm,
+    'programmatic calls': s.byProposer.programmatic,
+    scored: s.scored,
+    kept: s.kept,
+    ...Object.fromEntries(s.keptAtTauF.map(({ tauF, kept }) => [`kept@τ_f=${tauF}`, kept])),
+  }));
+  console.log(`\n${stats.docsRead} documents read, ${stats.badRecords} bad records, ${stats.docsWithKeptCall} documents with a kept call, ${seconds.toFixed(1)} s`);
+  console.table(rows);
+  const reasons = Object.entries(stats.tools).map(([tool, s]) => `${tool}: ${Object.entries(s.reasons).map(([r, n]) => `${r} ${n}`).join(', ')}`);
+  console.log(`reasons — ${reasons.join(' | ')}`);
+  console.log(`wrote ${out}/{train,calls,errors}.jsonl, config.json, stats.json`);
+}

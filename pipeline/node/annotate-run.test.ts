@@ -1,0 +1,109 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { parseCall } from '../core/call-syntax.ts';
+import { defaultConfig } from '../core/config.ts';
+import type { CausalLM } from '../core/lm.ts';
+import type { PipelineParts } from '../core/stages.ts';
+import { runAnnotate } from './annotate-run.ts';
+import { loadModel } from './load-model.ts';
+import { createNodeParts } from './parts.ts';
+
+/**
+ * The whole pipeline on real data: the committed tiny-random model, three documents of the bundled sample
+ * corpus and one bad record. Random weights keep few calls on merit, so τ_f is set low enough that some
+ * are kept and inlining is exercised.
+ */
+const root = resolve(import.meta.dirname, '../..');
+const tmp = mkdtempSync(join(tmpdir(), 'annotate-'));
+const corpus = join(tmp, 'corpus.jsonl');
+const sample = readFileSync(join(root, 'corpus/sample.jsonl'), 'utf8').trim().split('\n');
+writeFileSync(corpus, [sample[0], '{"id": "broken", "text": ', sample[1], sample[2], ''].join('\n'));
+const docs = new Map(sample.slice(0, 3).map((l) => [JSON.parse(l).id as string, JSON.parse(l).text as string]));
+
+const config = defaultConfig({ tools: ['Calculator', 'QA', 'Calendar'], seed: 7 });
+for (const t of Object.values(config.thresholds)) Object.assign(t, { k: 3, m: 2, tauF: 0.05 });
+
+let lm: CausalLM;
+let parts: PipelineParts;
+const run = (name: string, extra: { maxDocs?: number; resume?: boolean; batchSize?: number } = {}) =>
+  runAnnotate(parts, {
+    inputs: [corpus],
+    outDir: join(tmp, name),
+    meta: { model: 'models/tiny-random' },
+    config: { ...config, batchSize: extra.batchSize ?? config.batchSize },
+    maxDocs: extra.maxDocs,
+    resume: extra.resume,
+  });
+const read = (name: string, file: string) => readFileSync(join(tmp, name, file), 'utf8');
+/** Index of the first "]" at or after `from` that is not escaped by a backslash. */
+const closingBracket = (s: string, from: number) => {
+  for (let i = from; i < s.length; i++) {
+    if (s[i] === '\\') i++;
+    else if (s[i] === ']') return i;
+  }
+  return -1;
+};
+const lines = (name: string, file: string) => read(name, file).trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+
+beforeAll(async () => {
+  lm = await loadModel(join(root, 'models/tiny-random'));
+  parts = (await createNodeParts(lm, config)).parts;
+  await run('a');
+}, 120_000);
+
+describe('annotate on the sample corpus', () => {
+  it('reports the bad record and goes on', () => {
+    const errors = lines('a', 'errors.jsonl');
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({ line: 2, code: 'malformed-json' });
+    expect(JSON.parse(read('a', 'stats.json'))).toMatchObject({ docsRead: 3, badRecords: 1 });
+  });
+
+  it('records every candidate with a reason, and judges exactly min(L_a, L_b) − L_c ≥ τ_f', () => {
+    const calls = lines('a', 'calls.jsonl');
+    expect(calls.length).toBeGreaterThan(10);
+    const scored = calls.filter((c) => c.losses);
+    expect(scored.length).toBeGreaterThan(0);
+    for (const c of calls) expect(typeof c.reason).toBe('string');
+    for (const c of scored) {
+      const u = Math.min(c.losses.noCall, c.losses.callOnly) - c.losses.withResult;
+      expect(c.usefulness).toBeCloseTo(u, 3);
+      expect(c.kept).toBe(c.usefulness >= 0.05);
+      expect(c.reason).toBe(c.kept ? 'kept' : 'below_tau_f');
+    }
+    // Rejections before scoring carry their own reasons.
+    expect(calls.some((c) => !c.losses && c.reason !== 'kept')).toBe(true);
+  });
+
+  it('inlines each kept call at its position as [Tool(args) -> result], leaving the text otherwise unchanged', () => {
+    const train = lines('a', 'train.jsonl');
+    expect(train.length).toBeGreaterThan(0);
+    for (const record of train) {
+      let text: string = record.text;
+      for (const c of [...record.calls].reverse()) {
+        expect(text.slice(c.inlinedAt, c.inlinedAt + 2)).toBe(' [');
+        const close = closingBracket(text, c.inlinedAt);
+        const parsed = parseCall(text.slice(c.inlinedAt + 1, close + 1));
+        expect(parsed).toMatchObject({ ok: true, call: { tool: c.tool, input: c.input } });
+        text = text.slice(0, c.inlinedAt) + text.slice(close + 1);
+      }
+      expect(text).toBe(docs.get(record.id));
+    }
+  });
+
+  it('writes identical files for the same inputs and seed, whatever the batch size', async () => {
+    await run('b', { batchSize: 3 });
+    for (const f of ['train.jsonl', 'calls.jsonl', 'errors.jsonl', 'config.json', 'stats.json']) {
+      if (f === 'config.json') continue; // records the batch size
+      expect(read('b', f)).toBe(read('a', f));
+    }
+  });
+
+  it('resumes a stopped run from its checkpoint without losing or duplicating lines', async () => {
+    await run('c', { maxDocs: 1 });
+    await run('c', { resume: true });
+    for (const f of ['train.jsonl', 'calls.jsonl', 'errors.jsonl', 'stats.json']) expect(read('c', f)).toBe(read('a', f));
+  });
+});

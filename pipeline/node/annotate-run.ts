@@ -1,0 +1,110 @@
+import { mkdirSync } from 'node:fs';
+import type { Candidate } from '../core/candidates.ts';
+import type { AnnotateConfig } from '../core/config.ts';
+import type { Doc } from '../core/document.ts';
+import { inlineCalls } from '../core/inline.ts';
+import type { Losses } from '../core/losses.ts';
+import { type DocWork, type PipelineParts, annotate, callText } from '../core/stages.ts';
+import { type RunStats, addDoc, emptyStats } from '../core/stats.ts';
+import { readCorpus } from './read-corpus.ts';
+import { RunFiles } from './run-files.ts';
+
+/**
+ * One annotate run: corpus → stages → out/<run>/{train,calls,errors}.jsonl, config.json, stats.json.
+ * Crash-safe (see run-files.ts) and deterministic: no wall times or absolute paths in the files.
+ */
+export interface RunOptions {
+  inputs: string[];
+  outDir: string;
+  /** Recorded in config.json (model, versions, …) beside the AnnotateConfig. */
+  meta: Record<string, unknown>;
+  config: AnnotateConfig;
+  maxDocs?: number;
+  resume?: boolean;
+  /** Called after each document. */
+  onDoc?: (done: { docs: number; stats: RunStats; work?: DocWork }) => void;
+}
+
+/** Losses and usefulness are written rounded to 1e-4 nats: runs agree across batch sizes (float rounding). */
+const round = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 1e4) / 1e4);
+const roundLosses = (l: Losses | undefined) =>
+  l && { noCall: round(l.noCall), callOnly: round(l.callOnly), withResult: round(l.withResult) };
+
+function callRecord(c: Candidate) {
+  return {
+    docId: c.docId,
+    tool: c.tool,
+    input: c.input,
+    at: c.at,
+    proposer: c.proposer,
+    positionP: round(c.positionP),
+    raw: c.raw,
+    result: c.result,
+    error: c.error,
+    losses: roundLosses(c.losses),
+    usefulness: round(c.usefulness),
+    kept: c.kept,
+    reason: c.reason,
+  };
+}
+
+export async function runAnnotate(parts: PipelineParts, options: RunOptions): Promise<RunStats> {
+  const { config, outDir } = options;
+  mkdirSync(outDir, { recursive: true });
+  RunFiles.writeJson(outDir, 'config.json', { ...options.meta, inputs: options.inputs, maxDocs: options.maxDocs ?? null, config });
+  const { files, checkpoint } = RunFiles.open<RunStats>(outDir, options.resume ?? false);
+  const stats = checkpoint?.stats ?? emptyStats(config.tools);
+  let items = 0;
+  let docs = checkpoint?.docs ?? 0;
+  /** Input item index of each document in flight, to checkpoint the right count. */
+  const itemOf = new Map<Doc, number>();
+
+  // Reads the corpus; bad records are queued for errors.jsonl; items done before a resume are skipped.
+  async function* documents(): AsyncIterable<Doc> {
+    for await (const item of readCorpus(options.inputs)) {
+      const index = items;
+      if (checkpoint && index < checkpoint.items) {
+        items++;
+        continue;
+      }
+      if (item.kind === 'doc' && options.maxDocs !== undefined && docs >= options.maxDocs) break;
+      items++;
+      if (item.kind === 'error') {
+        stats.badRecords++;
+        files.push('errors.jsonl', { file: item.file, line: item.line ?? null, code: item.code, reason: item.reason });
+        continue;
+      }
+      docs++;
+      itemOf.set(item.doc, index);
+      yield item.doc;
+    }
+  }
+
+  try {
+    for await (const work of annotate(parts, config, documents())) {
+      addDoc(stats, work);
+      for (const c of work.candidates) files.push('calls.jsonl', callRecord(c));
+      const kept = work.candidates.filter((c) => c.kept);
+      if (kept.length > 0) {
+        const inlined = inlineCalls(work.doc.text, kept, (c) => callText(parts, c, c.result));
+        files.push('train.jsonl', {
+          id: work.doc.id,
+          text: inlined.text,
+          source: work.doc.source,
+          date: work.doc.date,
+          calls: inlined.calls.map((c) => ({ ...c, losses: roundLosses(c.losses), usefulness: round(c.usefulness) })),
+        });
+      }
+      const index = itemOf.get(work.doc)!;
+      itemOf.delete(work.doc);
+      files.commit(index + 1, docs, stats);
+      options.onDoc?.({ docs, stats, work });
+    }
+    // Bad records after the last document.
+    files.commit(items, docs, stats);
+  } finally {
+    files.close();
+  }
+  RunFiles.writeJson(outDir, 'stats.json', stats);
+  return stats;
+}

@@ -1,0 +1,89 @@
+/**
+ * `toolformer` — the command line.
+ *
+ *   toolformer annotate [inputs…]   run the pipeline, write out/<run>/
+ *   toolformer example [--tau-f X]  the worked example: L_a 2.5, L_b 2.1, L_c 0.8 → usefulness 1.3
+ *   toolformer score <text> --call "Calculator(400/1400)" --at <offset>   the three losses of one call
+ */
+import { resolve } from 'node:path';
+import { Command, InvalidArgumentError } from 'commander';
+import { judge } from '../core/judge.ts';
+import { paperNames } from '../core/losses.ts';
+import { annotateCommand } from './annotate-command.ts';
+import { scoreCommand } from './score-command.ts';
+
+const number = (name: string) => (value: string) => {
+  const x = Number(value);
+  if (value.trim() === '' || !Number.isFinite(x)) throw new InvalidArgumentError(`${name} must be a number`);
+  return x;
+};
+const integer = (name: string) => (value: string) => {
+  const x = number(name)(value);
+  if (!Number.isInteger(x) || x < 0) throw new InvalidArgumentError(`${name} must be a non-negative integer`);
+  return x;
+};
+
+export const DEFAULT_MODEL = resolve(import.meta.dirname, '../../models/default');
+export const DEFAULT_INPUTS = ['corpus/sotu.jsonl', 'corpus/factbook.jsonl'];
+
+const program = new Command('toolformer')
+  .description('Toolformer data generation (Schick et al., 2023) with a local ONNX causal LM')
+  .showHelpAfterError();
+
+program
+  .command('annotate')
+  .description('find, execute, score and filter API calls in a corpus; write finetuning JSONL to --out')
+  .argument('[inputs...]', '.jsonl/.txt files or directories', DEFAULT_INPUTS)
+  .option('--model <dir>', 'Hugging Face ONNX causal-LM directory', DEFAULT_MODEL)
+  .option('--tools <list>', 'comma-separated tools', 'Calculator,QA,Calendar,Translate')
+  .option('--tau-s <x>', 'τ_s for every tool (default: the paper\'s per tool)', number('--tau-s'))
+  .option('--tau-f <x>', 'τ_f for every tool (default: the paper\'s per tool)', number('--tau-f'))
+  .option('--k <n>', 'positions per document and tool', integer('--k'))
+  .option('--m <n>', 'sampled calls per position', integer('--m'))
+  .option('--max-docs <n>', 'stop after this many documents', integer('--max-docs'))
+  .option('--seed <n>', 'random seed', integer('--seed'), 0)
+  .option('--batch-size <n>', 'sequences per forward pass', integer('--batch-size'), 16)
+  .option('--concurrency <n>', 'concurrent tool calls', integer('--concurrency'), 4)
+  .option('--no-lm-proposals', 'only programmatic proposers (no LM sampling)')
+  .option('--out <dir>', 'output directory', 'out/run')
+  .option('--resume', 'continue a killed run in --out from its checkpoint')
+  .option('--quiet', 'no progress bar')
+  .action(async (inputs: string[], opts) => {
+    await annotateCommand(inputs, opts);
+  });
+
+program
+  .command('example')
+  .description("the paper's worked example: usefulness = min(L_a, L_b) − L_c and the decision at τ_f")
+  .option('--tau-f <x>', 'filtering threshold τ_f', number('--tau-f'), 1.0)
+  .option('--la <x>', 'L_a: loss without any call', number('--la'), 2.5)
+  .option('--lb <x>', 'L_b: loss with the call but no result', number('--lb'), 2.1)
+  .option('--lc <x>', 'L_c: loss with the call and its result', number('--lc'), 0.8)
+  .action((opts: { tauF: number; la: number; lb: number; lc: number }) => {
+    const losses = { noCall: opts.la, callOnly: opts.lb, withResult: opts.lc };
+    const v = judge(losses, opts.tauF);
+    const fmt = (x: number) => x.toFixed(2);
+    console.log(`${paperNames.noCall} (no call)          = ${fmt(losses.noCall)}`);
+    console.log(`${paperNames.callOnly} (call, no result)   = ${fmt(losses.callOnly)}`);
+    console.log(`${paperNames.withResult} (call and result)  = ${fmt(losses.withResult)}`);
+    console.log(`usefulness = min(L_a, L_b) − L_c = min(${fmt(losses.noCall)}, ${fmt(losses.callOnly)}) − ${fmt(losses.withResult)} = ${fmt(v.usefulness)}`);
+    console.log(`τ_f = ${opts.tauF}: ${v.kept ? 'KEPT' : 'DROPPED'} (${fmt(v.usefulness)} ${v.kept ? '≥' : '<'} ${opts.tauF})`);
+  });
+
+program
+  .command('score')
+  .description('the three losses of one call at one position')
+  .argument('<text>', 'the text')
+  .requiredOption('--call <call>', 'e.g. "Calculator(400 / 1400)"')
+  .requiredOption('--at <offset>', 'character offset where the call goes', integer('--at'))
+  .option('--model <dir>', 'Hugging Face ONNX causal-LM directory', DEFAULT_MODEL)
+  .option('--date <yyyy-mm-dd>', "the document's date (for Calendar)")
+  .action(async (text: string, opts) => {
+    await scoreCommand(text, opts);
+  });
+
+program.parseAsync().catch((err: unknown) => {
+  // Fatal configuration errors: one line naming the fix, non-zero exit.
+  console.error(`toolformer: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});

@@ -1,0 +1,43 @@
+import { parseCall } from '../core/call-syntax.ts';
+import { PAPER_THRESHOLDS, defaultConfig } from '../core/config.ts';
+import { judge } from '../core/judge.ts';
+import { PAPER_WEIGHTS, paperNames } from '../core/losses.ts';
+import { makeWindow, scorePositions } from '../core/scoring.ts';
+import { callText } from '../core/stages.ts';
+import { loadModel } from './load-model.ts';
+import { createNodeParts } from './parts.ts';
+
+export interface ScoreFlags {
+  call: string;
+  at: number;
+  model: string;
+  date?: string;
+}
+
+/** `toolformer score`: execute one call and print L_a, L_b, L_c, usefulness and the verdict at the tool's τ_f. */
+export async function scoreCommand(text: string, flags: ScoreFlags): Promise<void> {
+  if (flags.at > text.length) throw new Error(`--at ${flags.at} is past the end of the text (${text.length} characters)`);
+  const parsed = parseCall(flags.call);
+  if (!parsed.ok) throw new Error(`cannot parse --call ${JSON.stringify(flags.call)}: ${parsed.error}`);
+  const config = defaultConfig();
+  const lm = await loadModel(flags.model);
+  const { parts } = await createNodeParts(lm, config);
+  if (!parts.tool(parsed.call.tool)) throw new Error(`unknown tool "${parsed.call.tool}": use one of ${config.tools.join(', ')}`);
+  const call = { tool: parsed.call.tool, input: parsed.call.input };
+  const doc = { id: 'cli', text, date: flags.date };
+  const [result] = await parts.execute([{ call, doc }]);
+  if (!result.ok) throw new Error(`${call.tool} returned an error: ${result.error}`);
+  const window = makeWindow(lm, text, flags.at, { contextTokens: config.contextTokens, span: PAPER_WEIGHTS.length });
+  const [scored] = await scorePositions(lm, [
+    { window, calls: [{ callOnly: callText(parts, call, ''), withResult: callText(parts, call, result.value) }] },
+  ]);
+  const losses = scored.losses[0];
+  const tauF = PAPER_THRESHOLDS[call.tool]?.tauF ?? 1;
+  const v = judge(losses, tauF);
+  console.log(`text:   ${text.slice(0, flags.at)}⟨${callText(parts, call, result.value)}⟩${text.slice(flags.at)}`);
+  console.log(`scored: ${JSON.stringify(lm.decode(window.next))} (the next ${window.next.length} tokens)`);
+  console.log(`${paperNames.noCall} noCall     = ${losses.noCall.toFixed(4)}`);
+  console.log(`${paperNames.callOnly} callOnly   = ${losses.callOnly.toFixed(4)}`);
+  console.log(`${paperNames.withResult} withResult = ${losses.withResult.toFixed(4)}`);
+  console.log(`usefulness = ${v.usefulness.toFixed(4)} → ${v.kept ? 'KEPT' : 'DROPPED'} at τ_f = ${tauF}`);
+}
