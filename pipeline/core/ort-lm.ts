@@ -88,6 +88,8 @@ interface PendingScore {
 
 export class OrtCausalLM implements CausalLM {
   readonly maxLength: number;
+  /** config.json's `bos_token_id` (GPT-2: <|endoftext|>); the scorer puts it before every sequence. */
+  readonly bosId: number | undefined;
   private readonly vocabSize: number | undefined;
   private readonly hasPositionIds: boolean;
   private readonly hasUseCacheBranch: boolean;
@@ -101,8 +103,10 @@ export class OrtCausalLM implements CausalLM {
     readonly spec: DecoderSpec,
     private readonly options: Required<Pick<OrtCausalLMOptions, 'maxBatchRows' | 'maxBatchTokens'>>,
     vocabSize: number | undefined,
+    bosId: number | undefined,
   ) {
     this.maxLength = spec.maxLength;
+    this.bosId = bosId;
     this.vocabSize = vocabSize;
     this.hasPositionIds = session.inputNames.includes('position_ids');
     this.hasUseCacheBranch = session.inputNames.includes('use_cache_branch');
@@ -132,7 +136,7 @@ export class OrtCausalLM implements CausalLM {
     return new OrtCausalLM(options.id, ort, session, gather, tokenizer, spec, {
       maxBatchRows: options.maxBatchRows ?? 16,
       maxBatchTokens,
-    }, vocabSize);
+    }, vocabSize, typeof options.config.bos_token_id === 'number' ? options.config.bos_token_id : undefined);
   }
 
   encode(text: string): number[] {
