@@ -13,6 +13,7 @@ import type { KnowledgeBase } from '../../pipeline/core/tools/qa.ts';
 import type { Analysis, AnalyzeParams, BenchResult } from './analysis-types.ts';
 import { chooseBackend, fallbackToWasm, type BackendChoice, type BackendEnv } from './backend.ts';
 import { browserParts, type BrowserParts } from './browser-parts.ts';
+import { benchRows, scoreThroughput } from './bench-rows.ts';
 import { scoreGolden } from './golden.ts';
 import { loadOrt, sessionOptions, type Ort } from './ort-web.ts';
 import type { Reply, Request } from './protocol.ts';
@@ -169,14 +170,7 @@ async function analyze(id: number, params: AnalyzeParams): Promise<Analysis> {
 /** Scoring throughput (CausalLM.score on [batch × length] teacher-forced rows) and the raw forward limit. */
 async function bench(req: Extract<Request, { type: 'bench' }>): Promise<BenchResult> {
   const { lm, ort, choice, modelBytes } = loaded!;
-  const vocab = Math.max(2, Math.min(200, lm.encode('The quick brown fox jumps over the lazy dog.').length * 4));
-  const rows = Array.from({ length: req.batch }, (_, b) => ({
-    ids: Array.from({ length: req.length }, (_, t) => (t * 31 + b * 17) % vocab),
-  }));
-  await lm.score(rows); // warm-up: shader/kernel compilation
-  const t0 = performance.now();
-  for (let r = 0; r < req.repeats; r++) await lm.score(rows);
-  const scoreTps = (req.batch * req.length * req.repeats) / ((performance.now() - t0) / 1000);
+  const scoreTps = await scoreThroughput(lm, benchRows(lm, req.batch, req.length), req.repeats);
   const session = await ort.InferenceSession.create(modelBytes, sessionOptions(choice.backend));
   const forwardTps = await rawForwardThroughput(ort, session, req.batch, req.length, req.repeats);
   await session.release();
