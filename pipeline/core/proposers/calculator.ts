@@ -1,6 +1,6 @@
 import type { ToolCall } from '../tools/tool.ts';
 import { MAX_PROPOSALS, type Proposer } from './proposer.ts';
-import { findNumbers, findQuantities, type NumberSpan, tokenIndexer } from './text-spans.ts';
+import { findNumbers, findQuantities, type NumberSpan, tail, tokenIndexer } from './text-spans.ts';
 
 /** Numbers further back than this many tokens (words) from the position are not "recent". */
 export const CALCULATOR_LOOKBACK_TOKENS = 100;
@@ -20,7 +20,9 @@ const AVERAGE_CUE = /\baverage(?: of)?\W*$/i;
  */
 export const calculatorProposer: Proposer = {
   tool: 'Calculator',
-  propose(prefix: string): ToolCall[] {
+  propose(fullPrefix: string): ToolCall[] {
+    // 100 tokens are well under 3,000 characters (SOTU: ~6 characters per token).
+    const prefix = tail(fullPrefix, 3000);
     const recent = inWindow(prefix, findNumbers(prefix));
     const quantities = distinctLatest(inWindow(prefix, findQuantities(prefix)).filter((n) => n.value !== 0 && n.value !== 1));
     const years = distinctLatest(recent.filter((n) => n.year));

@@ -1,7 +1,7 @@
 import { formatQuestion, type Relation } from '../tools/qa-questions.ts';
 import type { ToolCall } from '../tools/tool.ts';
 import { MAX_PROPOSALS, type Proposer } from './proposer.ts';
-import { findEntities } from './text-spans.ts';
+import { findEntities, tail } from './text-spans.ts';
 
 /** Entities asked about, most recent first. */
 const ENTITIES = 4;
@@ -35,20 +35,18 @@ const DEFAULT_RELATIONS: readonly Relation[] = ['capital', 'population', 'defini
 export const qaProposer: Proposer = {
   tool: 'QA',
   propose(prefix: string): ToolCall[] {
-    const window = prefix.slice(-QA_LOOKBACK_CHARS);
+    const window = tail(prefix, QA_LOOKBACK_CHARS);
     const seen = new Set<string>();
     const entities: string[] = [];
     for (const e of findEntities(window).reverse()) {
-      // A name cut by the window's start is not a name.
-      if (e.start === 0 && prefix.length > window.length) continue;
       const name = titleCaseCaps(e.text);
       if (seen.has(name.toLowerCase())) continue;
       seen.add(name.toLowerCase());
       entities.push(name);
       if (entities.length === ENTITIES) break;
     }
-    const tail = prefix.slice(-80);
-    const cued = CUES.filter(([re]) => re.test(tail)).map(([, r]) => r);
+    const near = prefix.slice(-80);
+    const cued = CUES.filter(([re]) => re.test(near)).map(([, r]) => r);
     const relations = [...new Set([...cued, ...DEFAULT_RELATIONS])].slice(0, RELATIONS_PER_ENTITY);
     const calls: ToolCall[] = [];
     for (const entity of entities) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ADAMS_1827, JOHNSON_1867, JOHNSON_1868, MEXICO_ANTHEM, SPAIN_GOVERNMENT, WASHINGTON_1790 } from './excerpts.fixture.ts';
-import { englishRatio, findDates, findEntities, findForeignSpans, findNumbers, findQuantities } from './text-spans.ts';
+import { englishRatio, findDates, findEntities, findForeignSpans, findNumbers, findQuantities, tail } from './text-spans.ts';
 
 describe('findNumbers', () => {
   it('reads dollar amounts with thousands separators and flags years', () => {
@@ -107,5 +107,18 @@ describe('englishRatio', () => {
   it('separates English prose from a Spanish sentence', () => {
     expect(englishRatio(WASHINGTON_1790.text)).toBeGreaterThan(0.4);
     expect(englishRatio('Mexicanos, al grito de guerra el acero aprestad y el bridón')).toBe(0);
+  });
+});
+
+describe('tail', () => {
+  it('keeps the end of the text, cut at a space', () => {
+    expect(tail('forming a sum total of', 10)).toBe('total of');
+    expect(tail('short', 10)).toBe('short');
+  });
+});
+
+describe('findEntities and digits', () => {
+  it('takes no name from a token glued to digits ("FY2014/15")', () => {
+    expect(findEntities('Fiscal year: FY2014/15 budget of Saint Helena').map((e) => e.text)).toEqual(['Saint Helena']);
   });
 });

@@ -116,7 +116,8 @@ const NAME_JOINERS = new Set(['of', 'de', 'del', 'da', 'la', 'the', 'von', 'van'
  * sentence ("Afterwards, …") unless the same word also appears capitalised mid-sentence in the text.
  */
 export function findEntities(text: string): Span[] {
-  const words = [...text.matchAll(/[A-Za-z\u00C0-\u024F][A-Za-z\u00C0-\u024F'’.-]*/g)].map((m) => {
+  // Words not glued to digits ("FY2014/15" holds no name).
+  const words = [...text.matchAll(/(?<![\p{N}])[A-Za-z\u00C0-\u024F][A-Za-z\u00C0-\u024F'’.-]*(?![\p{N}\p{L}])/gu)].map((m) => {
     // "Spain's" → "Spain", "U.S." → "U.S", "Jr." → "Jr": possessives and trailing dots are not part of the name.
     const word = m[0].replace(/['’]s$/, '').replace(/[.'’-]+$/, '');
     return { start: m.index, end: m.index + word.length, text: word };
@@ -276,6 +277,17 @@ export function englishRatio(text: string): number {
   const words = text.toLowerCase().match(/[a-z\u00C0-\u024F']+/g) ?? [];
   if (words.length === 0) return 0;
   return words.filter((w) => ENGLISH_WORDS.has(w)).length / words.length;
+}
+
+/**
+ * The end of `text`, at most about `chars` long, cut at a whitespace so no word is split: proposers look only at
+ * the recent past, and this keeps their cost per position O(chars) on long documents.
+ */
+export function tail(text: string, chars: number): string {
+  if (text.length <= chars) return text;
+  const cut = text.length - chars;
+  const space = text.slice(cut).search(/\s\S/);
+  return space === -1 ? text.slice(cut) : text.slice(cut + space + 1);
 }
 
 /** Whitespace-separated token index of each character offset: `tokenIndexAt(text)(offset)`. Tokens ≈ words. */

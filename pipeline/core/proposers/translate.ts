@@ -1,6 +1,6 @@
 import type { ToolCall } from '../tools/tool.ts';
 import type { Proposer } from './proposer.ts';
-import { ENGLISH_WORDS, findForeignSpans } from './text-spans.ts';
+import { ENGLISH_WORDS, findForeignSpans, tail } from './text-spans.ts';
 
 /** How far back (characters) a foreign span may end and still be "the one just read". */
 export const TRANSLATE_LOOKBACK_CHARS = 200;
@@ -13,7 +13,9 @@ export const TRANSLATE_LOOKBACK_CHARS = 200;
  */
 export const translateProposer: Proposer = {
   tool: 'Translate',
-  propose(prefix: string): ToolCall[] {
+  propose(fullPrefix: string): ToolCall[] {
+    // A span ending in the last 200 characters starts at most ~120 + 200 back; 600 leaves room.
+    const prefix = tail(fullPrefix, 600);
     const quoted = quotedAtEnd(prefix);
     if (quoted) return [{ tool: 'Translate', input: quoted }];
     const spans = findForeignSpans(prefix);
