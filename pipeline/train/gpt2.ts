@@ -64,7 +64,7 @@ export class Gpt2 {
   private readonly hKT: Float32Array;
   private readonly hS: Float32Array;
   private readonly hS2: Float32Array;
-  private tokens = new Int32Array(0);
+  private tokens: Int32Array = new Int32Array(0);
   private targets: Int32Array | null = null;
   private B = 0;
   private T = 0;
@@ -84,7 +84,8 @@ export class Gpt2 {
     }
     const actFloats = L * (N * C * 13 + N * 2 + (N / Math.min(N, maxT)) * H * maxT * maxT) + N * (3 * C + V) + N;
     const scratch = N * C * 12 + Math.max(N * V, N * 4 * C, V * C) + 4 * maxT * D + 3 * maxT * maxT;
-    this.arena = new Arena((total * 2 + actFloats + scratch) * 4 + 2 ** 22);
+    // Reserved generously: untouched pages of a WebAssembly.Memory cost no RAM.
+    this.arena = new Arena(Math.ceil((total * 2 + actFloats + scratch) * 4 * 1.5) + 2 ** 26);
     const a = this.arena;
     this.params = a.alloc(total);
     this.grads = a.alloc(total);
