@@ -24,7 +24,7 @@ export interface NumberSpan extends Span {
 
 /**
  * "$3,000,000", "3.5", "-1.2%", "29 percent", "1,964,375". A leading "-" counts only after a space or "(" (so
- * "1936-39" is two numbers, 1936 and 39). Digits glued to letters ("H2O", "4th") are not numbers.
+ * "1936-39" is two numbers, 1936 and 39). Digits glued to letters ("H2O", "4th", "March 3d") are not numbers.
  */
 const NUMBER = /(?<![\w.,$])(-(?=[$\d]))?\$?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\w])(\s?%|\s+percent\b)?/g;
 
@@ -33,7 +33,6 @@ export function findNumbers(text: string): NumberSpan[] {
   for (const m of text.matchAll(NUMBER)) {
     const start = m.index;
     if (m[1] && start > 0 && !/[\s(]/.test(text[start - 1])) continue;
-    // "4th", "1st" are ordinals; "3.5-fold" is fine ("-" is not \w).
     const intPart = m[2].replace(/,/g, '');
     const value = Number((m[1] ? '-' : '') + intPart + (m[3] ?? ''));
     if (!Number.isFinite(value)) continue;
