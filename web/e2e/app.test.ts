@@ -75,7 +75,7 @@ describe.skipIf(!chromiumAvailable())('web app in headless Chromium', () => {
         await setSlider(page, 'we-tau-f', 1.3);
         expect(await text(page, 'we-verdict')).toMatch(/^kept: 1\.30 ≥ τ_f 1\.30$/);
 
-        // Explorer: the first scoring runs on load; the user's own call (Calculator(400 / 1400) at 33) is scored.
+        // Explorer: the first scoring runs on load; the user's own call (Calculator(600 / 2400) at 34) is scored.
         await page.waitForFunction(() => document.querySelector('[data-testid="ex-status"]')?.getAttribute('data-done'), null, { timeout: 120_000 });
         const done = await page.getAttribute('[data-testid="ex-status"]', 'data-done');
         expect(await text(page, 'ex-status')).toMatch(/^Scored \d+ candidate calls over \d+ tokens/);
@@ -85,8 +85,8 @@ describe.skipIf(!chromiumAvailable())('web app in headless Chromium', () => {
         await expect.poll(() => ownRow.count()).toBe(1);
         const cells = (await ownRow.locator('td').allTextContents()).map((c) => c.trim());
         expect(cells[0]).toBe('Calculator');
-        expect(cells[3]).toBe('[Calculator(400 / 1400)]');
-        expect(cells[4]).toBe('0.29');
+        expect(cells[3]).toBe('[Calculator(600 / 2400)]');
+        expect(cells[4]).toBe('0.25');
         const [la, lb, lc, u] = cells.slice(5, 9).map(Number);
         for (const x of [la, lb, lc]) expect(x).toBeGreaterThan(0);
         expect(u).toBeCloseTo(Math.min(la, lb) - lc, 2);
@@ -95,7 +95,7 @@ describe.skipIf(!chromiumAvailable())('web app in headless Chromium', () => {
         const decision = () => ownRow.locator('td').last().textContent();
         await setSlider(page, 'ex-tau-f', Math.floor((u - 0.05) * 20) / 20);
         expect(await decision()).toBe('kept');
-        expect(await text(page, 'ex-inlined')).toContain('(or [Calculator(400 / 1400) -> 0.29] 29%)');
+        expect(await text(page, 'ex-inlined')).toContain('(or [Calculator(600 / 2400) -> 0.25] 25%)');
         await setSlider(page, 'ex-tau-f', Math.ceil((u + 0.05) * 20) / 20);
         expect(await decision()).toBe('dropped: below_tau_f');
         expect(await text(page, 'ex-inlined')).not.toContain('[Calculator');

@@ -40,6 +40,8 @@ export interface Analysis {
   /** Each tool's argument syntax, to format calls on the page as the pipeline does. */
   syntax: Record<string, 'quoted' | 'raw' | 'none'>;
   candidates: Candidate[];
+  /** Tools whose document pre-filter (paper App. A.1) rejected the text, with the reason. */
+  skipped: Record<string, string>;
   /** Index in `candidates` of the user's own call, −1 when none. */
   ownIndex: number;
   /** The k the positions were chosen with (top k by p_i per tool). */

@@ -1,67 +1,20 @@
 /**
- * The pipeline's parts (pipeline/core/stages.ts `PipelineParts`) for the browser: the same core tools, prompts and
- * stages as the CLI, with browser-side pieces passed in — the onnxruntime-web LM, a QA knowledge base fetched from
- * the app's origin, and no translation engine (Translate answers with its "not installed" error result, shown as is).
+ * The pipeline's parts for the browser: the CLI's own assembly (pipeline/core/parts.ts `createPipelineParts`) with
+ * what the browser has passed in — the onnxruntime-web LM and the QA knowledge base — and no translation engine,
+ * so Translate answers with its "translation engine not installed" error result, which the explorer shows as is.
  *
- * Tool execution: bounded concurrency and a per-call timeout, like the Node executor; a tool that throws or hangs
- * becomes an error result.
+ * One addition for the explorer: the user's own call, proposed at its character offset beside the pipeline's
+ * heuristic positions and proposals (its tool's document pre-filter is waived; it still passes the same registry
+ * check, leakage guard and scoring).
  */
-import PQueue from 'p-queue';
 import type { Doc } from '../../pipeline/core/document.ts';
 import type { CausalLM } from '../../pipeline/core/lm.ts';
-import { DEFAULT_PROMPTS, type ToolPrompt } from '../../pipeline/core/prompts.ts';
+import { createPipelineParts } from '../../pipeline/core/parts.ts';
 import type { PipelineParts } from '../../pipeline/core/stages.ts';
-import { Calculator } from '../../pipeline/core/tools/calculator.ts';
-import { Calendar } from '../../pipeline/core/tools/calendar.ts';
-import { createQA, type KnowledgeBase } from '../../pipeline/core/tools/qa.ts';
-import type { Tool, ToolCall, ToolResult } from '../../pipeline/core/tools/tool.ts';
-import { createTranslate, type LanguageDetector } from '../../pipeline/core/tools/translate.ts';
+import type { KnowledgeBase } from '../../pipeline/core/tools/qa.ts';
+import type { Tool } from '../../pipeline/core/tools/tool.ts';
 
-export interface BrowserPartsOptions {
-  lm: CausalLM;
-  kb: KnowledgeBase;
-  detector: LanguageDetector;
-  /** @default 4 */
-  concurrency?: number;
-  /** @default 2000 */
-  timeoutMs?: number;
-}
-
-/** The browser's tools, keyed by the name written in call text. */
-export function browserTools(kb: KnowledgeBase, detector: LanguageDetector): Map<string, Tool> {
-  const tools: Tool[] = [
-    new Calculator(),
-    createQA(kb),
-    new Calendar(),
-    createTranslate({ detector, installHint: 'the web app has no translation engine; run the CLI with Apertium installed' }),
-  ];
-  return new Map(tools.map((t) => [t.name, t]));
-}
-
-/** The prompt for a tool: by its name, or by the paper's "Translate" for the MT tool. */
-function promptsFor(tools: Map<string, Tool>): Record<string, ToolPrompt> {
-  const out: Record<string, ToolPrompt> = {};
-  for (const name of tools.keys()) {
-    const p = DEFAULT_PROMPTS[name] ?? (name === 'MT' ? DEFAULT_PROMPTS.Translate : undefined);
-    if (p) out[name] = p;
-  }
-  return out;
-}
-
-function withTimeout(run: (signal: AbortSignal) => Promise<ToolResult>, ms: number): Promise<ToolResult> {
-  const controller = new AbortController();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<ToolResult>((resolve) => {
-    timer = setTimeout(() => {
-      controller.abort();
-      resolve({ ok: false, error: `timed out after ${ms} ms` });
-    }, ms);
-  });
-  const result = run(controller.signal).catch((e: unknown): ToolResult => ({ ok: false, error: `tool threw: ${String(e)}` }));
-  return Promise.race([result, timeout]).finally(() => clearTimeout(timer));
-}
-
-/** A call the user typed, proposed at its offset beside the pipeline's proposals (set per explorer run). */
+/** A call the user typed (set per explorer run). */
 export interface OwnCall {
   tool: string;
   input: string;
@@ -70,35 +23,29 @@ export interface OwnCall {
 
 export type BrowserParts = PipelineParts & { tools: Map<string, Tool>; setOwn(own: OwnCall | null): void };
 
-export function browserParts(options: BrowserPartsOptions): BrowserParts {
-  const tools = browserTools(options.kb, options.detector);
-  const queue = new PQueue({ concurrency: options.concurrency ?? 4 });
-  const timeoutMs = options.timeoutMs ?? 2000;
+export function browserParts(options: { lm: CausalLM; kb: KnowledgeBase }): BrowserParts {
+  const base = createPipelineParts({ lm: options.lm, kb: options.kb });
+  const tools = new Map(base.registry.names.map((name) => [name, base.registry.get(name)!]));
   let own: OwnCall | null = null;
   return {
+    ...base,
     tools,
     setOwn(call) {
       own = call;
     },
-    lm: options.lm,
-    tool: (name) => tools.get(name),
-    prompts: promptsFor(tools),
-    async execute(calls: readonly { call: ToolCall; doc: Doc }[]) {
-      return Promise.all(
-        calls.map(({ call, doc }) =>
-          queue.add(() => {
-            const tool = tools.get(call.tool);
-            if (!tool) return Promise.resolve<ToolResult>({ ok: false, error: `unknown tool ${call.tool}` });
-            return withTimeout((signal) => tool.run(call.input, { doc: { id: doc.id, date: doc.date }, signal }), timeoutMs);
-          }) as Promise<ToolResult>,
-        ),
-      );
+    // The user asked for this call: its tool's document pre-filter does not apply.
+    prefilter: (tool, doc) => (own && own.tool === tool ? { pass: true } : base.prefilter(tool, doc)),
+    // The own call's position goes first, so the stage's cap on heuristic positions never drops it.
+    heuristicPositions: (text, tool) => {
+      const found = base.heuristicPositions(text, tool);
+      return own && own.tool === tool ? [own.at, ...found.filter((at) => at !== own!.at)] : found;
     },
-    // Until the core's pre-filters, heuristic positions, proposers and leakage guard land, the explorer runs the
-    // LM path plus the user's own call: every document passes, positions come from p_i, calls from LM sampling.
-    prefilter: () => ({ pass: true }),
-    heuristicPositions: (_text, tool) => (own && own.tool === tool ? [own.at] : []),
-    propose: (tool, _prefix, _doc, at) => (own && own.tool === tool && own.at === at ? [{ tool, input: own.input }] : []),
-    leaks: () => null,
+    propose: (tool: string, prefix: string, doc: Doc, at: number) => {
+      const calls = base.propose(tool, prefix, doc, at);
+      if (own && own.tool === tool && own.at === at && !calls.some((c) => c.input === own!.input)) {
+        calls.push({ tool, input: own.input });
+      }
+      return calls;
+    },
   };
 }

@@ -117,11 +117,8 @@ async function load(req: Extract<Request, { type: 'load' }>) {
 /** Tools, prompts and the QA knowledge base, loaded on first use (kb.json and eld are a few MB). */
 function getParts(lm: CausalLM) {
   parts ??= (async () => {
-    const [kb, lid] = await Promise.all([
-      import('../../pipeline/data/kb.json').then((m) => m.default as unknown as KnowledgeBase),
-      import('../../pipeline/core/tools/language-id.ts'),
-    ]);
-    return browserParts({ lm, kb, detector: lid.createEldDetector() });
+    const kb = (await import('../../pipeline/data/kb.json')).default as unknown as KnowledgeBase;
+    return browserParts({ lm, kb });
   })();
   return parts;
 }
@@ -146,8 +143,12 @@ async function analyze(id: number, params: AnalyzeParams): Promise<Analysis> {
   post({ id, type: 'progress', stage: 'sampling, executing and scoring calls', done: tools.length, total: tools.length + 1 });
   const doc = { id: 'explorer', text: params.text, date: params.date };
   const candidates = [];
+  let skipped: Record<string, string> = {};
   async function* one() { yield doc; }
-  for await (const work of annotate(p, config, one())) candidates.push(...work.candidates);
+  for await (const work of annotate(p, config, one())) {
+    candidates.push(...work.candidates);
+    skipped = work.skipped;
+  }
   const first = scores[0]?.s;
   const tokens = first?.tokens ?? lm.encode(params.text).map((t) => lm.decode([t]));
   return {
@@ -161,6 +162,7 @@ async function analyze(id: number, params: AnalyzeParams): Promise<Analysis> {
     })),
     syntax: Object.fromEntries([...p.tools].map(([name, t]) => [name, t.argument.syntax])),
     candidates,
+    skipped,
     ownIndex: own ? candidates.findIndex((c) => c.proposer === 'programmatic' && c.tool === own.tool && c.input === own.input && c.at === own.at) : -1,
     k: params.k,
     ms: performance.now() - t0,

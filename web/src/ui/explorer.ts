@@ -12,7 +12,7 @@ import { chosenPositions, inlineKept, rejudge, type Decision } from '../rejudge.
 import { fmt, h, slider } from './dom.ts';
 import { heatStrip } from './heat-strip.ts';
 
-const DEFAULT_TEXT = 'Out of 1400 participants, 400 (or 29%) passed the test. The capital of France is Paris.';
+const DEFAULT_TEXT = 'Out of 2,400 participants, 600 (or 25%) passed the test and 1,800 failed. The capital of France is Paris.';
 
 export interface ExplorerState {
   text: string;
@@ -33,7 +33,7 @@ export interface ToolInfo {
 
 /**
  * Initial state, overridable from the URL (shareable views; the browser tests use them to keep runs small):
- * ?tools=Calculator,QA&k=5&m=2&tauS=0&tauF=0.5&text=…&own=Calculator|400 / 1400|33 (own= empty: no call of your own).
+ * ?tools=Calculator,QA&k=5&m=2&tauS=0&tauF=0.5&text=…&own=Calculator|600 / 2400|34 (own= empty: no call of your own).
  */
 export function initialState(params: URLSearchParams): ExplorerState {
   const num = (key: string, fallback: number) => {
@@ -41,12 +41,12 @@ export function initialState(params: URLSearchParams): ExplorerState {
     return params.has(key) && Number.isFinite(v) ? v : fallback;
   };
   const ownParam = params.get('own');
-  const [tool, input, at] = (ownParam ?? 'Calculator|400 / 1400|33').split('|');
+  const [tool, input, at] = (ownParam ?? 'Calculator|600 / 2400|34').split('|');
   return {
     text: params.get('text') ?? DEFAULT_TEXT,
     own: ownParam === '' || !tool || !Number.isFinite(Number(at)) ? null : { tool, input: input ?? '', at: Number(at) },
     date: params.get('date') ?? '2023-01-30',
-    tools: new Set((params.get('tools') ?? 'Calculator,QA,Calendar,MT').split(',').filter(Boolean)),
+    tools: new Set((params.get('tools') ?? 'Calculator,QA,Calendar,Translate').split(',').filter(Boolean)),
     tauS: num('tauS', 0),
     k: num('k', 5),
     m: num('m', 2),
@@ -127,8 +127,10 @@ export function mountExplorer(root: HTMLElement, client: ModelClient, ready: Pro
       );
       if (id !== runCounter) return; // a newer run superseded this one
       analysis = result;
+      const skipped = Object.entries(result.skipped).map(([tool, why]) => `${tool} skipped by its pre-filter (${why})`);
       status.textContent =
-        `Scored ${result.candidates.length} candidate calls over ${result.tokens.length} tokens in ${(result.ms / 1000).toFixed(2)} s.`;
+        `Scored ${result.candidates.length} candidate calls over ${result.tokens.length} tokens in ${(result.ms / 1000).toFixed(2)} s.` +
+        (skipped.length ? ` ${skipped.join('; ')}.` : '');
       status.dataset.done = String(id);
       render();
     } catch (e) {
