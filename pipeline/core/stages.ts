@@ -54,6 +54,12 @@ export function seedFor(seed: number, ...parts: (string | number)[]): number {
   return h;
 }
 
+/** At most n items, evenly spaced over the list (so heuristic positions cover the whole document). */
+export function spread<T>(items: readonly T[], n: number): T[] {
+  if (items.length <= n) return [...items];
+  return Array.from({ length: n }, (_, j) => items[Math.floor((j * items.length) / n)]);
+}
+
 export function prefilterStage(parts: PipelineParts, config: AnnotateConfig) {
   return async function* (docs: AsyncIterable<Doc>): AsyncIterable<DocWork> {
     for await (const doc of docs) {
@@ -79,7 +85,7 @@ export function proposeStage(parts: PipelineParts, config: AnnotateConfig): Stag
         const scores = await positionScores(parts.lm, doc.text, prompt, { windowTokens: config.windowTokens, batchSize: config.batchSize });
         const lmPositions = selectPositions(scores, doc.text, t.tauS, t.k);
         const pAt = new Map(scores.offsets.slice(0, -1).map((at, i) => [at, scores.p[i]]));
-        const heuristic = parts.heuristicPositions(doc.text, tool).slice(0, config.heuristicPositions);
+        const heuristic = spread(parts.heuristicPositions(doc.text, tool), config.heuristicPositions);
         const positions = [...new Set([...lmPositions.map((p) => p.at), ...heuristic])].sort((a, b) => a - b);
         for (const at of positions) {
           const base = { docId: doc.id, tool, at, positionP: pAt.get(at), kept: false, reason: 'pending' as const };

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { SingleBar } from 'cli-progress';
 import { type AnnotateConfig, TOOL_NAMES, defaultConfig, validateConfig } from '../core/config.ts';
@@ -44,6 +44,21 @@ export function configFromFlags(flags: AnnotateFlags): AnnotateConfig {
   return config;
 }
 
+/** An upper bound on the documents in the inputs, for the progress bar's ETA: lines of .jsonl files, .txt files. */
+function countRecords(inputs: readonly string[]): number {
+  let n = 0;
+  for (const input of inputs) {
+    try {
+      if (statSync(input).isDirectory()) return Infinity;
+      if (input.endsWith('.txt')) n++;
+      else n += readFileSync(input, 'utf8').split('\n').filter((l) => l.trim() !== '').length;
+    } catch {
+      // A missing or unreadable input is reported by the reader as an error record.
+    }
+  }
+  return n;
+}
+
 function packageVersions(): Record<string, string> {
   const root = resolve(import.meta.dirname, '../..');
   const own = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8'));
@@ -67,7 +82,8 @@ export async function annotateCommand(inputs: string[], flags: AnnotateFlags): P
     format: 'annotate |{bar}| {value}/{total} docs | kept {kept} | ETA {eta_formatted}',
     hideCursor: true,
   });
-  const total = flags.maxDocs ?? 0;
+  const bound = Math.min(flags.maxDocs ?? Infinity, countRecords(inputs));
+  const total = Number.isFinite(bound) ? bound : 0;
   bar?.start(total, 0, { kept: 0 });
   let lastLog = 0;
   const stats = await runAnnotate(parts.parts, {
