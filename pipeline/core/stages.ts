@@ -171,23 +171,29 @@ export function scoreStage(parts: PipelineParts, config: AnnotateConfig): Stage 
         const calls = (byPosition.get(c.at) ?? []).concat(c);
         byPosition.set(c.at, calls);
       }
-      // Room for the call: whatever the longest call text needs, within maxCallTokens.
-      const room = lm.maxLength - PAPER_WEIGHTS.length - 1 - config.maxCallTokens;
-      const contextTokens = Math.max(1, Math.min(config.contextTokens, room));
+      // Each position's context is what the model has room for beside its longest call (at most maxCallTokens);
+      // L_a, L_b and L_c of one position share that context, so they stay comparable.
+      const span = PAPER_WEIGHTS.length;
       const positions = [...byPosition.entries()].map(([at, calls]) => {
-        const usable = calls.filter((c) => lm.encode(callText(parts, c, c.result)).length < config.maxCallTokens);
-        for (const c of calls) if (!usable.includes(c)) c.reason = 'call_too_long';
-        return { at, calls: usable };
+        const texts = calls.map((c) => ({ callOnly: callText(parts, c, ''), withResult: callText(parts, c, c.result) }));
+        const lengths = texts.map((t) => lm.encode(t.withResult).length + 1);
+        const usable = calls.filter((c, j) => {
+          if (lengths[j] <= config.maxCallTokens) return true;
+          c.reason = 'call_too_long';
+          return false;
+        });
+        const longest = Math.max(0, ...lengths.filter((n) => n <= config.maxCallTokens));
+        const contextTokens = Math.min(config.contextTokens, lm.maxLength - 1 - span - longest);
+        return { at, calls: usable, texts: texts.filter((_, j) => lengths[j] <= config.maxCallTokens), contextTokens };
       });
+      for (const p of positions) if (p.contextTokens < 1) for (const c of p.calls) c.reason = 'call_too_long';
+      const scorable = positions.filter((p) => p.calls.length > 0 && p.contextTokens >= 1);
       const scored = await scorePositions(
         lm,
-        positions.map(({ at, calls }) => ({
-          window: makeWindow(lm, work.doc.text, at, { contextTokens, span: PAPER_WEIGHTS.length }),
-          calls: calls.map((c) => ({ callOnly: callText(parts, c, ''), withResult: callText(parts, c, c.result) })),
-        })),
+        scorable.map((p) => ({ window: makeWindow(lm, work.doc.text, p.at, { contextTokens: p.contextTokens, span }), calls: p.texts })),
         { batchSize: config.batchSize },
       );
-      positions.forEach((p, i) => p.calls.forEach((c, j) => (c.losses = scored[i].losses[j])));
+      scorable.forEach((p, i) => p.calls.forEach((c, j) => (c.losses = scored[i].losses[j])));
       yield work;
     }
   };
