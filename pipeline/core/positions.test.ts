@@ -36,6 +36,15 @@ describe('positionScores', () => {
     expect(choosePrompt(lm(200), DEFAULT_PROMPTS.QA).variant).toBe(1);
     expect(choosePrompt(lm(60), DEFAULT_PROMPTS.QA).variant).toBe(2);
   });
+
+  it('keeps room for sampling a call after the longest prefix', () => {
+    const plain = choosePrompt(lm(200), DEFAULT_PROMPTS.QA);
+    const reserved = choosePrompt(lm(200), DEFAULT_PROMPTS.QA, { reserveTokens: 40 });
+    const overhead = lm(200).encode(plain.render('')).length + 2;
+    expect(reserved.variant).toBe(plain.variant);
+    expect(overhead + 2 * reserved.window + 40).toBeLessThanOrEqual(200);
+    expect(reserved.window).toBeLessThan(plain.window);
+  });
 });
 
 describe('selectPositions', () => {

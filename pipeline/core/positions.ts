@@ -26,6 +26,8 @@ export interface PositionOptions {
   windowTokens?: number;
   /** Windows per forward pass. @default 8 */
   batchSize?: number;
+  /** Tokens kept free after [P(x), x_{1:i−1}, " ["] for sampling calls there. @default 0 */
+  reserveTokens?: number;
 }
 
 /** Smallest window worth scoring, in tokens; a prompt that leaves less is skipped for a shorter one. */
@@ -49,7 +51,8 @@ export function choosePrompt(lm: CausalLM, prompt: ToolPrompt, options: Position
     const render = prompt.variants[variant];
     const bare = render('') === '';
     const overhead = lm.encode(render('')).length + 2; // + " [" and rounding of the joined window
-    const fit = bare ? lm.maxLength - 2 : Math.floor((lm.maxLength - overhead) / 2);
+    const room = lm.maxLength - (options.reserveTokens ?? 0);
+    const fit = bare ? room - 2 : Math.floor((room - overhead) / 2);
     if (fit >= Math.min(want, MIN_WINDOW)) return { variant, render, window: Math.min(want, fit) };
   }
   throw new Error(`the ${prompt.tool} prompt leaves no room for text in a ${lm.maxLength}-token model`);

@@ -82,7 +82,11 @@ export function proposeStage(parts: PipelineParts, config: AnnotateConfig): Stag
       for (const tool of work.tools) {
         const t = config.thresholds[tool];
         const prompt = parts.prompts[tool];
-        const scores = await positionScores(parts.lm, doc.text, prompt, { windowTokens: config.windowTokens, batchSize: config.batchSize });
+        const scores = await positionScores(parts.lm, doc.text, prompt, {
+          windowTokens: config.windowTokens,
+          batchSize: config.batchSize,
+          reserveTokens: config.lmProposals && t.m > 0 ? config.maxSampleTokens + 1 : 0,
+        });
         const lmPositions = selectPositions(scores, doc.text, t.tauS, t.k);
         const pAt = new Map(scores.offsets.slice(0, -1).map((at, i) => [at, scores.p[i]]));
         const heuristic = spread(parts.heuristicPositions(doc.text, tool), config.heuristicPositions);
