@@ -93,6 +93,11 @@ export class OrtCausalLM implements CausalLM {
   private readonly vocabSize: number | undefined;
   private readonly hasPositionIds: boolean;
   private readonly hasUseCacheBranch: boolean;
+  /**
+   * Called once per score() forward pass with its shape: `rows` × `length` padded tokens, of which `tokens` are
+   * real (benchmarks replay these shapes on a bare session to measure the runtime's limit).
+   */
+  onScoreBatch?: (batch: { rows: number; length: number; tokens: number }) => void;
 
   private constructor(
     readonly id: string,
@@ -314,6 +319,7 @@ export class OrtCausalLM implements CausalLM {
         mask[b * T + t] = 1n;
       }
     });
+    this.onScoreBatch?.({ rows: B, length: T, tokens: chunk.reduce((s, p) => s + p.need, 0) });
     const { logits } = await this.forward(ids, B, T, null, false, 0, mask);
 
     // For row b, position t: slot 0 = the next token ids[t+1], slot 1 = the probe.

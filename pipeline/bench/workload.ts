@@ -1,0 +1,68 @@
+/**
+ * The scoring workload: real candidate calls from real documents. The pipeline's own stages (prefilter → propose
+ * → guard → execute) run on corpus documents; every executed call becomes a call to score, at the window the
+ * score stage would cut (same contextTokens, same call texts). Programmatic proposals only: with random weights
+ * the LM's samples are noise, and the scorer's cost does not depend on who proposed a call.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AnnotateConfig } from '../core/config.ts';
+import { defaultConfig } from '../core/config.ts';
+import type { Doc } from '../core/document.ts';
+import type { CausalLM } from '../core/lm.ts';
+import { PAPER_WEIGHTS } from '../core/losses.ts';
+import { createPipelineParts } from '../core/parts.ts';
+import { makeWindow, type PositionToScore } from '../core/scoring.ts';
+import { callText, executeStage, guardStage, prefilterStage, proposeStage } from '../core/stages.ts';
+import type { KnowledgeBase } from '../core/tools/qa.ts';
+import { KB_PATH } from '../node/parts.ts';
+import { ROOT } from './model.ts';
+
+export interface Workload {
+  /** One entry per document, in corpus order: the positions with their executed calls. */
+  docs: { id: string; positions: PositionToScore[] }[];
+  calls: number;
+  positions: number;
+  config: AnnotateConfig;
+}
+
+/** Every `step`-th document of a JSONL corpus file, `count` of them. */
+export function corpusDocs(file: string, count: number, step: number): Doc[] {
+  const lines = readFileSync(join(ROOT, file), 'utf8').split('\n').filter(Boolean);
+  const docs: Doc[] = [];
+  for (let i = 0; i < lines.length && docs.length < count; i += step) docs.push(JSON.parse(lines[i]) as Doc);
+  return docs;
+}
+
+export async function buildWorkload(lm: CausalLM, docs: readonly Doc[]): Promise<Workload> {
+  const config = defaultConfig({ tools: ['Calculator', 'QA', 'Calendar'], lmProposals: false });
+  const kb = JSON.parse(readFileSync(KB_PATH, 'utf8')) as KnowledgeBase;
+  const parts = createPipelineParts({ lm, kb });
+  async function* source() {
+    yield* docs;
+  }
+  const stream = executeStage(parts)(guardStage(parts)(proposeStage(parts, config)(prefilterStage(parts, config)(source()))));
+  const room = lm.maxLength - PAPER_WEIGHTS.length - 1 - config.maxCallTokens;
+  const contextTokens = Math.max(1, Math.min(config.contextTokens, room));
+  const out: Workload['docs'] = [];
+  let calls = 0;
+  let positions = 0;
+  for await (const work of stream) {
+    const byPosition = new Map<number, PositionToScore['calls']>();
+    for (const c of work.candidates) {
+      if (c.reason !== 'pending' || c.result === undefined) continue;
+      if (lm.encode(callText(parts, c, c.result)).length >= config.maxCallTokens) continue;
+      const list = byPosition.get(c.at) ?? [];
+      list.push({ callOnly: callText(parts, c, ''), withResult: callText(parts, c, c.result) });
+      byPosition.set(c.at, list);
+    }
+    const scored = [...byPosition].map(([at, list]) => ({
+      window: makeWindow(lm, work.doc.text, at, { contextTokens, span: PAPER_WEIGHTS.length }),
+      calls: list,
+    }));
+    calls += scored.reduce((s, p) => s + p.calls.length, 0);
+    positions += scored.length;
+    out.push({ id: work.doc.id, positions: scored });
+  }
+  return { docs: out, calls, positions, config };
+}
