@@ -84,10 +84,16 @@ function tailColumns(ai: usize, b: usize, ci: usize, K: i32, N: i32, N8: i32, ac
   }
 }
 
-/** out[N,M] = transpose of x[M,N]. */
+/** out[N,M] = transpose of x[M,N], in 16 × 16 tiles so reads and writes both stay in cache. */
 export function transpose(x: usize, out: usize, M: i32, N: i32): void {
-  for (let i = 0; i < M; i++) {
-    const xi = x + ((<usize>i * <usize>N) << 2);
-    for (let j = 0; j < N; j++) store<f32>(out + ((<usize>j * <usize>M + <usize>i) << 2), load<f32>(xi + (<usize>j << 2)));
+  for (let i0 = 0; i0 < M; i0 += 16) {
+    const i1 = min(i0 + 16, M);
+    for (let j0 = 0; j0 < N; j0 += 16) {
+      const j1 = min(j0 + 16, N);
+      for (let i = i0; i < i1; i++) {
+        const xi = x + ((<usize>i * <usize>N) << 2);
+        for (let j = j0; j < j1; j++) store<f32>(out + ((<usize>j * <usize>M + <usize>i) << 2), load<f32>(xi + (<usize>j << 2)));
+      }
+    }
   }
 }
