@@ -81,6 +81,13 @@ describe.skipIf(!chromiumAvailable())('web app in headless Chromium', () => {
         expect(await text(page, 'ex-status')).toMatch(/^Scored \d+ candidate calls over \d+ tokens/);
         const strip = page.locator('[data-testid="ex-strip-Calculator"] .strip span');
         expect(await strip.count()).toBeGreaterThan(10);
+        // At τ_s = 0 every stored candidate sat at a position the stage chose: none may read "below_tau_s".
+        expect(await page.locator('td', { hasText: 'below_tau_s' }).count()).toBe(0);
+        const chosenAt0 = await page.locator('[data-testid="ex-strip-Calculator"] [data-chosen]').count();
+        expect(chosenAt0).toBeGreaterThan(0);
+        await keyboardSlide(page, 'ex-tau-s', 'End'); // τ_s = 0.2: only heuristic positions stay chosen
+        expect(await page.locator('[data-testid="ex-strip-Calculator"] [data-chosen]').count()).toBeLessThanOrEqual(chosenAt0);
+        await keyboardSlide(page, 'ex-tau-s', 'Home');
         const ownRow = page.locator('tr', { has: page.locator('td', { hasText: 'yours' }) });
         await expect.poll(() => ownRow.count()).toBe(1);
         const cells = (await ownRow.locator('td').allTextContents()).map((c) => c.trim());

@@ -8,7 +8,7 @@ import { defaultConfig, type ToolThresholds } from '../../pipeline/core/config.t
 import type { CausalLM } from '../../pipeline/core/lm.ts';
 import { OrtCausalLM, type OrtModule } from '../../pipeline/core/ort-lm.ts';
 import { positionScores } from '../../pipeline/core/positions.ts';
-import { annotate } from '../../pipeline/core/stages.ts';
+import { annotate, spread } from '../../pipeline/core/stages.ts';
 import type { KnowledgeBase } from '../../pipeline/core/tools/qa.ts';
 import type { Analysis, AnalyzeParams, BenchResult } from './analysis-types.ts';
 import { chooseBackend, fallbackToWasm, type BackendChoice, type BackendEnv } from './backend.ts';
@@ -135,10 +135,18 @@ async function analyze(id: number, params: AnalyzeParams): Promise<Analysis> {
     tools.map((t) => [t, { tauS: 0, tauF: -Infinity, k: params.k, m: params.m }]),
   );
   const config = defaultConfig({ tools, thresholds, seed: params.seed, lmProposals: params.m > 0 });
+  // The heat strip's p_i and the heuristic positions, computed with the same options as proposeStage, so the page's
+  // τ_s re-judging sees the positions the stage chose. (Duplicated call: DocWork does not carry the scores yet.)
   const scores = [];
   for (const [i, tool] of tools.entries()) {
     post({ id, type: 'progress', stage: `p_i under the ${tool} prompt`, done: i, total: tools.length + 1 });
-    scores.push({ tool, s: await positionScores(lm, params.text, p.prompts[tool], { windowTokens: config.windowTokens, batchSize: config.batchSize }) });
+    const t = thresholds[tool];
+    const s = await positionScores(lm, params.text, p.prompts[tool], {
+      windowTokens: config.windowTokens,
+      batchSize: config.batchSize,
+      reserveTokens: config.lmProposals && t.m > 0 ? config.maxSampleTokens + 1 : 0,
+    });
+    scores.push({ tool, s, heuristic: spread(p.heuristicPositions(params.text, tool), config.heuristicPositions) });
   }
   post({ id, type: 'progress', stage: 'sampling, executing and scoring calls', done: tools.length, total: tools.length + 1 });
   const doc = { id: 'explorer', text: params.text, date: params.date };
@@ -155,11 +163,7 @@ async function analyze(id: number, params: AnalyzeParams): Promise<Analysis> {
     text: params.text,
     tokens,
     offsets: first?.offsets ?? [],
-    tools: scores.map(({ tool, s }) => ({
-      tool,
-      p: Array.from(s.p),
-      heuristic: p.heuristicPositions(params.text, tool).slice(0, config.heuristicPositions),
-    })),
+    tools: scores.map(({ tool, s, heuristic }) => ({ tool, p: Array.from(s.p), heuristic })),
     syntax: Object.fromEntries([...p.tools].map(([name, t]) => [name, t.argument.syntax])),
     candidates,
     skipped,

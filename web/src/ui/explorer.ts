@@ -4,7 +4,7 @@
  * inlined. τ_s and τ_f re-judge the stored numbers on the page (rejudge.ts); text, tools, k and m re-run the model.
  */
 import { formatCall } from '../../../pipeline/core/call-syntax.ts';
-import type { Candidate } from '../../../pipeline/core/candidates.ts';
+import { reasonKind, type Candidate } from '../../../pipeline/core/candidates.ts';
 import type { Doc } from '../../../pipeline/core/document.ts';
 import type { Analysis } from '../analysis-types.ts';
 import type { ModelClient } from '../model-client.ts';
@@ -95,6 +95,9 @@ export function mountExplorer(root: HTMLElement, client: ModelClient, ready: Pro
   // Outputs.
   const strips = h('div', { 'data-testid': 'ex-strips' });
   const table = h('table', { 'data-testid': 'ex-candidates' });
+  const rejectedSummary = h('summary', {});
+  const rejectedTable = h('table', { 'data-testid': 'ex-rejected' });
+  const rejected = h('details', { 'data-testid': 'ex-rejected-details' }, rejectedSummary, rejectedTable);
   const summary = h('p', { 'data-testid': 'ex-summary' });
   const inlined = h('p', { class: 'annotated', 'data-testid': 'ex-inlined' });
 
@@ -153,13 +156,21 @@ export function mountExplorer(root: HTMLElement, client: ModelClient, ready: Pro
     );
     const kept = decisions.filter((d) => d.kept).length;
     summary.textContent = `${kept} of ${decisions.length} candidate calls kept at τ_s ${state.tauS.toFixed(3)}, τ_f ${fmt(state.tauF)}.`;
-    table.replaceChildren(
-      h('thead', {}, h('tr', {},
-        h('th', {}, 'tool'), h('th', { class: 'num' }, 'char'), h('th', {}, 'from'), h('th', {}, 'call'), h('th', {}, 'result'),
-        h('th', { class: 'num' }, 'L_a'), h('th', { class: 'num' }, 'L_b'), h('th', { class: 'num' }, 'L_c'),
-        h('th', { class: 'num' }, 'usefulness'), h('th', {}, 'decision'))),
-      h('tbody', {}, ...decisions.map((d, i) => row(a, d, i))),
-    );
+    // Executed calls (scored, or with a tool error) in the main table; calls rejected before execution (unclosed or
+    // unparsable samples, leakage, duplicates) folded below with counts per reason.
+    const executed = (d: Decision) => d.candidate.losses !== undefined || d.candidate.error !== undefined;
+    const head = () => h('thead', {}, h('tr', {},
+      h('th', {}, 'tool'), h('th', { class: 'num' }, 'char'), h('th', {}, 'from'), h('th', {}, 'call'), h('th', {}, 'result'),
+      h('th', { class: 'num' }, 'L_a'), h('th', { class: 'num' }, 'L_b'), h('th', { class: 'num' }, 'L_c'),
+      h('th', { class: 'num' }, 'usefulness'), h('th', {}, 'decision')));
+    const rows = decisions.map((d, i) => [d, i] as const);
+    table.replaceChildren(head(), h('tbody', {}, ...rows.filter(([d]) => executed(d)).map(([d, i]) => row(a, d, i))));
+    const early = rows.filter(([d]) => !executed(d));
+    const byKind = new Map<string, number>();
+    for (const [d] of early) byKind.set(reasonKind(d.candidate.reason), (byKind.get(reasonKind(d.candidate.reason)) ?? 0) + 1);
+    rejectedSummary.textContent = `${early.length} candidates rejected before execution` +
+      (early.length ? ` (${[...byKind].map(([k, n]) => `${k}: ${n}`).join(', ')})` : '');
+    rejectedTable.replaceChildren(head(), h('tbody', {}, ...early.map(([d, i]) => row(a, d, i))));
     inlined.replaceChildren(
       ...inlineKept(a.text, decisions, (c) => callString(a, c, c.result)).map((p) => (p.call ? h('mark', {}, p.text) : p.text)),
     );
@@ -225,6 +236,7 @@ export function mountExplorer(root: HTMLElement, client: ModelClient, ready: Pro
     strips,
     summary,
     table,
+    rejected,
     h('h3', {}, 'Text with kept calls inlined'),
     inlined,
   );

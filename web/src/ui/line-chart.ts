@@ -29,7 +29,9 @@ export function drawLineChart(
   if (all.length === 0) return;
   const xMin = Math.min(...all.map((p) => p.x));
   const xMax = Math.max(...all.map((p) => p.x));
-  const yMax = Math.max(1, ...all.map((p) => p.y));
+  // Integer ticks: counts are whole numbers.
+  const yStep = Math.max(1, Math.ceil(Math.max(1, ...all.map((p) => p.y)) / 4));
+  const yMax = yStep * 4;
   const W = cssW - pad.l - pad.r;
   const H = cssH - pad.t - pad.b;
   const sx = (x: number) => pad.l + ((x - xMin) / (xMax - xMin || 1)) * W;
@@ -52,10 +54,7 @@ export function drawLineChart(
   }
   ctx.fillText(opts.xLabel, pad.l + W / 2, pad.t + H + 30);
   ctx.textAlign = 'right';
-  for (let i = 0; i <= 4; i++) {
-    const y = (yMax * i) / 4;
-    ctx.fillText(String(Math.round(y)), pad.l - 6, sy(y) + 4);
-  }
+  for (let i = 0; i <= 4; i++) ctx.fillText(String(yStep * i), pad.l - 6, sy(yStep * i) + 4);
   ctx.save();
   ctx.translate(12, pad.t + H / 2);
   ctx.rotate(-Math.PI / 2);
