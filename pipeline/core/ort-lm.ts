@@ -7,12 +7,14 @@
  * [position_ids], past_key_values.{i}.key|value → logits, present.{i}.key|value): GPT-2, SmolLM2, Qwen2, …
  *
  * - score(): requests sorted by length and cut into batches (right padding + attention mask), each forwarded only
- *   as far as `upTo` needs; log-softmax + gather run in a second tiny ONNX graph so only [B, T, 2] floats come back.
+ *   as far as `upTo` needs. By default the log-prob head runs inside a scoring copy of the decoder graph
+ *   (onnx/logprob-graph.ts buildScoringDecoderOnnx): only the positions a request reads go through the LM head and
+ *   log-softmax, and only [n, 2] floats come back — logits never reach JavaScript.
  * - sample(): prefill once, then a batched KV-cache decode loop over the n samples (finished rows leave the batch),
  *   one seeded random stream per row, temperature, top-k, stop string checked on the decoded text.
  */
 import { Tokenizer } from '@huggingface/tokenizers';
-import { buildLogProbGatherOnnx } from '../onnx/logprob-graph.ts';
+import { buildLogProbGatherOnnx, buildScoringDecoderOnnx } from '../onnx/logprob-graph.ts';
 import type { CausalLM, Sample, SampleOptions, ScoreRequest, ScoreResult } from './lm.ts';
 import { decoderSpecFromConfig, type DecoderSpec } from './ort-decoder-spec.ts';
 import { mulberry32, type Random } from './random.ts';
@@ -68,10 +70,23 @@ export interface OrtCausalLMOptions {
   /** Most padded tokens (rows × longest row) per forward pass in score(). @default 4096 */
   maxBatchTokens?: number;
   /**
-   * Where score() turns logits into log-probs: "graph" (a second ONNX session) or "js" (reference path, ~10× slower
-   * on a 4k vocabulary). @default "graph"
+   * Where score() turns hidden states into log-probs:
+   * - "head": a scoring copy of the decoder with the LM head, log-softmax and gather inside (only the positions read
+   *   are computed; logits never come back to JavaScript). Costs a second session holding the same weights.
+   * - "graph": the decoder's full logits come back and go through a second tiny log-softmax + gather graph.
+   * - "js": the reference path, log-softmax in JavaScript (~10× slower on a 4k vocabulary).
+   * "head" falls back to "graph" when the graph has no `logits` output it can rewrite. @default "head"
    */
-  logProbs?: 'graph' | 'js';
+  logProbs?: 'head' | 'graph' | 'js';
+}
+
+/**
+ * A score request with a hint: `from` (inclusive) is the first position whose `tokenLogProbs` the caller reads.
+ * OrtCausalLM then computes log-probs only from there on (entries before `from` are left 0); backends that ignore
+ * the hint return more than was asked, which is still correct.
+ */
+export interface ScoreSpanRequest extends ScoreRequest {
+  from?: number;
 }
 
 /** Rows of logits are never larger than this many bytes per forward pass (keeps memory flat on big vocabularies). */
@@ -83,6 +98,8 @@ interface PendingScore {
   upTo: number;
   /** Tokens to forward: upTo with a probe (p(probe | ids[≤ upTo−1])), else upTo − 1. */
   need: number;
+  /** First position whose log-probs are computed (rows firstRow..need−1). */
+  firstRow: number;
   result: ScoreResult;
 }
 
@@ -104,6 +121,7 @@ export class OrtCausalLM implements CausalLM {
     private readonly ort: OrtModule,
     private readonly session: OrtSession,
     private readonly gather: OrtSession | null,
+    private readonly scorer: OrtSession | null,
     private readonly tokenizer: Tokenizer,
     readonly spec: DecoderSpec,
     private readonly options: Required<Pick<OrtCausalLMOptions, 'maxBatchRows' | 'maxBatchTokens'>>,
@@ -129,8 +147,21 @@ export class OrtCausalLM implements CausalLM {
       await session.release();
       throw error;
     }
+    const mode = options.logProbs ?? 'head';
+    let scorer: OrtSession | null = null;
+    if (mode === 'head') {
+      // A graph this rewrite does not understand keeps the "graph" path rather than failing the load.
+      const scoring = (() => {
+        try {
+          return buildScoringDecoderOnnx(options.model);
+        } catch {
+          return null;
+        }
+      })();
+      if (scoring) scorer = await ort.InferenceSession.create(scoring, options.sessionOptions).catch(() => null);
+    }
     const gather =
-      (options.logProbs ?? 'graph') === 'graph'
+      mode === 'graph' || (mode === 'head' && !scorer)
         ? await ort.InferenceSession.create(buildLogProbGatherOnnx(), options.sessionOptions)
         : null;
     const vocabSize = typeof options.config.vocab_size === 'number' ? options.config.vocab_size : undefined;
@@ -138,7 +169,7 @@ export class OrtCausalLM implements CausalLM {
       1,
       Math.min(options.maxBatchTokens ?? 4096, vocabSize ? Math.floor(MAX_LOGITS_BYTES / 4 / vocabSize) : Infinity),
     );
-    return new OrtCausalLM(options.id, ort, session, gather, tokenizer, spec, {
+    return new OrtCausalLM(options.id, ort, session, gather, scorer, tokenizer, spec, {
       maxBatchRows: options.maxBatchRows ?? 16,
       maxBatchTokens,
     }, vocabSize, typeof options.config.bos_token_id === 'number' ? options.config.bos_token_id : undefined);
@@ -153,7 +184,7 @@ export class OrtCausalLM implements CausalLM {
     return this.tokenizer.decode([...ids], { skip_special_tokens: false, clean_up_tokenization_spaces: false });
   }
 
-  async score(batch: readonly ScoreRequest[]): Promise<ScoreResult[]> {
+  async score(batch: readonly ScoreSpanRequest[]): Promise<ScoreResult[]> {
     const pending = batch.map((request, i): PendingScore => {
       this.checkIds(request.ids, `score: request ${i}`);
       const len = request.ids.length;
@@ -162,7 +193,9 @@ export class OrtCausalLM implements CausalLM {
       if (request.probe !== undefined) this.checkIds([request.probe], `score: request ${i} probe`);
       const result: ScoreResult = { tokenLogProbs: new Float32Array(len) };
       if (request.probe !== undefined) result.probeLogProbs = new Float32Array(len);
-      return { request, upTo, need, result };
+      // First logits row read: row t predicts ids[t + 1]; a probe reads every row.
+      const firstRow = request.probe !== undefined ? 0 : Math.max(0, Math.min((request.from ?? 1) - 1, need));
+      return { request, upTo, need, firstRow, result };
     });
     // Length bucketing: longest first, so each batch pads to a length close to all its rows.
     const todo = pending.filter((p) => p.need > 0).sort((a, b) => b.need - a.need);
@@ -245,10 +278,11 @@ export class OrtCausalLM implements CausalLM {
     return samples;
   }
 
-  /** Frees both ONNX Runtime sessions. */
+  /** Frees the ONNX Runtime sessions. */
   async release(): Promise<void> {
     await this.session.release();
     await this.gather?.release();
+    await this.scorer?.release();
   }
 
   // ---- internals ----
@@ -286,6 +320,19 @@ export class OrtCausalLM implements CausalLM {
     pastLength = 0,
     mask?: BigInt64Array,
   ): Promise<Record<string, OrtTensor>> {
+    const feeds = this.feeds(ids, B, T, past, pastLength, mask);
+    return this.session.run(feeds, withPresent ? ['logits', ...this.presentNames()] : ['logits']);
+  }
+
+  /** The decoder's inputs for one run (see forward). */
+  private feeds(
+    ids: BigInt64Array,
+    B: number,
+    T: number,
+    past: OrtTensor[] | null,
+    pastLength: number,
+    mask?: BigInt64Array,
+  ): Record<string, OrtTensor> {
     const { Tensor } = this.ort;
     const total = pastLength + T;
     const feeds: Record<string, OrtTensor> = {
@@ -305,7 +352,7 @@ export class OrtCausalLM implements CausalLM {
         feeds[`past_key_values.${i}.${kv}`] = past ? past[2 * i + j] : new Tensor('float32', empty, [B, numKvHeads, 0, headDim]);
       }
     }
-    return this.session.run(feeds, withPresent ? ['logits', ...this.presentNames()] : ['logits']);
+    return feeds;
   }
 
   private async scoreChunk(chunk: PendingScore[]): Promise<void> {
@@ -320,6 +367,7 @@ export class OrtCausalLM implements CausalLM {
       }
     });
     this.onScoreBatch?.({ rows: B, length: T, tokens: chunk.reduce((s, p) => s + p.need, 0) });
+    if (this.scorer) return this.scoreChunkInGraph(chunk, this.scorer, ids, T, mask);
     const { logits } = await this.forward(ids, B, T, null, false, 0, mask);
 
     // For row b, position t: slot 0 = the next token ids[t+1], slot 1 = the probe.
@@ -343,6 +391,37 @@ export class OrtCausalLM implements CausalLM {
         for (let t = 0; t < upTo; t++) result.probeLogProbs[t] = gathered[(b * T + t) * K + 1];
       }
     });
+  }
+
+  /** scoreChunk on the scoring graph: only rows firstRow..need−1 of each request go through the LM head. */
+  private async scoreChunkInGraph(chunk: PendingScore[], scorer: OrtSession, ids: BigInt64Array, T: number, mask: BigInt64Array) {
+    const B = chunk.length;
+    const n = chunk.reduce((s, p) => s + p.need - p.firstRow, 0);
+    // For each selected row (b, t): slot 0 = the next token ids[t+1] (0 past upTo), slot 1 = the probe.
+    const K = 2;
+    const rows = new BigInt64Array(n);
+    const indices = new BigInt64Array(n * K);
+    let r = 0;
+    chunk.forEach(({ request, upTo, need, firstRow }, b) => {
+      const probe = BigInt(request.probe ?? 0);
+      for (let t = firstRow; t < need; t++, r++) {
+        rows[r] = BigInt(b * T + t);
+        if (t + 1 < upTo) indices[r * K] = BigInt(request.ids[t + 1]);
+        indices[r * K + 1] = probe;
+      }
+    });
+    const { Tensor } = this.ort;
+    const feeds = this.feeds(ids, B, T, null, 0, mask);
+    feeds.score_rows = new Tensor('int64', rows, [n]);
+    feeds.score_ids = new Tensor('int64', indices, [n, K]);
+    const gathered = (await scorer.run(feeds, ['score_log_probs'])).score_log_probs.data as Float32Array;
+    r = 0;
+    for (const { request, upTo, need, firstRow, result } of chunk) {
+      for (let t = firstRow; t < need; t++, r++) {
+        if (t + 1 < upTo) result.tokenLogProbs[t + 1] = gathered[r * K];
+        if (result.probeLogProbs && request.probe !== undefined) result.probeLogProbs[t] = gathered[r * K + 1];
+      }
+    }
   }
 }
 
