@@ -3,9 +3,8 @@ import { relative, resolve } from 'node:path';
 import { SingleBar } from 'cli-progress';
 import { type AnnotateConfig, TOOL_NAMES, defaultConfig, validateConfig } from '../core/config.ts';
 import type { RunStats } from '../core/stats.ts';
-import { runAnnotate } from './annotate-run.ts';
 import { loadModel } from './load-model.ts';
-import { createNodeParts } from './parts.ts';
+import { RunFiles } from './run-files.ts';
 
 export interface AnnotateFlags {
   model: string;
@@ -76,7 +75,12 @@ function packageVersions(): Record<string, string> {
 export async function annotateCommand(inputs: string[], flags: AnnotateFlags): Promise<RunStats> {
   const started = performance.now();
   const config = configFromFlags(flags);
+  // Before the model loads, so that a wrong --out fails at once: runs are never mixed.
+  if (!flags.resume) RunFiles.assertNoRun(flags.out);
+  else if (!RunFiles.readCheckpoint(flags.out)) console.error(`toolformer: no checkpoint in ${flags.out}: starting a fresh run`);
   const lm = await loadModel(flags.model);
+  // The pipeline's modules (mathjs, the tools) load only once flags and model are known to be good.
+  const [{ runAnnotate }, { createNodeParts }] = await Promise.all([import('./annotate-run.ts'), import('./parts.ts')]);
   const parts = await createNodeParts(lm, config);
   const bar = flags.quiet || !process.stderr.isTTY ? null : new SingleBar({
     format: 'annotate |{bar}| {value}/{total} docs | kept {kept} | ETA {eta_formatted}',

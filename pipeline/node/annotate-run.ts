@@ -1,4 +1,5 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Candidate } from '../core/candidates.ts';
 import type { AnnotateConfig } from '../core/config.ts';
 import type { Doc } from '../core/document.ts';
@@ -48,11 +49,33 @@ function callRecord(c: Candidate) {
   };
 }
 
+/**
+ * A resume must use the settings of the run it continues, or its files would mix two runs. Batch size and tool
+ * concurrency do not change the output and --max-docs may grow; everything else is compared with config.json.
+ */
+function assertSameRun(outDir: string, record: { model?: unknown; inputs: string[]; config: AnnotateConfig }): void {
+  if (!RunFiles.readCheckpoint(outDir) || !existsSync(join(outDir, 'config.json'))) return;
+  const before = JSON.parse(readFileSync(join(outDir, 'config.json'), 'utf8'));
+  const comparable = (r: typeof record) => {
+    const { batchSize: _b, toolConcurrency: _c, ...config } = r.config;
+    return { model: r.model, inputs: r.inputs, ...config };
+  };
+  const [was, now] = [comparable(before), comparable(record)];
+  for (const key of Object.keys(now) as (keyof typeof now)[]) {
+    if (JSON.stringify(was[key]) !== JSON.stringify(now[key])) {
+      const show = (v: unknown) => JSON.stringify(v)?.slice(0, 60);
+      throw new Error(`cannot resume ${outDir} with other settings (${key}: ${show(was[key])} then, ${show(now[key])} now): pass the same flags as its first run, or choose another --out`);
+    }
+  }
+}
+
 export async function runAnnotate(parts: PipelineParts, options: RunOptions): Promise<RunStats> {
   const { config, outDir } = options;
   mkdirSync(outDir, { recursive: true });
-  RunFiles.writeJson(outDir, 'config.json', { ...options.meta, inputs: options.inputs, maxDocs: options.maxDocs ?? null, config });
+  const record = { ...options.meta, inputs: options.inputs, maxDocs: options.maxDocs ?? null, config };
+  if (options.resume) assertSameRun(outDir, record);
   const { files, checkpoint } = RunFiles.open<RunStats>(outDir, options.resume ?? false);
+  RunFiles.writeJson(outDir, 'config.json', record);
   const stats = checkpoint?.stats ?? emptyStats(config.tools);
   let items = 0;
   let docs = checkpoint?.docs ?? 0;

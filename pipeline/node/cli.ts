@@ -9,8 +9,6 @@ import { resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { judge } from '../core/judge.ts';
 import { paperNames } from '../core/losses.ts';
-import { annotateCommand } from './annotate-command.ts';
-import { scoreCommand } from './score-command.ts';
 
 const number = (name: string) => (value: string) => {
   const x = Number(value);
@@ -28,7 +26,8 @@ export const DEFAULT_INPUTS = ['corpus/sotu.jsonl', 'corpus/factbook.jsonl'];
 
 const program = new Command('toolformer')
   .description('Toolformer data generation (Schick et al., 2023) with a local ONNX causal LM')
-  .showHelpAfterError();
+  // A bad flag is one line naming it (no usage dump); --help lists the options.
+  .configureOutput({ outputError: (message, write) => write(`toolformer: ${message.replace(/^error: /, '').trim().replace(/\s*\n\s*/g, ' ')} (see --help)\n`) });
 
 program
   .command('annotate')
@@ -49,6 +48,8 @@ program
   .option('--resume', 'continue a killed run in --out from its checkpoint')
   .option('--quiet', 'no progress bar')
   .action(async (inputs: string[], opts) => {
+    // Imported on use: a bad flag or model fails in a second, before the pipeline's modules load.
+    const { annotateCommand } = await import('./annotate-command.ts');
     await annotateCommand(inputs, opts);
   });
 
@@ -79,6 +80,7 @@ program
   .option('--model <dir>', 'Hugging Face ONNX causal-LM directory', DEFAULT_MODEL)
   .option('--date <yyyy-mm-dd>', "the document's date (for Calendar)")
   .action(async (text: string, opts) => {
+    const { scoreCommand } = await import('./score-command.ts');
     await scoreCommand(text, opts);
   });
 

@@ -1,4 +1,16 @@
-import { closeSync, existsSync, fsyncSync, ftruncateSync, openSync, readFileSync, renameSync, writeSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  fsyncSync,
+  ftruncateSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  writeSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -9,6 +21,10 @@ import { join } from 'node:path';
  * input consumed, each file's byte length, the stats so far) is replaced atomically (write, fsync, rename).
  * On resume every file is truncated to the checkpoint's length — dropping whatever was written after it — and
  * the input is re-read, skipping the items already done.
+ *
+ * Runs are never mixed: a fresh run refuses a directory that already holds one (a checkpoint, stats or a non-empty
+ * output file), and a resume refuses files shorter than its checkpoint says. `--resume` without a checkpoint (a run
+ * killed before its first document) starts fresh.
  */
 export const OUTPUT_FILES = ['train.jsonl', 'calls.jsonl', 'errors.jsonl'] as const;
 export type OutputFile = (typeof OUTPUT_FILES)[number];
@@ -37,14 +53,21 @@ export class RunFiles<S> {
     this.pending = { 'train.jsonl': [], 'calls.jsonl': [], 'errors.jsonl': [] };
   }
 
-  /** Open for a fresh run (files emptied) or a resume (truncated to the checkpoint). */
+  /** Open for a fresh run (files emptied) or a resume (truncated to the checkpoint). Throws a one-line error naming the fix. */
   static open<S>(dir: string, resume: boolean): { files: RunFiles<S>; checkpoint: Checkpoint<S> | null } {
+    if (!resume) RunFiles.assertNoRun(dir);
     const checkpoint = resume ? RunFiles.readCheckpoint<S>(dir) : null;
     const fds = {} as Record<OutputFile, number>;
     const bytes = {} as Record<OutputFile, number>;
     for (const name of OUTPUT_FILES) {
       const fd = openSync(join(dir, name), existsSync(join(dir, name)) ? 'r+' : 'w+');
       const length = checkpoint?.bytes[name] ?? 0;
+      // Growing a file would pad it with NUL bytes: the files are not the ones this checkpoint was written for.
+      const size = fstatSync(fd).size;
+      if (size < length) {
+        for (const open of [fd, ...Object.values(fds)]) closeSync(open);
+        throw new Error(`cannot resume ${dir}: ${name} is shorter than its checkpoint (${size} < ${length} bytes): start again with another --out`);
+      }
       ftruncateSync(fd, length);
       fds[name] = fd;
       bytes[name] = length;
@@ -52,10 +75,29 @@ export class RunFiles<S> {
     return { files: new RunFiles<S>(dir, fds, bytes), checkpoint };
   }
 
+  /** The files of an earlier run in `dir`: a checkpoint, stats, or a non-empty output file. */
+  static runFilesIn(dir: string): string[] {
+    // Empty output files are what a run killed before its first document leaves: nothing to keep.
+    const holds = (name: string) => existsSync(join(dir, name)) && (!name.endsWith('.jsonl') || statSync(join(dir, name)).size > 0);
+    return ['checkpoint.json', 'stats.json', ...OUTPUT_FILES].filter(holds);
+  }
+
+  /** A fresh run must not overwrite (or be mixed into) an earlier one. */
+  static assertNoRun(dir: string): void {
+    const found = RunFiles.runFilesIn(dir);
+    if (found.length > 0) {
+      throw new Error(`${dir} already holds a run (${found.join(', ')}): pass --resume to continue it, or choose another --out`);
+    }
+  }
+
   static readCheckpoint<S>(dir: string): Checkpoint<S> | null {
     const path = join(dir, 'checkpoint.json');
     if (!existsSync(path)) return null;
-    return JSON.parse(readFileSync(path, 'utf8')) as Checkpoint<S>;
+    try {
+      return JSON.parse(readFileSync(path, 'utf8')) as Checkpoint<S>;
+    } catch (error) {
+      throw new Error(`cannot resume ${dir}: checkpoint.json is not valid JSON (${(error as Error).message}): start again with another --out`);
+    }
   }
 
   /** Queue a JSON line; nothing reaches the file until `commit`. */

@@ -1,0 +1,33 @@
+/**
+ * Run the `toolformer` CLI as a child process, as a user would: for tests of exit codes, stderr and kill -9.
+ * Through bin.mjs (tsx registered in-process), so the child is one process and a SIGKILL stops all of it.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+
+export const ROOT = resolve(import.meta.dirname, '../../..');
+export const TINY_MODEL = resolve(ROOT, 'models/tiny-random');
+const BIN = resolve(ROOT, 'pipeline/node/bin.mjs');
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Start `toolformer <args…>` in `cwd`; `done` settles when it exits (or is killed). */
+export function spawnCli(args: string[], cwd: string): { child: ChildProcess; done: Promise<CliResult> } {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d: Buffer) => (stdout += d));
+  child.stderr!.on('data', (d: Buffer) => (stderr += d));
+  const done = new Promise<CliResult>((res, rej) => {
+    child.on('error', rej);
+    child.on('close', (code, signal) => res({ code, signal, stdout, stderr }));
+  });
+  return { child, done };
+}
+
+export const runCli = (args: string[], cwd: string): Promise<CliResult> => spawnCli(args, cwd).done;
