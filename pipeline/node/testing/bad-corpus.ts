@@ -1,0 +1,105 @@
+/**
+ * A corpus directory holding every kind of bad input beside five good documents, and the error records a run
+ * over it must write. Used by reliability.test.ts; the reader's unit tests are in read-corpus.test.ts.
+ */
+import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from './cli-child.ts';
+
+export interface ExpectedError {
+  /** Path relative to the run's working directory, as errors.jsonl records it. */
+  file: string;
+  line: number | null;
+  code: string;
+}
+
+export interface BadCorpus {
+  /** The inputs to pass to `annotate`, relative to `dir`'s parent: the directory and a path that does not exist. */
+  inputs: string[];
+  goodIds: string[];
+  errors: ExpectedError[];
+  /** Bad kinds that could not be built here, with the reason. */
+  skipped: string[];
+}
+
+/** Write the corpus under `<cwd>/bad-corpus/`; 10 MB on disk. */
+export function writeBadCorpus(cwd: string): BadCorpus {
+  const dir = 'bad-corpus';
+  mkdirSync(join(cwd, dir));
+  const at = (name: string) => join(cwd, dir, name);
+  const sample = readFileSync(join(ROOT, 'corpus/sample.jsonl'), 'utf8').trim().split('\n');
+  const id = (line: string) => JSON.parse(line).id as string;
+  const errors: ExpectedError[] = [];
+  const expect = (name: string, line: number | null, code: string) => errors.push({ file: `${dir}/${name}`, line, code });
+
+  // a-mixed.jsonl: good records among bad ones, one per line.
+  const mixed = [
+    sample[0], // 1 good
+    '{"id": "cut", "text": "Half a rec', // 2
+    '', // 3 blank: not a record
+    null, // 4 invalid UTF-8 (written below)
+    '{"id": "empty", "text": "  \\n\\t "}', // 5
+    '{"id": "no-text", "source": "x"}', // 6
+    '{"id": 42, "text": "A numeric id."}', // 7
+    '{"id": "t", "text": ["not", "a", "string"]}', // 8
+    '["an", "array"]', // 9
+    `{"id": ${JSON.stringify(id(sample[0]))}, "text": "Same id again."}`, // 10
+    '{"id": "when", "text": "A bad date.", "date": "1790-13-45"}', // 11
+    sample[1], // 12 good
+  ];
+  const bytes = mixed.map((l) => (l === null ? Buffer.from([0x7b, 0x22, 0x74, 0xc3, 0x28, 0x22, 0x7d]) : Buffer.from(l)));
+  writeFileSync(at('a-mixed.jsonl'), Buffer.concat(bytes.flatMap((b) => [b, Buffer.from('\n')])));
+  expect('a-mixed.jsonl', 2, 'malformed-json');
+  expect('a-mixed.jsonl', 4, 'invalid-utf8');
+  expect('a-mixed.jsonl', 5, 'empty-text');
+  expect('a-mixed.jsonl', 6, 'missing-field');
+  expect('a-mixed.jsonl', 7, 'wrong-type');
+  expect('a-mixed.jsonl', 8, 'wrong-type');
+  expect('a-mixed.jsonl', 9, 'not-an-object');
+  expect('a-mixed.jsonl', 10, 'duplicate-id');
+  expect('a-mixed.jsonl', 11, 'wrong-type');
+
+  // b-binary.jsonl: a binary file with a .jsonl name.
+  writeFileSync(at('b-binary.jsonl'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48]));
+  expect('b-binary.jsonl', null, 'binary');
+
+  // c-big.jsonl: a 10 MB single-line document, then a good one and a duplicate of a document in another file.
+  const big = Buffer.alloc(10 * 2 ** 20, 'x');
+  writeFileSync(at('c-big.jsonl'), Buffer.concat([Buffer.from('{"id": "big", "text": "'), big, Buffer.from(`"}\n${sample[2]}\n${sample[1]}\n`)]));
+  expect('c-big.jsonl', 1, 'too-long');
+  expect('c-big.jsonl', 3, 'duplicate-id');
+
+  // d-empty.txt, e-latin1.txt: an empty document and a file that is not UTF-8; f-empty.jsonl: no records at all.
+  writeFileSync(at('d-empty.txt'), ' \n\n\t\n');
+  expect('d-empty.txt', 1, 'empty-text');
+  writeFileSync(at('e-latin1.txt'), Buffer.from('Caf\xe9 au lait, 3 francs.\n', 'latin1'));
+  expect('e-latin1.txt', null, 'invalid-utf8');
+  writeFileSync(at('f-empty.jsonl'), '');
+
+  // g-loop.jsonl: a symbolic link to itself (ELOOP): a file that cannot be opened, whoever runs the test.
+  symlinkSync('g-loop.jsonl', at('g-loop.jsonl'));
+  expect('g-loop.jsonl', null, 'unreadable');
+
+  // h-locked.jsonl: no read permission. Root reads it anyway, so under root it is not built.
+  const skipped: string[] = [];
+  if (process.getuid?.() === 0) skipped.push('h-locked.jsonl (chmod 000): running as root, which ignores file permissions');
+  else {
+    writeFileSync(at('h-locked.jsonl'), sample[4] + '\n');
+    chmodSync(at('h-locked.jsonl'), 0o000);
+    expect('h-locked.jsonl', null, 'unreadable');
+  }
+
+  // i-note.txt: a good plain-text document; sub/j.jsonl: a good record in a subdirectory.
+  writeFileSync(at('i-note.txt'), 'The fleet of 12 ships carried 30 sailors each, a total of 360 men, to Boston in 1790.\n');
+  mkdirSync(at('sub'));
+  writeFileSync(at('sub/j.jsonl'), sample[3] + '\n');
+
+  // A path given on the command line that does not exist: an error record, not a fatal error.
+  errors.push({ file: 'missing.jsonl', line: null, code: 'missing-path' });
+  return {
+    inputs: [dir, 'missing.jsonl'],
+    goodIds: [id(sample[0]), id(sample[1]), id(sample[2]), `${dir}/i-note.txt`, id(sample[3])],
+    errors,
+    skipped,
+  };
+}
