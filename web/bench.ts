@@ -5,7 +5,7 @@
  *   - Chromium, WebGPU (here: the SwiftShader software adapter; a real GPU is much faster)
  * Reports CausalLM.score tokens/s and the raw forward limit of the same session options.
  *
- *   npx tsx web/bench.ts [--model default|tiny-random] [--batch 16] [--length 128] [--repeats 5]
+ *   npx tsx web/bench.ts [--model default|tiny-random] [--batch 16] [--length 128] [--repeats 5] [--backends wasm,webgpu]
  *
  * Writes out/bench/web.json and prints a markdown table.
  */
@@ -26,6 +26,7 @@ const model = arg('model', existsSync(join(repoRoot, 'models/default/onnx/model.
 const batch = Number(arg('batch', '16'));
 const length = Number(arg('length', '128'));
 const repeats = Number(arg('repeats', '5'));
+const backends = arg('backends', 'wasm,webgpu').split(',').filter((b): b is 'wasm' | 'webgpu' => b === 'wasm' || b === 'webgpu');
 
 const rows: { runtime: string; scoreTokensPerSecond: number; forwardTokensPerSecond?: number; note: string }[] = [];
 
@@ -36,7 +37,7 @@ rows.push({ runtime: 'Node, onnxruntime-node', scoreTokensPerSecond: nodeTps, no
 await buildApp();
 const served = await serveApp();
 try {
-  for (const backend of ['wasm', 'webgpu'] as const) {
+  for (const backend of backends) {
     const browser = await launch({ webgpu: backend === 'webgpu' });
     try {
       // m=0 and no tools: the explorer's first run stays out of the way of the measurement.
