@@ -1,7 +1,7 @@
 /**
- * The p_i(" [") heat strip: one span per token, its background as dark as p_i is high — on a log scale between the
- * strip's minimum and maximum, since a small model's p_i are far below 1 and close together — chosen positions
- * outlined, p_i in the tooltip.
+ * The p_i(" [") heat strip: one span per token, its background as dark as p_i is high — on a log scale from the
+ * strip's median (white) to its maximum, since a small model's p_i are far below 1 and close together, so only the
+ * peaks stand out — chosen positions outlined, p_i in the tooltip.
  */
 import { h } from './dom.ts';
 
@@ -14,10 +14,11 @@ export function heatStrip(opts: {
   chosen: ReadonlySet<number>;
 }): HTMLElement {
   const max = Math.max(1e-12, ...opts.p);
-  const min = Math.max(1e-12, Math.min(...opts.p));
+  const sorted = [...opts.p].sort((a, b) => a - b);
+  const min = Math.max(1e-12, sorted[Math.floor(sorted.length / 2)] ?? 0);
   const span = Math.log(max) - Math.log(min) || 1;
   const spans = opts.tokens.map((tok, i) => {
-    const a = (Math.log(Math.max(opts.p[i], 1e-12)) - Math.log(min)) / span;
+    const a = Math.min(1, Math.max(0, (Math.log(Math.max(opts.p[i], 1e-12)) - Math.log(min)) / span));
     const chosen = opts.chosen.has(opts.offsets[i]);
     return h(
       'span',
@@ -33,7 +34,7 @@ export function heatStrip(opts: {
   return h(
     'figure',
     { 'data-testid': `ex-strip-${opts.tool}`, style: 'margin: 0.4rem 0' },
-    h('figcaption', { class: 'muted' }, `${opts.tool}: p_i(" [") per token (darker = higher, log scale ${min.toExponential(1)} … ${max.toExponential(1)}); outlined = chosen position`),
+    h('figcaption', { class: 'muted' }, `${opts.tool}: p_i(" [") per token (darker = higher, log scale, median ${min.toExponential(1)} … max ${max.toExponential(1)}); outlined = chosen position`),
     h('div', { class: 'strip', role: 'img', 'aria-label': `${opts.tool} call-start probability per token` }, ...spans),
   );
 }
