@@ -38,6 +38,10 @@ export function configFromFlags(flags: AnnotateFlags): AnnotateConfig {
     if (flags.k !== undefined) t.k = flags.k;
     if (flags.m !== undefined) t.m = flags.m;
   }
+  // Checked here, not only in validateConfig, so that the message names the flag.
+  if (config.tools.length === 0) throw new Error(`no tools: pass --tools with some of ${TOOL_NAMES.join(', ')}`);
+  if (flags.batchSize < 1) throw new Error(`--batch-size must be ≥ 1 (got ${flags.batchSize}): pass --batch-size 16`);
+  if (flags.concurrency < 1) throw new Error(`--concurrency must be ≥ 1 (got ${flags.concurrency}): pass --concurrency 4`);
   const problem = validateConfig(config, TOOL_NAMES);
   if (problem) throw new Error(problem);
   return config;

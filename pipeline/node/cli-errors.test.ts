@@ -34,6 +34,9 @@ const cases: [string, string[], RegExp][] = [
   ['τ_s below 0', ['--model', TINY_MODEL, '--tau-s', '-0.1'], /τ_s must be in \[0, 1\] \(got -0\.1\)/],
   ['a negative k', ['--model', TINY_MODEL, '--k', '-1'], /--k must be a non-negative integer/],
   ['a τ_f that is not a number', ['--model', TINY_MODEL, '--tau-f', 'high'], /--tau-f must be a number/],
+  ['no tools', ['--model', TINY_MODEL, '--tools', ' , '], /no tools: pass --tools with some of Calculator/],
+  ['a batch size of 0', ['--model', TINY_MODEL, '--batch-size', '0'], /--batch-size must be ≥ 1 \(got 0\): pass --batch-size 16/],
+  ['a tool concurrency of 0', ['--model', TINY_MODEL, '--concurrency', '0'], /--concurrency must be ≥ 1 \(got 0\): pass --concurrency 4/],
   ['an unknown flag', ['--model', TINY_MODEL, '--tua-f', '1'], /unknown option '--tua-f'/],
 ];
 

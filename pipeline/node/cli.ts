@@ -84,6 +84,13 @@ program
     await scoreCommand(text, opts);
   });
 
+// `toolformer … | head`: a reader that stops early ends the output, not the process with a stack trace (the summary
+// is printed after the run's files are complete).
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code !== 'EPIPE') throw err;
+  process.exit(0);
+});
+
 program.parseAsync().catch((err: unknown) => {
   // Fatal configuration errors: one line naming the fix, non-zero exit.
   console.error(`toolformer: ${err instanceof Error ? err.message : String(err)}`);
