@@ -55,9 +55,14 @@ function callRecord(c: Candidate) {
  */
 function assertSameRun(outDir: string, record: { model?: unknown; inputs: string[]; config: AnnotateConfig }): void {
   if (!RunFiles.readCheckpoint(outDir) || !existsSync(join(outDir, 'config.json'))) return;
-  const before = JSON.parse(readFileSync(join(outDir, 'config.json'), 'utf8'));
+  let before: typeof record;
+  try {
+    before = JSON.parse(readFileSync(join(outDir, 'config.json'), 'utf8'));
+  } catch (error) {
+    throw new Error(`cannot resume ${outDir}: config.json is not valid JSON (${(error as Error).message}): start again with another --out`);
+  }
   const comparable = (r: typeof record) => {
-    const { batchSize: _b, toolConcurrency: _c, ...config } = r.config;
+    const { batchSize: _b, toolConcurrency: _c, ...config } = r.config ?? {};
     return { model: r.model, inputs: r.inputs, ...config };
   };
   const [was, now] = [comparable(before), comparable(record)];

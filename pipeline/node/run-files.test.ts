@@ -89,6 +89,11 @@ describe('runAnnotate --resume', () => {
     expect(read(d, 'config.json')).toBe(record());
   });
 
+  it('refuses a run whose config.json is not JSON', async () => {
+    const d = dir({ 'checkpoint.json': checkpoint(0), 'config.json': '{"model": ' });
+    await expect(resume(d)).rejects.toThrow(/^cannot resume .*: config\.json is not valid JSON .*: start again with another --out$/);
+  });
+
   it('accepts another batch size, tool concurrency or --max-docs (they do not change the output)', async () => {
     const d = dir({ 'checkpoint.json': checkpoint(0, { docsRead: 1 }), 'config.json': record(), 'calls.jsonl': '' });
     const stats = await resume(d, { ...config, batchSize: 1, toolConcurrency: 8 }, 10);
