@@ -5,7 +5,7 @@ import type { Doc } from './document.ts';
 import { judge } from './judge.ts';
 import type { CausalLM } from './lm.ts';
 import { PAPER_WEIGHTS } from './losses.ts';
-import { positionScores, selectPositions } from './positions.ts';
+import { type PositionScores, type SelectedPosition, positionScores, selectPositions } from './positions.ts';
 import type { ToolPrompt } from './prompts.ts';
 import { sampleCalls } from './sample-calls.ts';
 import { makeWindow, scorePositions } from './scoring.ts';
@@ -24,7 +24,17 @@ export interface DocWork {
   tools: string[];
   /** Per tool, why the pre-filter dropped the document (absent when it passed). */
   skipped: Record<string, string>;
+  /** Per tool that passed its pre-filter: p_i over the text and the positions chosen (for display and re-judging). */
+  positions: Record<string, ToolPositions>;
   candidates: Candidate[];
+}
+
+export interface ToolPositions {
+  scores: PositionScores;
+  /** Top-k positions with p_i > τ_s. */
+  lm: SelectedPosition[];
+  /** Heuristic positions (char offsets), spread over the document. */
+  heuristic: number[];
 }
 
 export type Stage = (input: AsyncIterable<DocWork>) => AsyncIterable<DocWork>;
@@ -63,7 +73,7 @@ export function spread<T>(items: readonly T[], n: number): T[] {
 export function prefilterStage(parts: PipelineParts, config: AnnotateConfig) {
   return async function* (docs: AsyncIterable<Doc>): AsyncIterable<DocWork> {
     for await (const doc of docs) {
-      const work: DocWork = { doc, tools: [], skipped: {}, candidates: [] };
+      const work: DocWork = { doc, tools: [], skipped: {}, positions: {}, candidates: [] };
       for (const tool of config.tools) {
         const verdict = parts.prefilter(tool, doc);
         if (verdict.pass) work.tools.push(tool);
@@ -90,6 +100,7 @@ export function proposeStage(parts: PipelineParts, config: AnnotateConfig): Stag
         const lmPositions = selectPositions(scores, doc.text, t.tauS, t.k);
         const pAt = new Map(scores.offsets.slice(0, -1).map((at, i) => [at, scores.p[i]]));
         const heuristic = spread(parts.heuristicPositions(doc.text, tool), config.heuristicPositions);
+        work.positions[tool] = { scores, lm: lmPositions, heuristic };
         const positions = [...new Set([...lmPositions.map((p) => p.at), ...heuristic])].sort((a, b) => a - b);
         for (const at of positions) {
           const base = { docId: doc.id, tool, at, positionP: pAt.get(at), kept: false, reason: 'pending' as const };

@@ -7,8 +7,8 @@
 import { defaultConfig, type ToolThresholds } from '../../pipeline/core/config.ts';
 import type { CausalLM } from '../../pipeline/core/lm.ts';
 import { OrtCausalLM, type OrtModule } from '../../pipeline/core/ort-lm.ts';
-import { positionScores } from '../../pipeline/core/positions.ts';
-import { annotate, spread } from '../../pipeline/core/stages.ts';
+import type { PositionScores } from '../../pipeline/core/positions.ts';
+import { annotate } from '../../pipeline/core/stages.ts';
 import type { KnowledgeBase } from '../../pipeline/core/tools/qa.ts';
 import type { Analysis, AnalyzeParams, BenchResult } from './analysis-types.ts';
 import { chooseBackend, fallbackToWasm, type BackendChoice, type BackendEnv } from './backend.ts';
@@ -135,27 +135,17 @@ async function analyze(id: number, params: AnalyzeParams): Promise<Analysis> {
     tools.map((t) => [t, { tauS: 0, tauF: -Infinity, k: params.k, m: params.m }]),
   );
   const config = defaultConfig({ tools, thresholds, seed: params.seed, lmProposals: params.m > 0 });
-  // The heat strip's p_i and the heuristic positions, computed with the same options as proposeStage, so the page's
-  // τ_s re-judging sees the positions the stage chose. (Duplicated call: DocWork does not carry the scores yet.)
-  const scores = [];
-  for (const [i, tool] of tools.entries()) {
-    post({ id, type: 'progress', stage: `p_i under the ${tool} prompt`, done: i, total: tools.length + 1 });
-    const t = thresholds[tool];
-    const s = await positionScores(lm, params.text, p.prompts[tool], {
-      windowTokens: config.windowTokens,
-      batchSize: config.batchSize,
-      reserveTokens: config.lmProposals && t.m > 0 ? config.maxSampleTokens + 1 : 0,
-    });
-    scores.push({ tool, s, heuristic: spread(p.heuristicPositions(params.text, tool), config.heuristicPositions) });
-  }
-  post({ id, type: 'progress', stage: 'sampling, executing and scoring calls', done: tools.length, total: tools.length + 1 });
+  post({ id, type: 'progress', stage: 'positions, sampling, executing and scoring calls', done: 0, total: 1 });
   const doc = { id: 'explorer', text: params.text, date: params.date };
   const candidates = [];
   let skipped: Record<string, string> = {};
+  // The stage's own positions (p_i for the heat strip, heuristic positions), so τ_s re-judging sees what it chose.
+  const scores: { tool: string; s: PositionScores; heuristic: number[] }[] = [];
   async function* one() { yield doc; }
   for await (const work of annotate(p, config, one())) {
     candidates.push(...work.candidates);
     skipped = work.skipped;
+    for (const [tool, positions] of Object.entries(work.positions)) scores.push({ tool, s: positions.scores, heuristic: positions.heuristic });
   }
   const first = scores[0]?.s;
   const tokens = first?.tokens ?? lm.encode(params.text).map((t) => lm.decode([t]));
