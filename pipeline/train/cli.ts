@@ -13,7 +13,7 @@ import { Command } from 'commander';
 import { Gpt2, type Gpt2Config } from './gpt2.ts';
 import { AdamW } from './adamw.ts';
 import { BpeTokenizer, trainBpe } from './tokenizer.ts';
-import { Batcher, DEFAULT_MIXTURE, readJsonl, splitDocs, validationBatch } from './data.ts';
+import { Batcher, MIXTURE_SCHEDULE, mixtureAt, readJsonl, splitDocs, validationBatch } from './data.ts';
 import { capitalFacts, splitFacts } from './data-synthetic.ts';
 import { constructInduction, constructedLrScale } from './construct.ts';
 import { copyProbe, toolProbe, valLoss } from './probes.ts';
@@ -93,7 +93,7 @@ if (o.resume && existsSync(ckptJson)) {
   model.init(num('seed'));
   if (o.init === 'construct') constructInduction(model, tok.eosId);
 }
-const batcher = new Batcher(tok, train, facts.train, T, DEFAULT_MIXTURE, num('seed') * 100_003 + step);
+const batcher = new Batcher(tok, train, facts.train, T, mixtureAt(step), num('seed') * 100_003 + step);
 const valBatch = validationBatch(tok, val, 32, T);
 
 function evaluate(): Record<string, unknown> {
@@ -116,7 +116,7 @@ function checkpoint(): void {
   writeFileSync(ckptJson, JSON.stringify({ step, tokensSeen, trainSeconds, config, options: o }));
 }
 
-log({ event: 'start', config, params: model.numParams, mixture: DEFAULT_MIXTURE, options: o, step,
+log({ event: 'start', config, params: model.numParams, mixture: MIXTURE_SCHEDULE, options: o, step,
   trainDocs: train.length, valDocs: val.length });
 if (step === 0) log({ event: 'eval', step, ...evaluate() });
 const maxMs = Number(o.minutes) * 60_000;
@@ -126,6 +126,7 @@ let lossSum = 0;
 let lossN = 0;
 while (step < num('steps') && Date.now() - t0 < maxMs) {
   const s0 = Date.now();
+  batcher.mixture = mixtureAt(step);
   const { x, y } = batcher.next(B);
   model.zeroGrad();
   const loss = model.forward(x, B, T, y);
@@ -151,7 +152,7 @@ while (step < num('steps') && Date.now() - t0 < maxMs) {
 checkpoint();
 const final = evaluate();
 const record = {
-  step, tokensSeen, trainSeconds, config, params: model.numParams, mixture: DEFAULT_MIXTURE, rowsDrawn: batcher.drawn,
+  step, tokensSeen, trainSeconds, config, params: model.numParams, mixture: MIXTURE_SCHEDULE, rowsDrawn: batcher.drawn,
   options: o, ...final,
 };
 log({ event: 'final', ...record });

@@ -3,11 +3,12 @@
  * synthetic copying texts (data-synthetic.ts). Every row of a batch is T+1 tokens starting with `<|endoftext|>`
  * (the beginning-of-sequence token the scorer also puts first); shorter texts are packed with corpus text.
  *
- * Mixture (share of rows), DEFAULT_MIXTURE:
- *   natural 0.45  a random window of the corpus
- *   tool    0.25  `[Tool(args) -> result] ` + corpus text restating the result (¼ unrelated, not restated)
- *   restate 0.20  numbers, invented names, dates, key–value pairs restated later in the row
- *   repeat  0.10  a corpus span of 8–48 tokens repeated after a gap (plain induction)
+ * Mixture (share of rows), MIXTURE_SCHEDULE: steps 0–399 / from step 400 (more copying once the measured copy
+ * gain started to fall as the corpus LM improved; see models/default/README.md):
+ *   natural 0.45 / 0.35  a random window of the corpus
+ *   tool    0.25 / 0.30  `[Tool(args) -> result] ` + corpus text restating the result (¼ unrelated, not restated)
+ *   restate 0.20 / 0.25  numbers, invented names, dates, key–value pairs restated later in the row
+ *   repeat  0.10 / 0.10  a corpus span of 8–48 tokens repeated after a gap (plain induction)
  * Documents are split train/validation by a hash of their id (1 in 50 is validation).
  */
 import { readFileSync } from 'node:fs';
@@ -27,7 +28,14 @@ export interface Mixture {
   repeat: number;
 }
 
-export const DEFAULT_MIXTURE: Mixture = { natural: 0.45, tool: 0.25, restate: 0.2, repeat: 0.1 };
+export const MIXTURE_SCHEDULE: { fromStep: number; mixture: Mixture }[] = [
+  { fromStep: 0, mixture: { natural: 0.45, tool: 0.25, restate: 0.2, repeat: 0.1 } },
+  { fromStep: 400, mixture: { natural: 0.35, tool: 0.3, restate: 0.25, repeat: 0.1 } },
+];
+
+export function mixtureAt(step: number): Mixture {
+  return MIXTURE_SCHEDULE.filter((p) => p.fromStep <= step).at(-1)!.mixture;
+}
 
 export function readJsonl(path: string): Doc[] {
   return readFileSync(path, 'utf8').split('\n').filter((l) => l.trim()).map((l) => {
@@ -76,7 +84,8 @@ export class Batcher {
     private readonly docs: Doc[],
     private readonly facts: readonly Fact[],
     private readonly T: number,
-    private readonly mixture: Mixture = DEFAULT_MIXTURE,
+    /** Set by the training loop as the schedule advances. */
+    public mixture: Mixture = MIXTURE_SCHEDULE[0].mixture,
     seed = 1,
   ) {
     this.rng = mulberry32(seed);

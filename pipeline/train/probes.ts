@@ -6,7 +6,8 @@
  *   The number is 48213."); mean log-prob per token of the number at its second occurrence minus at its first.
  * - toolProbe: held-out sentences whose next tokens contain a tool result (held-out capitals, fresh calculations
  *   and dates); the paper's weighted loss over the next 5 tokens (weights 1, .8, .6, .4, .2, normalised) without a
- *   call, with `[call -> result] ` as prefix, and with another item's (unrelated) result. Sequences are built as the
+ *   call, with `[call -> result] ` as prefix, with an unrelated call (another item of another kind, its own result),
+ *   and with this call but another same-kind item's (wrong) result. Sequences are built as the
  *   scorer builds them: [bos] + encode(call + " ") + encode(prefix) + encode(continuation)[0:5].
  */
 import { mulberry32, type Random } from '../core/random.ts';
@@ -99,6 +100,7 @@ export function copyProbe(model: Gpt2, tok: BpeTokenizer, val: Doc[], n = 48, se
 interface ToolItem {
   call: string;
   unrelatedCall: string;
+  wrongResultCall: string;
   prefix: string;
   next: string;
 }
@@ -126,18 +128,26 @@ function toolItems(rng: Random, heldOut: readonly Fact[], val: Doc[], n: number)
     }
   }
   // The unrelated result: another item's result of the same kind.
+  // Unrelated: the call (question and result) of the next item of another kind; wrong result: this item's call
+  // with the result of another item of the same kind.
   return raw.map((it, i) => {
-    const other = raw.find((o, j) => j > i && o.kind === it.kind && o.result !== it.result)
+    const other = raw.find((o, j) => j > i && o.kind !== it.kind) ?? raw.find((o) => o.kind !== it.kind)!;
+    const same = raw.find((o, j) => j > i && o.kind === it.kind && o.result !== it.result)
       ?? raw.find((o) => o.kind === it.kind && o.result !== it.result)!;
-    return { call: it.call(it.result), unrelatedCall: it.call(other.result), prefix: it.prefix, next: it.next };
+    return {
+      call: it.call(it.result), unrelatedCall: other.call(other.result), wrongResultCall: it.call(same.result),
+      prefix: it.prefix, next: it.next,
+    };
   });
 }
 
 export interface ToolProbe {
   /** Median of L(no call) − L(call with its result), nats (weighted over the next 5 tokens). */
   medianDrop: number;
-  /** Median of L(no call) − L(call with an unrelated result). */
+  /** Median of L(no call) − L(an unrelated call with its result: another item of another kind). */
   medianUnrelatedDrop: number;
+  /** Median of L(no call) − L(this item's call with another same-kind item's result). */
+  medianWrongResultDrop: number;
   meanNoCall: number;
   n: number;
 }
@@ -149,7 +159,7 @@ export function toolProbe(model: Gpt2, tok: BpeTokenizer, heldOut: readonly Fact
   for (const it of items) {
     const prefix = tok.encode(it.prefix);
     const next = tok.encode(it.next).slice(0, PAPER_WEIGHTS.length);
-    for (const call of [null, it.call, it.unrelatedCall]) {
+    for (const call of [null, it.call, it.unrelatedCall, it.wrongResultCall]) {
       const callIds = call === null ? [] : tok.encode(call + ' ');
       const room = model.maxT - 1 - callIds.length - next.length;
       const head = [tok.eosId, ...callIds, ...prefix.slice(Math.max(0, prefix.length - room))];
@@ -165,13 +175,18 @@ export function toolProbe(model: Gpt2, tok: BpeTokenizer, heldOut: readonly Fact
   });
   const drops: number[] = [];
   const unrelated: number[] = [];
+  const wrong: number[] = [];
   let noCall = 0;
   for (let i = 0; i < items.length; i++) {
-    drops.push(loss[3 * i] - loss[3 * i + 1]);
-    unrelated.push(loss[3 * i] - loss[3 * i + 2]);
-    noCall += loss[3 * i];
+    drops.push(loss[4 * i] - loss[4 * i + 1]);
+    unrelated.push(loss[4 * i] - loss[4 * i + 2]);
+    wrong.push(loss[4 * i] - loss[4 * i + 3]);
+    noCall += loss[4 * i];
   }
-  return { medianDrop: median(drops), medianUnrelatedDrop: median(unrelated), meanNoCall: noCall / items.length, n: items.length };
+  return {
+    medianDrop: median(drops), medianUnrelatedDrop: median(unrelated), medianWrongResultDrop: median(wrong),
+    meanNoCall: noCall / items.length, n: items.length,
+  };
 }
 
 function median(xs: number[]): number {
