@@ -8,6 +8,8 @@ export const TAU_F_GRID = [0, 0.25, 0.5, 1, 2] as const;
 export interface ToolStats {
   /** Documents whose pre-filter passed for this tool. */
   docs: number;
+  /** Positions considered: chosen by the LM (p_i > τ_s, top k) and by heuristics (overlaps counted once). */
+  positions: { lm: number; heuristic: number; total: number };
   candidates: number;
   byProposer: Record<Candidate['proposer'], number>;
   /** Counts per reason kind: kept, below_tau_f, leakage, tool_error, duplicate, … */
@@ -31,6 +33,7 @@ export function emptyStats(tools: readonly string[]): RunStats {
   for (const t of tools) {
     stats.tools[t] = {
       docs: 0,
+      positions: { lm: 0, heuristic: 0, total: 0 },
       candidates: 0,
       byProposer: { lm: 0, programmatic: 0 },
       reasons: {},
@@ -46,7 +49,16 @@ export function emptyStats(tools: readonly string[]): RunStats {
 export function addDoc(stats: RunStats, work: DocWork): RunStats {
   stats.docsRead++;
   if (work.candidates.some((c) => c.kept)) stats.docsWithKeptCall++;
-  for (const tool of work.tools) stats.tools[tool] && stats.tools[tool].docs++;
+  for (const tool of work.tools) {
+    const s = stats.tools[tool];
+    if (!s) continue;
+    s.docs++;
+    const p = work.positions[tool];
+    if (!p) continue;
+    s.positions.lm += p.lm.length;
+    s.positions.heuristic += p.heuristic.length;
+    s.positions.total += new Set([...p.lm.map((x) => x.at), ...p.heuristic]).size;
+  }
   for (const c of work.candidates) {
     const s = stats.tools[c.tool] ?? stats.tools[work.tools[0]];
     if (!s) continue;

@@ -139,6 +139,7 @@ function printSummary(stats: RunStats, out: string, seconds: number): void {
   const rows = Object.entries(stats.tools).map(([tool, s]) => ({
     tool,
     docs: s.docs,
+    positions: s.positions.total,
     'lm calls': s.byProposer.lm,
     'programmatic calls': s.byProposer.programmatic,
     scored: s.scored,

@@ -77,6 +77,18 @@ describe('annotate on the sample corpus', () => {
     expect(calls.some((c) => !c.losses && c.reason !== 'kept')).toBe(true);
   });
 
+  it('counts in stats.json what calls.jsonl holds, per tool and reason', () => {
+    const stats = JSON.parse(read('a', 'stats.json'));
+    const calls = lines('a', 'calls.jsonl');
+    for (const [tool, s] of Object.entries<any>(stats.tools)) {
+      const mine = calls.filter((c) => c.tool === tool);
+      expect(s.candidates).toBe(mine.length);
+      expect(s.kept).toBe(mine.filter((c) => c.kept).length);
+      expect(s.keptAtTauF.find((x: any) => x.tauF === 0).kept).toBe(mine.filter((c) => c.usefulness >= 0).length);
+      if (s.docs > 0) expect(s.positions.total).toBeGreaterThan(0);
+    }
+  });
+
   it('inlines each kept call at its position as [Tool(args) -> result], leaving the text otherwise unchanged', () => {
     const train = lines('a', 'train.jsonl');
     expect(train.length).toBeGreaterThan(0);
