@@ -3,7 +3,7 @@
  *
  *   node --import tsx pipeline/bench/annotate-child.ts <modelDir> <corpus.jsonl> <docs> <outDir>
  *
- * Prints one JSON line: { docs, calls, kept, seconds, peakRssMiB, rssAfterLoadMiB }.
+ * Prints one JSON line: { docs, calls, kept, seconds, cpuSeconds, peakRssMiB, rssAfterLoadMiB }.
  */
 import { defaultConfig } from '../core/config.ts';
 import { runAnnotate } from '../node/annotate-run.ts';
@@ -16,9 +16,11 @@ const config = defaultConfig({ seed: 0 });
 const lm = await loadModel(modelDir);
 const { parts } = await createNodeParts(lm, config);
 const rssAfterLoadMiB = process.memoryUsage().rss / 2 ** 20;
+const c0 = process.cpuUsage();
 const t0 = performance.now();
 const stats = await runAnnotate(parts, { inputs: [corpus], outDir, meta: { model: modelDir }, config, maxDocs });
 const seconds = (performance.now() - t0) / 1000;
+const cpu = process.cpuUsage(c0);
 const tools = Object.values(stats.tools);
 console.log(
   JSON.stringify({
@@ -26,6 +28,7 @@ console.log(
     calls: tools.reduce((s, t) => s + t.scored, 0),
     kept: tools.reduce((s, t) => s + t.kept, 0),
     seconds,
+    cpuSeconds: (cpu.user + cpu.system) / 1e6,
     peakRssMiB: process.resourceUsage().maxRSS / 1024,
     rssAfterLoadMiB,
   }),

@@ -1,5 +1,5 @@
 /**
- * The model the benchmark runs on: the project's trained `models/default/` when it is there, else a
+ * The models the benchmark runs on: the project's `models/default/` when it is there, and a
  * representative random-weight GPT-2 of the size NOTES §2 measures (4 layers × 128 wide, 4 heads, vocab 4,096,
  * ≈ 1.4M parameters + embeddings) with a byte-level BPE tokenizer learned here from the corpus, so token counts
  * and the [B, T, 4096] logits cost what the real model's do. Random weights change no timing, only the verdicts.
@@ -25,16 +25,28 @@ export const BENCH_CONFIG = (vocabSize: number): Gpt2Config => ({
   layerNormEpsilon: 1e-5,
 });
 
-/** `models/default` if it has an ONNX file, else the cached (or newly written) random 4 × 128 model. */
-export async function benchModelDir(): Promise<{ dir: string; description: string }> {
-  if (existsSync(join(DEFAULT_MODEL_DIR, 'onnx/model.onnx'))) {
-    const config = JSON.parse(readFileSync(join(DEFAULT_MODEL_DIR, 'config.json'), 'utf8'));
-    return {
-      dir: DEFAULT_MODEL_DIR,
-      description: `models/default (trained; ${config.n_layer} layers × ${config.n_embd} wide, vocab ${config.vocab_size})`,
-    };
-  }
-  const description = 'random-weight GPT-2, 4 layers × 128 wide, 4 heads, vocab 4,096, BPE learned from the corpus';
+export interface BenchModel {
+  dir: string;
+  /** Short column name. */
+  name: string;
+  description: string;
+}
+
+/** The project's `models/default`, when it has an ONNX file. */
+export function defaultModel(): BenchModel | null {
+  if (!existsSync(join(DEFAULT_MODEL_DIR, 'onnx/model.onnx'))) return null;
+  const config = JSON.parse(readFileSync(join(DEFAULT_MODEL_DIR, 'config.json'), 'utf8'));
+  return {
+    dir: DEFAULT_MODEL_DIR,
+    name: 'models/default',
+    description: `models/default (the project's model: ${config.n_layer} layers × ${config.n_embd} wide, vocab ${config.vocab_size}, ${config.n_positions} positions)`,
+  };
+}
+
+/** The cached (or newly written) random 4 × 128 model with a 4,096 vocabulary. */
+export async function representativeModel(): Promise<BenchModel> {
+  const name = 'random 4×128, vocab 4,096';
+  const description = 'random-weight GPT-2, 4 layers × 128 wide, vocab 4,096 (BPE learned from the corpus), 256 positions';
   if (!existsSync(join(BENCH_MODEL_DIR, 'onnx/model.onnx'))) {
     // " [" and "->" must be single tokens (pipeline/core/tokens.ts); learned merges come after them.
     const merges = learnMerges(corpusSample(300_000), 4096 - 256 - 1, [['Ġ', '['], ['-', '>']]);
@@ -47,7 +59,7 @@ export async function benchModelDir(): Promise<{ dir: string; description: strin
       extra: { _generated_by: 'pipeline/bench/model.ts (random weights, seed 6; for benchmarks only)' },
     });
   }
-  return { dir: BENCH_MODEL_DIR, description };
+  return { dir: BENCH_MODEL_DIR, name, description };
 }
 
 /** About `chars` characters of SOTU and Factbook text, every n-th document so both sources and eras are in. */
