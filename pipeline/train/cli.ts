@@ -25,6 +25,7 @@ const program = new Command()
   .option('--work <dir>', 'checkpoints, tokenizer, log', '.cache/train')
   .option('--out <dir>', 'exported model', 'models/default')
   .option('--vocab <n>', 'vocabulary size', '1024')
+  .option('--digit-pairs', 'tokenizer: numbers as two-digit tokens (tokenizer.ts TrainOptions.digitPairs)', false)
   .option('--layers <n>', '', '2').option('--embd <n>', '', '256').option('--heads <n>', '', '4')
   .option('--seq <n>', 'training sequence length (= n_positions)', '128')
   .option('--batch <n>', 'sequences per step', '16')
@@ -58,7 +59,7 @@ const tokPath = join(work, 'tokenizer.json');
 let tok: BpeTokenizer;
 if (existsSync(tokPath)) tok = BpeTokenizer.fromJSON(JSON.parse(readFileSync(tokPath, 'utf8')));
 else {
-  tok = trainBpe(train.filter((_, i) => i % 3 === 0).map((d) => d.text), { vocabSize: num('vocab') });
+  tok = trainBpe(train.filter((_, i) => i % 3 === 0).map((d) => d.text), { vocabSize: num('vocab'), digitPairs: o.digitPairs as boolean });
   writeFileSync(tokPath, JSON.stringify(tok.toJSON()));
 }
 const T = num('seq');
