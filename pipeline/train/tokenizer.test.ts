@@ -24,6 +24,15 @@ describe('trainBpe', () => {
     expect(tokens).toContain(']');
   });
 
+  it('with digitPairs, writes numbers as " d" + two-digit chunks and merges digits with nothing else', () => {
+    const digits = trainBpe(sample, { vocabSize: 400, digitPairs: true });
+    const pieces = (s: string): string[] => digits.encode(s).map((i) => digits.idToToken[i]);
+    expect(pieces(' 48213')).toEqual(['Ġ4', '82', '13']);
+    expect(pieces(' 0.29')).toEqual(['Ġ0', '.', '29']);
+    for (const t of digits.idToToken) if (/[0-9]/.test(t)) expect(t).toMatch(/^(Ġ[0-9]|[0-9]{1,2})$/);
+    expect(digits.decode(digits.encode('In 1790, 4 of 13 states.'))).toBe('In 1790, 4 of 13 states.');
+  });
+
   it('round-trips text, including non-ASCII', () => {
     for (const text of [...sample.slice(0, 5), 'Zürich — 日本 [QA("x") -> y]\n\n  tabs\t']) {
       expect(tok.decode(tok.encode(text))).toBe(text);
