@@ -5,6 +5,7 @@
  *
  * Prints one JSON line: { docs, calls, kept, seconds, cpuSeconds, peakRssMiB, rssAfterLoadMiB }.
  */
+import { readFileSync } from 'node:fs';
 import { defaultConfig } from '../core/config.ts';
 import { runAnnotate } from '../node/annotate-run.ts';
 import { loadModel } from '../node/load-model.ts';
@@ -16,11 +17,20 @@ const config = defaultConfig({ seed: 0 });
 const lm = await loadModel(modelDir);
 const { parts } = await createNodeParts(lm, config);
 const rssAfterLoadMiB = process.memoryUsage().rss / 2 ** 20;
+// Where a peak comes from: JS heap, ArrayBuffers (tensors handed to JS) or native (ONNX Runtime's arena).
+const peak = { rssSampledMiB: 0, heapUsedMiB: 0, arrayBuffersMiB: 0 };
+const sampler = setInterval(() => {
+  const m = process.memoryUsage();
+  peak.rssSampledMiB = Math.max(peak.rssSampledMiB, m.rss / 2 ** 20);
+  peak.heapUsedMiB = Math.max(peak.heapUsedMiB, m.heapUsed / 2 ** 20);
+  peak.arrayBuffersMiB = Math.max(peak.arrayBuffersMiB, m.arrayBuffers / 2 ** 20);
+}, 50);
 const c0 = process.cpuUsage();
 const t0 = performance.now();
 const stats = await runAnnotate(parts, { inputs: [corpus], outDir, meta: { model: modelDir }, config, maxDocs });
 const seconds = (performance.now() - t0) / 1000;
 const cpu = process.cpuUsage(c0);
+clearInterval(sampler);
 const tools = Object.values(stats.tools);
 console.log(
   JSON.stringify({
@@ -29,7 +39,23 @@ console.log(
     kept: tools.reduce((s, t) => s + t.kept, 0),
     seconds,
     cpuSeconds: (cpu.user + cpu.system) / 1e6,
-    peakRssMiB: process.resourceUsage().maxRSS / 1024,
+    peakRssMiB: peakRss(),
     rssAfterLoadMiB,
+    ...peak,
   }),
 );
+
+/**
+ * This process's peak RSS, MiB: VmHWM from /proc (Linux). Not getrusage's maxRSS: across fork + exec Linux carries
+ * the forking parent's peak into the child's ru_maxrss, so a child of a big parent would report the parent's peak.
+ * Elsewhere, the 50 ms samples.
+ */
+function peakRss(): number {
+  try {
+    const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
+    if (kb) return Number(kb) / 1024;
+  } catch {
+    // not Linux
+  }
+  return peak.rssSampledMiB;
+}

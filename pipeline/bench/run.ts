@@ -14,6 +14,7 @@
  * Writes out/bench/bench.json and out/bench/bench.md (the table for the README).
  */
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -159,8 +160,9 @@ async function benchScoring(model: BenchModel) {
   await bare.release();
 
   const rate = (n: number, s: number) => n / s;
+  const onnxSha256 = createHash('sha256').update(readFileSync(join(model.dir, 'onnx/model.onnx'))).digest('hex').slice(0, 16);
   return {
-    model,
+    model: { ...model, dir: model.dir.replace(`${ROOT}/`, ''), onnxSha256 },
     workload: { docs: docs.length, positions: workload.positions, calls, referenceCalls: refCalls },
     limit: { forwardPasses: shapes.length, tokensForwarded: forwarded, tokensPerSecond: rate(forwarded, cpu.limit) },
     scorer: {
@@ -216,6 +218,8 @@ function benchEndToEnd(model: BenchModel) {
       cpuSeconds: number;
       peakRssMiB: number;
       rssAfterLoadMiB: number;
+      heapUsedMiB: number;
+      arrayBuffersMiB: number;
     };
   };
   try {
@@ -293,6 +297,7 @@ const md = [
   `| Documents/s (CPU time; wall) | ${f(e2e.x1.docs / e2e.x1.cpuSeconds, 3)}; ${f(e2e.x1.docs / e2e.x1.seconds, 3)} | ${f(e2e.x4.docs / e2e.x4.cpuSeconds, 3)}; ${f(e2e.x4.docs / e2e.x4.seconds, 3)} | |`,
   `| Kept calls/s (CPU time), kept of scored | ${f(e2e.x1.kept / e2e.x1.cpuSeconds, 2)}, ${e2e.x1.kept} of ${e2e.x1.calls} | ${f(e2e.x4.kept / e2e.x4.cpuSeconds, 2)}, ${e2e.x4.kept} of ${e2e.x4.calls} | |`,
   `| Peak RSS (after model load) | ${f(e2e.x1.peakRssMiB)} MiB (${f(e2e.x1.rssAfterLoadMiB)}) | ${f(e2e.x4.peakRssMiB)} MiB (${f(e2e.x4.rssAfterLoadMiB)}) | |`,
+  `| Peak JS heap used / ArrayBuffers (50 ms samples) | ${f(e2e.x1.heapUsedMiB)} / ${f(e2e.x1.arrayBuffersMiB)} MiB | ${f(e2e.x4.heapUsedMiB)} / ${f(e2e.x4.arrayBuffersMiB)} MiB | |`,
   `| Peak RSS 4× / 1× | | **${f(e2e.peakRssRatio, 2)}** (${mark(e2e.peakRssRatio <= 1.2)}) | ≤ 1.2 |`,
   '',
   ...browserLines(web),
