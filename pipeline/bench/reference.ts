@@ -9,7 +9,7 @@
  */
 import type { CausalLM } from '../core/lm.ts';
 import { type Losses, PAPER_WEIGHTS, weightedLoss } from '../core/losses.ts';
-import type { OrtModule, OrtSession } from '../core/ort-lm.ts';
+import type { OrtModule, OrtSession, OrtTensor } from '../core/ort-lm.ts';
 import type { DecoderSpec } from '../core/ort-decoder-spec.ts';
 import type { PositionToScore, ScoredPosition } from '../core/scoring.ts';
 
@@ -27,19 +27,7 @@ export function referenceScorer(ort: OrtModule, session: OrtSession, lm: CausalL
   /** log p(ids[t] | ids[<t]) for every t ≥ 1, from one batch-1 forward pass and a JS log-softmax. */
   async function tokenLogProbs(ids: readonly number[]): Promise<Float64Array> {
     const T = ids.length;
-    const feeds: Record<string, ReturnType<typeof tensor>> = {
-      input_ids: tensor('int64', BigInt64Array.from(ids, BigInt), [1, T]),
-      attention_mask: tensor('int64', new BigInt64Array(T).fill(1n), [1, T]),
-    };
-    if (session.inputNames.includes('position_ids')) {
-      feeds.position_ids = tensor('int64', BigInt64Array.from(ids, (_, t) => BigInt(t)), [1, T]);
-    }
-    for (let i = 0; i < spec.numLayers; i++) {
-      for (const kv of ['key', 'value']) {
-        feeds[`past_key_values.${i}.${kv}`] = tensor('float32', new Float32Array(0), [1, spec.numKvHeads, 0, spec.headDim]);
-      }
-    }
-    const { logits } = await session.run(feeds, ['logits']);
+    const { logits } = await session.run(bareFeeds(ort, session, spec, BigInt64Array.from(ids, BigInt), 1, T), ['logits']);
     counts.forwards++;
     counts.tokens += T;
     const data = logits.data as Float32Array;
@@ -54,12 +42,6 @@ export function referenceScorer(ort: OrtModule, session: OrtSession, lm: CausalL
       out[t + 1] = row[ids[t + 1]] - max - Math.log(sum);
     }
     return out;
-  }
-
-  function tensor(type: 'int64' | 'float32', data: BigInt64Array | Float32Array, dims: number[]) {
-    return type === 'int64'
-      ? new ort.Tensor('int64', data as BigInt64Array, dims)
-      : new ort.Tensor('float32', data as Float32Array, dims);
   }
 
   async function loss(callText: string | null, p: PositionToScore): Promise<number> {
@@ -82,4 +64,32 @@ export function referenceScorer(ort: OrtModule, session: OrtSession, lm: CausalL
       return scored;
     },
   };
+}
+
+/**
+ * Inputs of one plain decoder run without a cache: `ids` [rows, length] row-major, a full attention mask, position
+ * ids 0..length−1 when the graph takes them, empty past tensors.
+ */
+export function bareFeeds(
+  ort: OrtModule,
+  session: OrtSession,
+  spec: DecoderSpec,
+  ids: BigInt64Array,
+  rows: number,
+  length: number,
+): Record<string, OrtTensor> {
+  const n = rows * length;
+  const feeds: Record<string, OrtTensor> = {
+    input_ids: new ort.Tensor('int64', ids, [rows, length]),
+    attention_mask: new ort.Tensor('int64', new BigInt64Array(n).fill(1n), [rows, length]),
+  };
+  if (session.inputNames.includes('position_ids')) {
+    feeds.position_ids = new ort.Tensor('int64', BigInt64Array.from({ length: n }, (_, i) => BigInt(i % length)), [rows, length]);
+  }
+  for (let i = 0; i < spec.numLayers; i++) {
+    for (const kv of ['key', 'value']) {
+      feeds[`past_key_values.${i}.${kv}`] = new ort.Tensor('float32', new Float32Array(0), [rows, spec.numKvHeads, 0, spec.headDim]);
+    }
+  }
+  return feeds;
 }

@@ -23,7 +23,7 @@ import type { OrtModule, OrtSession } from '../core/ort-lm.ts';
 import { scorePositions, type PositionToScore } from '../core/scoring.ts';
 import { loadModel } from '../node/load-model.ts';
 import { type BenchModel, defaultModel, representativeModel, ROOT } from './model.ts';
-import { referenceScorer } from './reference.ts';
+import { bareFeeds, referenceScorer } from './reference.ts';
 import { buildWorkload, corpusDocs } from './workload.ts';
 
 const arg = (name: string, fallback: number) => {
@@ -69,6 +69,7 @@ async function benchScoring(model: BenchModel) {
   const lm = await loadModel(model.dir);
   /** The scorer as it was before this benchmark's changes: full logits back to JS, then a log-softmax graph. */
   const lmLogitsInJs = await loadModel(model.dir, { lm: { logProbs: 'graph' } });
+  const ortModule = ort as unknown as OrtModule;
   const bare: OrtSession = await ort.InferenceSession.create(readFileSync(join(model.dir, 'onnx/model.onnx')), SESSION_OPTIONS);
   const vocab = (JSON.parse(readFileSync(join(model.dir, 'config.json'), 'utf8')) as { vocab_size: number }).vocab_size;
 
@@ -104,7 +105,7 @@ async function benchScoring(model: BenchModel) {
   const real = shapes.reduce((s, b) => s + b.tokens, 0);
   log(`scorer: ${shapes.length} forward passes, ${forwarded} tokens forwarded (${real} real, minimum ${minimumTokens})`);
 
-  const reference = referenceScorer(ort as unknown as OrtModule, bare, lm, lm.spec);
+  const reference = referenceScorer(ortModule, bare, lm, lm.spec);
   const refScored = await reference.score(refPositions);
   const refCounts = { ...reference.counts };
   let maxDiff = 0;
@@ -118,22 +119,9 @@ async function benchScoring(model: BenchModel) {
 
   /** The bare runtime on the scorer's own batch shapes: ids, a full mask, logits fetched — nothing else. */
   async function limitPass(): Promise<void> {
-    const { numLayers, numKvHeads, headDim } = lm.spec;
     for (const { rows, length } of shapes) {
-      const n = rows * length;
-      const feeds: Record<string, ort.Tensor> = {
-        input_ids: new ort.Tensor('int64', BigInt64Array.from({ length: n }, (_, i) => BigInt((i * 7919) % vocab)), [rows, length]),
-        attention_mask: new ort.Tensor('int64', new BigInt64Array(n).fill(1n), [rows, length]),
-      };
-      if (bare.inputNames.includes('position_ids')) {
-        feeds.position_ids = new ort.Tensor('int64', BigInt64Array.from({ length: n }, (_, i) => BigInt(i % length)), [rows, length]);
-      }
-      for (let i = 0; i < numLayers; i++) {
-        for (const kv of ['key', 'value']) {
-          feeds[`past_key_values.${i}.${kv}`] = new ort.Tensor('float32', new Float32Array(0), [rows, numKvHeads, 0, headDim]);
-        }
-      }
-      await bare.run(feeds as never, ['logits']);
+      const ids = BigInt64Array.from({ length: rows * length }, (_, i) => BigInt((i * 7919) % vocab));
+      await bare.run(bareFeeds(ortModule, bare, lm.spec, ids, rows, length), ['logits']);
     }
   }
 
