@@ -3,7 +3,8 @@
  *
  *   node --import tsx pipeline/bench/annotate-child.ts <modelDir> <corpus.jsonl> <docs> <outDir>
  *
- * Prints one JSON line: { docs, calls, kept, seconds, cpuSeconds, peakRssMiB, rssAfterLoadMiB }.
+ * Prints one JSON line: { docs, calls, kept, seconds, cpuSeconds, peakRssMiB, rssAfterLoadMiB, memory peaks by kind,
+ * scoreSeconds, sampleSeconds (wall time inside CausalLM.score / .sample) }.
  */
 import { readFileSync } from 'node:fs';
 import { defaultConfig } from '../core/config.ts';
@@ -15,6 +16,19 @@ const [modelDir, corpus, docsArg, outDir] = process.argv.slice(2);
 const maxDocs = Number(docsArg);
 const config = defaultConfig({ seed: 0 });
 const lm = await loadModel(modelDir);
+// Wall seconds inside the LM, by method (score: positions p_i and the losses; sample: LM-proposed calls).
+const inLm = { scoreSeconds: 0, sampleSeconds: 0 };
+for (const [method, key] of [['score', 'scoreSeconds'], ['sample', 'sampleSeconds']] as const) {
+  const original = lm[method].bind(lm) as (...args: unknown[]) => Promise<unknown>;
+  (lm as unknown as Record<string, unknown>)[method] = async (...args: unknown[]) => {
+    const t0 = performance.now();
+    try {
+      return await original(...args);
+    } finally {
+      inLm[key] += (performance.now() - t0) / 1000;
+    }
+  };
+}
 const { parts } = await createNodeParts(lm, config);
 const rssAfterLoadMiB = process.memoryUsage().rss / 2 ** 20;
 // Where a peak comes from: JS heap, ArrayBuffers (tensors handed to JS) or native (ONNX Runtime's arena).
@@ -42,6 +56,7 @@ console.log(
     peakRssMiB: peakRss(),
     rssAfterLoadMiB,
     ...peak,
+    ...inLm,
   }),
 );
 

@@ -208,6 +208,8 @@ function benchEndToEnd(model: BenchModel) {
       rssAfterLoadMiB: number;
       heapUsedMiB: number;
       arrayBuffersMiB: number;
+      scoreSeconds: number;
+      sampleSeconds: number;
     };
   };
   try {
@@ -284,6 +286,7 @@ const md = [
   `| Documents | ${e2e.x1.docs} | ${e2e.x4.docs} | |`,
   `| Documents/s (CPU time; wall) | ${f(e2e.x1.docs / e2e.x1.cpuSeconds, 3)}; ${f(e2e.x1.docs / e2e.x1.seconds, 3)} | ${f(e2e.x4.docs / e2e.x4.cpuSeconds, 3)}; ${f(e2e.x4.docs / e2e.x4.seconds, 3)} | |`,
   `| Kept calls/s (CPU time), kept of scored | ${f(e2e.x1.kept / e2e.x1.cpuSeconds, 2)}, ${e2e.x1.kept} of ${e2e.x1.calls} | ${f(e2e.x4.kept / e2e.x4.cpuSeconds, 2)}, ${e2e.x4.kept} of ${e2e.x4.calls} | |`,
+  `| Wall time in CausalLM.score (p_i + losses) / .sample (LM proposals) / rest | ${share(e2e.x1)} | ${share(e2e.x4)} | |`,
   `| Peak RSS (after model load) | ${f(e2e.x1.peakRssMiB)} MiB (${f(e2e.x1.rssAfterLoadMiB)}) | ${f(e2e.x4.peakRssMiB)} MiB (${f(e2e.x4.rssAfterLoadMiB)}) | |`,
   `| Peak JS heap used / ArrayBuffers (50 ms samples) | ${f(e2e.x1.heapUsedMiB)} / ${f(e2e.x1.arrayBuffersMiB)} MiB | ${f(e2e.x4.heapUsedMiB)} / ${f(e2e.x4.arrayBuffersMiB)} MiB | |`,
   `| Peak RSS 4× / 1× | | **${f(e2e.peakRssRatio, 2)}** (${mark(e2e.peakRssRatio <= 1.2)}) | ≤ 1.2 |`,
@@ -293,6 +296,11 @@ const md = [
 ].join('\n');
 writeFileSync(join(OUT, 'bench.md'), md);
 console.log(md);
+
+function share(x: { seconds: number; scoreSeconds: number; sampleSeconds: number }): string {
+  const pct = (v: number) => `${Math.round((100 * v) / x.seconds)}%`;
+  return `${pct(x.scoreSeconds)} / ${pct(x.sampleSeconds)} / ${pct(x.seconds - x.scoreSeconds - x.sampleSeconds)}`;
+}
 
 function browserLines(w: Record<string, unknown> | null): string[] {
   type Row = { runtime: string; scoreTokensPerSecond: number; forwardTokensPerSecond?: number; note?: string };
