@@ -160,19 +160,44 @@ export class OrtCausalLM implements CausalLM {
       })();
       if (scoring) scorer = await ort.InferenceSession.create(scoring, options.sessionOptions).catch(() => null);
     }
-    const gather =
-      mode === 'graph' || (mode === 'head' && !scorer)
-        ? await ort.InferenceSession.create(buildLogProbGatherOnnx(), options.sessionOptions)
-        : null;
+    const gather = await ort.InferenceSession.create(buildLogProbGatherOnnx(), options.sessionOptions);
     const vocabSize = typeof options.config.vocab_size === 'number' ? options.config.vocab_size : undefined;
     const maxBatchTokens = Math.max(
       1,
       Math.min(options.maxBatchTokens ?? 4096, vocabSize ? Math.floor(MAX_LOGITS_BYTES / 4 / vocabSize) : Infinity),
     );
-    return new OrtCausalLM(options.id, ort, session, gather, scorer, tokenizer, spec, {
-      maxBatchRows: options.maxBatchRows ?? 16,
-      maxBatchTokens,
-    }, vocabSize, typeof options.config.bos_token_id === 'number' ? options.config.bos_token_id : undefined);
+    const make = (head: OrtSession | null, logSoftmax: OrtSession | null) =>
+      new OrtCausalLM(options.id, ort, session, logSoftmax, head, tokenizer, spec, {
+        maxBatchRows: options.maxBatchRows ?? 16,
+        maxBatchTokens,
+      }, vocabSize, typeof options.config.bos_token_id === 'number' ? options.config.bos_token_id : undefined);
+    if (scorer) {
+      // The rewrite assumed a [B, T, C] hidden state before a MatMul head; check it on two short rows against the
+      // full-logits path before trusting it, and fall back when the two disagree or the scoring graph fails.
+      const ids = [0, 1, 2, 3].map((i) => i % (vocabSize ?? 1));
+      const requests: ScoreRequest[] = [{ ids }, { ids: ids.slice(0, 3), probe: ids[1] }];
+      const [head, full] = [make(scorer, null), make(null, gather)];
+      const agree = await Promise.all([head.score(requests), full.score(requests)]).then(
+        ([a, b]) =>
+          a.every((r, i) =>
+            [...r.tokenLogProbs, ...(r.probeLogProbs ?? [])].every((x, j) => {
+              const y = [...b[i].tokenLogProbs, ...(b[i].probeLogProbs ?? [])][j];
+              return Number.isFinite(x) && Math.abs(x - y) <= 1e-3;
+            }),
+          ),
+        () => false,
+      );
+      if (agree) {
+        await gather.release();
+        return head;
+      }
+      await scorer.release();
+    }
+    if (mode === 'js') {
+      await gather.release();
+      return make(null, null);
+    }
+    return make(null, gather);
   }
 
   encode(text: string): number[] {
