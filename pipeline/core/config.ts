@@ -60,7 +60,7 @@ export function defaultConfig(overrides: Partial<AnnotateConfig> = {}): Annotate
     windowTokens: 96,
     batchSize: 16,
     maxCallTokens: 96,
-    maxSampleTokens: 40,
+    maxSampleTokens: 32,
     temperature: 1,
     heuristicPositions: 10,
     lmProposals: true,
