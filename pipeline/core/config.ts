@@ -38,7 +38,10 @@ export interface AnnotateConfig {
   batchSize: number;
   /** Longest call text e(c, r) that is scored, tokens (longer ones are rejected as call_too_long). */
   maxCallTokens: number;
-  /** Longest call the LM may sample, tokens (a call that has not closed by then is "unclosed_call"). */
+  /**
+   * Longest call the LM may sample, tokens (a call that has not closed by then is "unclosed_call"). The QA
+   * template questions take 16–25 tokens of the bundled tokenizer, "]" included.
+   */
   maxSampleTokens: number;
   /** Sampling temperature for LM-proposed calls. */
   temperature: number;
