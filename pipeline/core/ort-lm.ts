@@ -222,32 +222,8 @@ export class OrtCausalLM implements CausalLM {
       const firstRow = request.probe !== undefined ? 0 : Math.max(0, Math.min((request.from ?? 1) - 1, need));
       return { request, upTo, need, firstRow, result };
     });
-    let todo = pending.filter((p) => p.need > 0);
-    // Requests that start with the same tokens, before any position they read (L_b and L_c of one call share
-    // "[bos] [Tool(input"), forward that prefix once and continue from its cache.
-    if (this.scorer && this.hasPositionIds) {
-      const groups = sharedPrefixGroups(todo);
-      const grouped = new Set(groups.flatMap((g) => g.members));
-      todo = todo.filter((p) => !grouped.has(p));
-      groups.sort((a, b) => b.prefix - a.prefix);
-      for (let start = 0; start < groups.length; ) {
-        const chunk: PrefixGroup[] = [];
-        let rows = 0;
-        let longest = 0;
-        for (const g of groups.slice(start)) {
-          const rest = Math.max(...g.members.map((m) => m.need - g.prefix));
-          const next = Math.max(longest, rest);
-          if (chunk.length > 0 && (rows + g.members.length > this.options.maxBatchRows || (rows + g.members.length) * next > this.options.maxBatchTokens)) break;
-          chunk.push(g);
-          rows += g.members.length;
-          longest = next;
-        }
-        await this.scoreSharedChunk(chunk);
-        start += chunk.length;
-      }
-    }
     // Length bucketing: longest first, so each batch pads to a length close to all its rows.
-    todo.sort((a, b) => b.need - a.need);
+    const todo = pending.filter((p) => p.need > 0).sort((a, b) => b.need - a.need);
     for (let start = 0; start < todo.length; ) {
       const longest = todo[start].need;
       const rows = Math.max(1, Math.min(this.options.maxBatchRows, Math.floor(this.options.maxBatchTokens / longest)));
@@ -442,73 +418,6 @@ export class OrtCausalLM implements CausalLM {
     });
   }
 
-  /**
-   * Prefix groups: each group's shared prefix is forwarded once (rows = groups) for its cache; then every member's
-   * continuation runs on that cache (rows = members), its positions shifted by the prefix, padded cache entries
-   * masked out. Only the rows a member reads go through the LM head, as in scoreChunkInGraph.
-   */
-  private async scoreSharedChunk(groups: PrefixGroup[]): Promise<void> {
-    const { Tensor } = this.ort;
-    const scorer = this.scorer!;
-    const pad = BigInt(this.spec.padTokenId);
-    const K = 2;
-    const none = () => ({ score_rows: new Tensor('int64', new BigInt64Array(0), [0]), score_ids: new Tensor('int64', new BigInt64Array(0), [0, K]) });
-
-    const G = groups.length;
-    const P = Math.max(...groups.map((g) => g.prefix));
-    const prefixIds = new BigInt64Array(G * P).fill(pad);
-    const prefixMask = new BigInt64Array(G * P);
-    groups.forEach((g, b) => {
-      const ids = g.members[0].request.ids;
-      for (let t = 0; t < g.prefix; t++) {
-        prefixIds[b * P + t] = BigInt(ids[t]);
-        prefixMask[b * P + t] = 1n;
-      }
-    });
-    this.onScoreBatch?.({ rows: G, length: P, tokens: groups.reduce((s, g) => s + g.prefix, 0) });
-    const prefixOut = await scorer.run({ ...this.feeds(prefixIds, G, P, null, 0, prefixMask), ...none() }, this.presentNames());
-
-    const members = groups.flatMap((g, b) => g.members.map((m) => ({ m, b, prefix: g.prefix })));
-    const R = members.length;
-    const T = Math.max(...members.map(({ m, prefix }) => m.need - prefix));
-    const ids = new BigInt64Array(R * T).fill(pad);
-    const mask = new BigInt64Array(R * (P + T));
-    const positions = new BigInt64Array(R * T);
-    let n = 0;
-    members.forEach(({ m, prefix }, r) => {
-      for (let t = 0; t < P; t++) mask[r * (P + T) + t] = t < prefix ? 1n : 0n;
-      for (let t = 0; t < T; t++) {
-        const at = prefix + t;
-        positions[r * T + t] = BigInt(Math.min(at, this.maxLength - 1));
-        if (at < m.need) {
-          ids[r * T + t] = BigInt(m.request.ids[at]);
-          mask[r * (P + T) + P + t] = 1n;
-        }
-      }
-      n += m.need - m.firstRow;
-    });
-    const rows = new BigInt64Array(n);
-    const indices = new BigInt64Array(n * K);
-    let i = 0;
-    for (const [r, { m, prefix }] of members.entries()) {
-      for (let t = m.firstRow; t < m.need; t++, i++) {
-        rows[i] = BigInt(r * T + t - prefix);
-        if (t + 1 < m.upTo) indices[i * K] = BigInt(m.request.ids[t + 1]);
-      }
-    }
-    const past = this.presentNames().map((name) => selectRows(this.ort, prefixOut[name], members.map(({ b }) => b)));
-    const feeds = this.feeds(ids, R, T, past, P, mask);
-    feeds.position_ids = new Tensor('int64', positions, [R, T]);
-    feeds.score_rows = new Tensor('int64', rows, [n]);
-    feeds.score_ids = new Tensor('int64', indices, [n, K]);
-    this.onScoreBatch?.({ rows: R, length: T, tokens: members.reduce((s, { m, prefix }) => s + m.need - prefix, 0) });
-    const gathered = (await scorer.run(feeds, ['score_log_probs'])).score_log_probs.data as Float32Array;
-    i = 0;
-    for (const { m } of members) {
-      for (let t = m.firstRow; t < m.need; t++, i++) if (t + 1 < m.upTo) m.result.tokenLogProbs[t + 1] = gathered[i * K];
-    }
-  }
-
   /** scoreChunk on the scoring graph: only rows firstRow..need−1 of each request go through the LM head. */
   private async scoreChunkInGraph(chunk: PendingScore[], scorer: OrtSession, ids: BigInt64Array, T: number, mask: BigInt64Array) {
     const B = chunk.length;
@@ -539,52 +448,6 @@ export class OrtCausalLM implements CausalLM {
       }
     }
   }
-}
-
-interface PrefixGroup {
-  /** Tokens every member starts with, all before the first position any member reads. */
-  prefix: number;
-  members: PendingScore[];
-}
-
-/** Shortest prefix worth sharing, tokens: below it the extra pass and cache copy cost more than they save. */
-const MIN_SHARED_PREFIX = 4;
-
-/**
- * Groups of probe-less requests with a common prefix of at least MIN_SHARED_PREFIX tokens that ends before the
- * first row any member reads and leaves each member at least one token to forward. Requests are sorted by their
- * ids, so requests with a common prefix are neighbours.
- */
-function sharedPrefixGroups(pending: readonly PendingScore[]): PrefixGroup[] {
-  const sorted = pending.filter((p) => p.request.probe === undefined).sort((a, b) => compareIds(a.request.ids, b.request.ids));
-  const limit = (p: PendingScore) => Math.min(p.firstRow, p.need - 1);
-  const groups: PrefixGroup[] = [];
-  let group: PrefixGroup | null = null;
-  for (const p of sorted) {
-    const shared: number = group ? Math.min(group.prefix, limit(p), commonPrefix(group.members[0].request.ids, p.request.ids)) : 0;
-    // A pair takes any common prefix; a larger group only members that keep all of it (shrinking it for one more
-    // member would lose more than it saves).
-    if (group && shared >= MIN_SHARED_PREFIX && (group.members.length === 1 || shared === group.prefix)) {
-      group.prefix = shared;
-      group.members.push(p);
-      continue;
-    }
-    if (group && group.members.length > 1) groups.push(group);
-    group = { prefix: limit(p), members: [p] };
-  }
-  if (group && group.members.length > 1) groups.push(group);
-  return groups;
-}
-
-function compareIds(a: readonly number[], b: readonly number[]): number {
-  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i] - b[i];
-  return a.length - b.length;
-}
-
-function commonPrefix(a: readonly number[], b: readonly number[]): number {
-  let i = 0;
-  while (i < a.length && i < b.length && a[i] === b[i]) i++;
-  return i;
 }
 
 /** Runs `make`, prefixing any error's message with the file it concerns. */

@@ -102,19 +102,10 @@ export async function scorePositions(
     });
   }
 
-  // Batches of about batchSize sequences, by length; a call's L_b and L_c stay in one batch, so a backend can
-  // forward their common prefix "[bos] [Tool(input" once (OrtCausalLM does).
-  const units: number[][] = index.flatMap((p) => [[p.noCall], ...p.calls.map((c) => [c.callOnly, c.withResult])]);
-  const longest = (u: number[]) => Math.max(...u.map((i) => requests[i].ids.length));
-  units.sort((a, b) => longest(a) - longest(b) || a[0] - b[0]);
-  const chunks: number[][] = [];
-  for (const u of units) {
-    const last = chunks[chunks.length - 1];
-    if (last && last.length + u.length <= Math.max(batchSize, u.length)) last.push(...u);
-    else chunks.push([...u]);
-  }
   const losses = new Float64Array(requests.length);
-  for (const chunk of chunks) {
+  const order = requests.map((_, i) => i).sort((a, b) => requests[a].ids.length - requests[b].ids.length || a - b);
+  for (let s = 0; s < order.length; s += batchSize) {
+    const chunk = order.slice(s, s + batchSize);
     // `from` is a hint (ScoreSpanRequest in ort-lm.ts): a backend may skip log-probs before it; ignoring it is correct.
     const batch: (ScoreRequest & { from: number })[] = chunk.map((i) => ({ ids: requests[i].ids, from: requests[i].from }));
     const results = await lm.score(batch);

@@ -11,9 +11,9 @@ const { onnx } = onnxProto;
 const model = readFileSync(join(TINY_RANDOM_DIR, 'onnx/model.onnx'));
 
 describe('buildScoringDecoderOnnx', () => {
-  it('puts the LM head after a gather of the requested rows; returns their log-probs and the cache, not the logits', () => {
+  it('puts the LM head after a gather of the requested rows and returns only their log-probs', () => {
     const graph = onnx.ModelProto.decode(buildScoringDecoderOnnx(model)!).graph!;
-    expect(graph.output!.map((o) => o.name)).toEqual(['score_log_probs', 'present.0.key', 'present.0.value', 'present.1.key', 'present.1.value']);
+    expect(graph.output!.map((o) => o.name)).toEqual(['score_log_probs']);
     expect(graph.input!.map((i) => i.name)).toEqual(expect.arrayContaining(['input_ids', 'score_rows', 'score_ids']));
     const head = graph.node!.find((n) => n.output!.includes('score_head_logits'))!;
     expect(head.opType).toBe('MatMul');

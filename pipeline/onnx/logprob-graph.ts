@@ -32,9 +32,8 @@ export function buildLogProbGatherOnnx(): Uint8Array {
  *
  * When the node producing `logits` is a MatMul (GPT-2, Llama, Qwen exports: hidden · Wᵀ), the rows are gathered
  * from its hidden-state input before the MatMul, so the [B, T, V] LM head is computed only for the n rows; otherwise
- * the rows are gathered from the logits. The `logits` output is dropped (the full LM head is never computed); the
- * cache outputs present.* stay, so a shared prefix can be forwarded once and continued (OrtCausalLM.score).
- * Returns null when the model has no `logits` output (then use buildLogProbGatherOnnx).
+ * the rows are gathered from the logits. The graph's other outputs (logits, present.*) are dropped, so the runtime
+ * does not compute them. Returns null when the model has no `logits` output (then use buildLogProbGatherOnnx).
  */
 export function buildScoringDecoderOnnx(model: Uint8Array): Uint8Array | null {
   const proto = onnx.ModelProto.decode(model);
@@ -74,6 +73,6 @@ export function buildScoringDecoderOnnx(model: Uint8Array): Uint8Array | null {
   );
   graph.node = [...(graph.node ?? []), ...added];
   graph.input = [...(graph.input ?? []), tensorInfo('score_rows', INT64, ['n']), tensorInfo('score_ids', INT64, ['n', 'k'])];
-  graph.output = [tensorInfo('score_log_probs', FLOAT, ['n', 'k']), ...graph.output.filter((o) => o.name !== 'logits')];
+  graph.output = [tensorInfo('score_log_probs', FLOAT, ['n', 'k'])];
   return onnx.ModelProto.encode(proto).finish();
 }
