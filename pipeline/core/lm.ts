@@ -1,6 +1,6 @@
 /**
  * The causal LM as the pipeline sees it. One interface, many backends: onnxruntime-node
- * (pipeline/node/ort-lm.ts), onnxruntime-web (web/src/ort-web.ts), fakes in tests. The
+ * and onnxruntime-web alike (pipeline/core/ort-lm.ts, the ort module passed in), fakes in tests. The
  * backend is passed in; core code never checks which platform it runs on.
  *
  * Token ids are plain numbers; log-probabilities are natural logs (nats).
@@ -40,6 +40,11 @@ export interface ScoreRequest {
   probe?: number;
   /** Exclusive end of the positions the caller reads; defaults to ids.length. */
   upTo?: number;
+  /**
+   * First position whose `tokenLogProbs` the caller reads (a hint): a backend may compute log-probs only from
+   * there on and leave earlier entries 0; one that ignores it returns more than was asked, which is still correct.
+   */
+  from?: number;
 }
 
 export interface ScoreResult {

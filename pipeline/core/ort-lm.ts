@@ -80,14 +80,6 @@ export interface OrtCausalLMOptions {
   logProbs?: 'head' | 'graph' | 'js';
 }
 
-/**
- * A score request with a hint: `from` (inclusive) is the first position whose `tokenLogProbs` the caller reads.
- * OrtCausalLM then computes log-probs only from there on (entries before `from` are left 0); backends that ignore
- * the hint return more than was asked, which is still correct.
- */
-export interface ScoreSpanRequest extends ScoreRequest {
-  from?: number;
-}
 
 /** Rows of logits are never larger than this many bytes per forward pass (keeps memory flat on big vocabularies). */
 const MAX_LOGITS_BYTES = 256 * 1024 * 1024;
@@ -209,7 +201,7 @@ export class OrtCausalLM implements CausalLM {
     return this.tokenizer.decode([...ids], { skip_special_tokens: false, clean_up_tokenization_spaces: false });
   }
 
-  async score(batch: readonly ScoreSpanRequest[]): Promise<ScoreResult[]> {
+  async score(batch: readonly ScoreRequest[]): Promise<ScoreResult[]> {
     const pending = batch.map((request, i): PendingScore => {
       this.checkIds(request.ids, `score: request ${i}`);
       const len = request.ids.length;

@@ -106,8 +106,7 @@ export async function scorePositions(
   const order = requests.map((_, i) => i).sort((a, b) => requests[a].ids.length - requests[b].ids.length || a - b);
   for (let s = 0; s < order.length; s += batchSize) {
     const chunk = order.slice(s, s + batchSize);
-    // `from` is a hint (ScoreSpanRequest in ort-lm.ts): a backend may skip log-probs before it; ignoring it is correct.
-    const batch: (ScoreRequest & { from: number })[] = chunk.map((i) => ({ ids: requests[i].ids, from: requests[i].from }));
+    const batch: ScoreRequest[] = chunk.map((i) => ({ ids: requests[i].ids, from: requests[i].from }));
     const results = await lm.score(batch);
     chunk.forEach((i, j) => {
       losses[i] = weightedLoss(results[j].tokenLogProbs, requests[i].from, weights);
