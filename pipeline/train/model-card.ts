@@ -47,8 +47,9 @@ filter: when a tool result is given as a prefix and the text restates it, the mo
 
 ## Architecture
 GPT-2: ${c.nLayer} layers, width ${c.nEmbd}, ${c.nHead} heads of ${c.nEmbd / c.nHead}, MLP ${4 * c.nEmbd}, tanh GELU,
-pre-LayerNorm, tied LM head; byte-level BPE of ${c.vocabSize} tokens (256 bytes, ${c.vocabSize - 257} merges learned
-on the training split, \`<|endoftext|>\`). ${record.params.toLocaleString('en-US')} parameters, fp32
+pre-LayerNorm, tied LM head; byte-level BPE of ${c.vocabSize} tokens (256 bytes, ${c.vocabSize - 257} merges, \`<|endoftext|>\`):
+the merges " [" and "->" come first${o.digitPairs ? ', then " 0".." 9" and "00".."99" (numbers are two-digit chunks), then' : ', then'} merges
+learned on the training split. ${record.params.toLocaleString('en-US')} parameters, fp32
 (onnx/model.onnx ≈ ${((record.params * 4) / 2 ** 20).toFixed(1)} MiB).
 
 Initialisation (pipeline/train/construct.ts): an induction circuit **by construction** — layer 0 head 0 attends to
@@ -75,9 +76,9 @@ ${Object.entries(record.rowsDrawn as Record<string, number>).map(([k, v]) => `${
 ## Training
 ${record.step} steps × ${o.batch} × ${o.seq} tokens = **${(record.tokensSeen / 1e6).toFixed(2)}M tokens**; AdamW
 (β 0.9/0.95, weight decay 0.1 on matrices), peak lr ${o.lr}, ${o.warmup} warmup steps, cosine to 10 %, gradient
-clip 1; **${(record.trainSeconds / 60).toFixed(0)} minutes** of training on one core of a shared 2-core machine
-(median ${medianTps} tokens/s; the machine was busy with other jobs, the trainer alone reaches more:
-\`npx tsx pipeline/train/bench.ts\`).
+clip 1; **${(record.trainSeconds / 60).toFixed(0)} minutes** of optimiser steps (evaluations and start-up not counted) on one core of a
+2-core machine shared with other jobs: median ${medianTps} tokens/s over the run (\`npx tsx pipeline/train/bench.ts\`
+measures the trainer alone).
 
 ## Probes (held-out text; pipeline/train/probes.ts)
 - **val loss**: nats/token on held-out corpus windows.
@@ -101,8 +102,9 @@ ${rows.map((e) => {
 
 ## Rebuild
 \`npm run train:model\` (pipeline/train/cli.ts; defaults are this model's recipe: tokenizer, construction,
-${o.steps} steps, export here). On 2 cores with nothing else running: about 1,000–1,400 tokens/s, so roughly
-${Math.round((Number(o.steps) * Number(o.batch) * Number(o.seq)) / 1200 / 60)} minutes. Checkpoints go to
+${o.steps} steps, export here): at this run's ${medianTps} tokens/s, about
+${Math.round((Number(o.steps) * Number(o.batch) * Number(o.seq)) / Math.max(1, medianTps) / 60) + 3} minutes on one core,
+start-up and evaluations included. Checkpoints go to
 \`.cache/train\` every ${o.ckptEvery} steps; \`--resume\` continues; \`--minutes N\` stops, checkpoints and exports.
 `;
   writeFileSync(join(out, 'README.md'), card);
