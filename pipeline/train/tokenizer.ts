@@ -7,26 +7,14 @@
  * The last id is `<|endoftext|>`: document separator, beginning of sequence, and pad.
  */
 
+import { byteToUnicode } from '../onnx/byte-tokenizer.ts';
+
 export const EOS = '<|endoftext|>';
 
 /** GPT-2's pre-tokenisation pattern (the one Transformers.js and HF tokenizers use with ByteLevel use_regex). */
 const PRETOKENIZE = /'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+/gu;
 
-/** GPT-2's bytes_to_unicode: byte → a printable character, so every byte string is a visible string. */
-function byteToUnicode(): string[] {
-  const keep: number[] = [];
-  for (let b = 33; b <= 126; b++) keep.push(b);
-  for (let b = 161; b <= 172; b++) keep.push(b);
-  for (let b = 174; b <= 255; b++) keep.push(b);
-  const map: string[] = new Array(256);
-  let extra = 0;
-  for (let b = 0; b < 256; b++) {
-    map[b] = keep.includes(b) ? String.fromCharCode(b) : String.fromCharCode(256 + extra++);
-  }
-  return map;
-}
-
-export const BYTE_TO_CHAR = byteToUnicode();
+export const BYTE_TO_CHAR = byteToUnicode(); // GPT-2's bytes_to_unicode: a space is "Ġ"
 const CHAR_TO_BYTE = new Map(BYTE_TO_CHAR.map((c, b) => [c, b]));
 const utf8 = new TextEncoder();
 const utf8Decoder = new TextDecoder();
