@@ -63,10 +63,12 @@ function countRecords(inputs: readonly string[]): number {
       }
       const fd = openSync(input, 'r');
       try {
+        let last = 0x0a;
         for (let read; (read = readSync(fd, chunk, 0, chunk.length, null)) > 0; ) {
           for (let i = 0; i < read; i++) if (chunk[i] === 0x0a) n++;
+          last = chunk[read - 1];
         }
-        n++; // a last line without a break
+        if (last !== 0x0a) n++; // a last line without a break
       } finally {
         closeSync(fd);
       }
