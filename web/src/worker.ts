@@ -78,6 +78,9 @@ async function createLM(ort: Ort, id: string, bytes: Uint8Array, files: Record<s
     tokenizer: files.tokenizer!,
     tokenizerConfig: files.tokenizerConfig,
     sessionOptions: sessionOptions(choice.backend),
+    // The in-graph log-prob head (a second session with the same weights) stalls the explorer on WebGPU
+    // (measured: > 120 s on SwiftShader, where the log-softmax graph path passes the e2e test in ~18 s); WASM uses the head.
+    logProbs: choice.backend === 'webgpu' ? 'graph' : 'head',
   });
 }
 
