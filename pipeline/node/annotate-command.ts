@@ -20,6 +20,8 @@ export interface AnnotateFlags {
   lmProposals: boolean;
   out: string;
   resume?: boolean;
+  /** Replace an earlier run in --out (its files only). */
+  overwrite?: boolean;
   quiet?: boolean;
 }
 
@@ -97,6 +99,8 @@ export async function annotateCommand(inputs: string[], flags: AnnotateFlags): P
   const started = performance.now();
   const config = configFromFlags(flags);
   // Before the model loads, so that a wrong --out fails at once: runs are never mixed.
+  if (flags.overwrite && flags.resume) throw new Error('--overwrite and --resume exclude each other: pass one');
+  if (flags.overwrite) RunFiles.removeRun(flags.out);
   if (!flags.resume) RunFiles.assertNoRun(flags.out);
   else if (!RunFiles.readCheckpoint(flags.out)) console.error(`toolformer: no checkpoint in ${flags.out}: starting a fresh run`);
   const lm = await loadModel(flags.model);

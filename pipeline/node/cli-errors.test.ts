@@ -54,7 +54,7 @@ describe('toolformer annotate: fatal configuration errors', () => {
   it('a run without --resume into an out dir that holds one: refused, naming --resume, files untouched', async () => {
     const { code, stderr } = await annotate('--model', TINY_MODEL, '--out', 'done');
     expect(code).toBe(1);
-    expect(stderr).toBe('toolformer: done already holds a run (checkpoint.json, calls.jsonl): pass --resume to continue it, or choose another --out\n');
+    expect(stderr).toBe('toolformer: done already holds a run (checkpoint.json, calls.jsonl): pass --resume to continue it, --overwrite to replace it, or choose another --out\n');
     expect(readFileSync(join(tmp, 'done/calls.jsonl'), 'utf8')).toBe('{"docId":"a"}\n');
   });
 });

@@ -46,6 +46,7 @@ program
   .option('--no-lm-proposals', 'only programmatic proposers (no LM sampling)')
   .option('--out <dir>', 'output directory', 'out/run')
   .option('--resume', 'continue a killed run in --out from its checkpoint')
+  .option('--overwrite', 'replace an earlier run in --out')
   .option('--quiet', 'no progress bar')
   .action(async (inputs: string[], opts) => {
     // Imported on use: a bad flag or model fails in a second, before the pipeline's modules load.

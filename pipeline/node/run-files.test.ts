@@ -37,9 +37,17 @@ describe('RunFiles.open', () => {
     const runs: Record<string, string>[] = [{ 'checkpoint.json': checkpoint(3), 'calls.jsonl': 'ab\n' }, { 'errors.jsonl': '{}\n' }, { 'stats.json': '{}' }];
     for (const held of runs) {
       const d = dir(held);
-      expect(() => RunFiles.open(d, false)).toThrow(/already holds a run \(.+\): pass --resume to continue it, or choose another --out$/);
+      expect(() => RunFiles.open(d, false)).toThrow(/already holds a run \(.+\): pass --resume to continue it, --overwrite to replace it, or choose another --out$/);
       for (const [name, text] of Object.entries(held)) expect(read(d, name)).toBe(text);
     }
+  });
+
+  it('--overwrite removes only the earlier run\'s files, after which a fresh run is accepted', () => {
+    const d = dir({ 'checkpoint.json': checkpoint(3), 'calls.jsonl': 'ab\n', 'stats.json': '{}', 'notes.txt': 'mine' });
+    RunFiles.removeRun(d);
+    expect(RunFiles.runFilesIn(d)).toEqual([]);
+    expect(read(d, 'notes.txt')).toBe('mine');
+    expect(() => RunFiles.assertNoRun(d)).not.toThrow();
   });
 
   it('--resume without a checkpoint starts fresh: output files emptied', () => {

@@ -1,16 +1,4 @@
-import {
-  closeSync,
-  existsSync,
-  fstatSync,
-  fsyncSync,
-  ftruncateSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  statSync,
-  writeSync,
-  writeFileSync,
-} from 'node:fs';
+import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -86,7 +74,14 @@ export class RunFiles<S> {
   static assertNoRun(dir: string): void {
     const found = RunFiles.runFilesIn(dir);
     if (found.length > 0) {
-      throw new Error(`${dir} already holds a run (${found.join(', ')}): pass --resume to continue it, or choose another --out`);
+      throw new Error(`${dir} already holds a run (${found.join(', ')}): pass --resume to continue it, --overwrite to replace it, or choose another --out`);
+    }
+  }
+
+  /** `--overwrite`: remove an earlier run's files from `dir` (only those; nothing else in the folder is touched). */
+  static removeRun(dir: string): void {
+    for (const name of ['checkpoint.json', 'checkpoint.json.tmp', 'stats.json', 'config.json', ...OUTPUT_FILES]) {
+      rmSync(join(dir, name), { force: true });
     }
   }
 
