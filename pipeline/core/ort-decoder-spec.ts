@@ -4,6 +4,7 @@
  * Llama-family models (SmolLM2, Qwen2, …) use num_hidden_layers / num_key_value_heads / head_dim /
  * max_position_embeddings. Pure and isomorphic.
  */
+import type { OrtSession } from './ort-runtime.ts';
 export interface DecoderSpec {
   numLayers: number;
   /** Heads in the KV cache (fewer than the attention heads under grouped-query attention). */
@@ -50,4 +51,30 @@ export function decoderSpecFromConfig(config: Config): DecoderSpec {
   const eosTokenIds = Array.isArray(eos) ? eos.filter((v): v is number => typeof v === 'number') : typeof eos === 'number' ? [eos] : [];
   const padTokenId = num(config, 'pad_token_id') ?? eosTokenIds[0] ?? 0;
   return { numLayers: numLayers!, numKvHeads: numKvHeads!, headDim: headDim!, maxLength: maxLength!, eosTokenIds, padTokenId };
+}
+
+/** Throws when the ONNX graph does not have the decoder inputs/outputs that config.json implies. */
+export function checkSession(session: OrtSession, spec: DecoderSpec): void {
+  const problems: string[] = [];
+  for (const name of ['input_ids', 'attention_mask']) if (!session.inputNames.includes(name)) problems.push(`no input ${name}`);
+  if (!session.outputNames.includes('logits')) problems.push('no output logits');
+  for (let i = 0; i < spec.numLayers; i++) {
+    for (const kv of ['key', 'value']) {
+      if (!session.inputNames.includes(`past_key_values.${i}.${kv}`)) problems.push(`no input past_key_values.${i}.${kv}`);
+      if (!session.outputNames.includes(`present.${i}.${kv}`)) problems.push(`no output present.${i}.${kv}`);
+    }
+  }
+  if (session.inputNames.includes(`past_key_values.${spec.numLayers}.key`)) {
+    problems.push(`the graph has more than the ${spec.numLayers} cache layers config.json declares`);
+  }
+  const meta = session.inputMetadata?.find((m) => m.name === 'past_key_values.0.key');
+  if (meta?.isTensor && meta.shape) {
+    if (meta.type !== 'float32') problems.push(`cache type ${meta.type} (only float32 models are supported)`);
+    const [, heads, , dim] = meta.shape;
+    if (typeof heads === 'number' && heads !== spec.numKvHeads) problems.push(`cache has ${heads} heads, config says ${spec.numKvHeads}`);
+    if (typeof dim === 'number' && dim !== spec.headDim) problems.push(`cache head_dim ${dim}, config says ${spec.headDim}`);
+  }
+  if (problems.length > 0) {
+    throw new Error(`onnx/model.onnx is not a decoder with a KV cache in the Optimum layout: ${problems.join('; ')}`);
+  }
 }

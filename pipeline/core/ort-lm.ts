@@ -16,41 +16,13 @@
 import { Tokenizer } from '@huggingface/tokenizers';
 import { buildLogProbGatherOnnx, buildScoringDecoderOnnx } from '../onnx/logprob-graph.ts';
 import type { CausalLM, Sample, SampleOptions, ScoreRequest, ScoreResult } from './lm.ts';
-import { decoderSpecFromConfig, type DecoderSpec } from './ort-decoder-spec.ts';
-import { mulberry32, type Random } from './random.ts';
+import { checkSession, decoderSpecFromConfig, type DecoderSpec } from './ort-decoder-spec.ts';
+import { type OrtModule, type OrtSession, type OrtTensor, selectRows, tileRows, toInt64 } from './ort-runtime.ts';
+import { mulberry32 } from './random.ts';
+import { logSoftmaxGather, pickToken, rowSeeds } from './token-math.ts';
 
-// ---- The slice of onnxruntime-common that both onnxruntime-node and onnxruntime-web provide. ----
-
-export interface OrtTensor {
-  readonly type: string;
-  readonly dims: readonly number[];
-  readonly data: unknown;
-}
-
-export interface OrtValueMetadata {
-  readonly name: string;
-  readonly isTensor: boolean;
-  readonly type?: string;
-  readonly shape?: readonly (number | string)[];
-}
-
-export interface OrtSession {
-  readonly inputNames: readonly string[];
-  readonly outputNames: readonly string[];
-  /** Present in onnxruntime ≥ 1.21; used only to check the cache geometry. */
-  readonly inputMetadata?: readonly OrtValueMetadata[];
-  run(feeds: Record<string, OrtTensor>, fetches: readonly string[]): Promise<Record<string, OrtTensor>>;
-  release(): Promise<void>;
-}
-
-export interface OrtModule {
-  InferenceSession: { create(model: Uint8Array, options?: Record<string, unknown>): Promise<OrtSession> };
-  Tensor: {
-    new (type: 'float32', data: Float32Array, dims: readonly number[]): OrtTensor;
-    new (type: 'int64', data: BigInt64Array, dims: readonly number[]): OrtTensor;
-    new (type: 'bool', data: Uint8Array, dims: readonly number[]): OrtTensor;
-  };
-}
+export type { OrtModule, OrtSession, OrtTensor, OrtValueMetadata } from './ort-runtime.ts';
+export { logSoftmaxGather, pickToken, rowSeeds } from './token-math.ts';
 
 export interface OrtCausalLMOptions {
   /** Recorded as `CausalLM.id` (a path or a name). */
@@ -449,116 +421,4 @@ function labelled<T>(file: string, make: () => T): T {
   } catch (error) {
     throw new Error(`${file}: ${error instanceof Error ? error.message : String(error)}`);
   }
-}
-
-/** Throws when the ONNX graph does not have the decoder inputs/outputs that config.json implies. */
-function checkSession(session: OrtSession, spec: DecoderSpec): void {
-  const problems: string[] = [];
-  for (const name of ['input_ids', 'attention_mask']) if (!session.inputNames.includes(name)) problems.push(`no input ${name}`);
-  if (!session.outputNames.includes('logits')) problems.push('no output logits');
-  for (let i = 0; i < spec.numLayers; i++) {
-    for (const kv of ['key', 'value']) {
-      if (!session.inputNames.includes(`past_key_values.${i}.${kv}`)) problems.push(`no input past_key_values.${i}.${kv}`);
-      if (!session.outputNames.includes(`present.${i}.${kv}`)) problems.push(`no output present.${i}.${kv}`);
-    }
-  }
-  if (session.inputNames.includes(`past_key_values.${spec.numLayers}.key`)) {
-    problems.push(`the graph has more than the ${spec.numLayers} cache layers config.json declares`);
-  }
-  const meta = session.inputMetadata?.find((m) => m.name === 'past_key_values.0.key');
-  if (meta?.isTensor && meta.shape) {
-    if (meta.type !== 'float32') problems.push(`cache type ${meta.type} (only float32 models are supported)`);
-    const [, heads, , dim] = meta.shape;
-    if (typeof heads === 'number' && heads !== spec.numKvHeads) problems.push(`cache has ${heads} heads, config says ${spec.numKvHeads}`);
-    if (typeof dim === 'number' && dim !== spec.headDim) problems.push(`cache head_dim ${dim}, config says ${spec.headDim}`);
-  }
-  if (problems.length > 0) {
-    throw new Error(`onnx/model.onnx is not a decoder with a KV cache in the Optimum layout: ${problems.join('; ')}`);
-  }
-}
-
-const toInt64 = (ids: readonly number[]) => BigInt64Array.from(ids, (id) => BigInt(id));
-
-/** [1, ...rest] → [n, ...rest] by repetition. */
-function tileRows(ort: OrtModule, t: OrtTensor, n: number): OrtTensor {
-  if (n === 1) return t;
-  const data = t.data as Float32Array;
-  const out = new Float32Array(data.length * n);
-  for (let r = 0; r < n; r++) out.set(data, r * data.length);
-  return new ort.Tensor('float32', out, [n, ...t.dims.slice(1)]);
-}
-
-/** Keeps rows `rows` (in order) of a [B, ...] float32 tensor. */
-function selectRows(ort: OrtModule, t: OrtTensor, rows: readonly number[]): OrtTensor {
-  const data = t.data as Float32Array;
-  const size = data.length / t.dims[0];
-  const out = new Float32Array(rows.length * size);
-  rows.forEach((r, i) => out.set(data.subarray(r * size, (r + 1) * size), i * size));
-  return new ort.Tensor('float32', out, [rows.length, ...t.dims.slice(1)]);
-}
-
-/**
- * Seeds of the n sample rows' own random streams: row r draws only from its stream, so its sample depends on
- * (seed, r) and the model — not on n or on when other rows stop.
- */
-export function rowSeeds(seed: number, n: number): number[] {
-  const master = mulberry32(seed);
-  return Array.from({ length: n }, () => Math.floor(master.next() * 4294967296));
-}
-
-/**
- * The JS reference for the log-prob graph: out[p, j] = log_softmax(logits[p, :])[indices[p, j]] for each of the
- * logits.length / V positions p, computed in float64.
- */
-export function logSoftmaxGather(logits: Float32Array, V: number, indices: BigInt64Array, K: number): Float32Array {
-  const positions = logits.length / V;
-  const out = new Float32Array(positions * K);
-  for (let p = 0; p < positions; p++) {
-    const row = logits.subarray(p * V, (p + 1) * V);
-    let max = -Infinity;
-    for (let v = 0; v < V; v++) if (row[v] > max) max = row[v];
-    let sum = 0;
-    for (let v = 0; v < V; v++) sum += Math.exp(row[v] - max);
-    const logZ = max + Math.log(sum);
-    for (let j = 0; j < K; j++) out[p * K + j] = row[Number(indices[p * K + j])] - logZ;
-  }
-  return out;
-}
-
-/**
- * One token from a row of logits: argmax when temperature is 0, else a draw from softmax(logits / temperature)
- * restricted to the topK largest logits (0 = all). Ties in top-k go to the lower id.
- */
-export function pickToken(logits: Float32Array, temperature: number, topK: number, rng: Random): number {
-  const V = logits.length;
-  if (temperature === 0) {
-    let best = 0;
-    for (let v = 1; v < V; v++) if (logits[v] > logits[best]) best = v;
-    return best;
-  }
-  let candidates: number[];
-  if (topK > 0 && topK < V) {
-    // Keep the k best ids in a small array sorted by logit (descending); most ids fail the first comparison.
-    candidates = [];
-    for (let v = 0; v < V; v++) {
-      const x = logits[v];
-      if (candidates.length === topK && x <= logits[candidates[topK - 1]]) continue;
-      let i = candidates.length === topK ? topK - 1 : candidates.length;
-      while (i > 0 && logits[candidates[i - 1]] < x) i--;
-      candidates.splice(i, 0, v);
-      if (candidates.length > topK) candidates.pop();
-    }
-    candidates.sort((a, b) => a - b); // draw in id order, independent of how ties were inserted
-  } else {
-    candidates = Array.from({ length: V }, (_, v) => v);
-  }
-  let max = -Infinity;
-  for (const v of candidates) if (logits[v] > max) max = logits[v];
-  const weights = candidates.map((v) => Math.exp((logits[v] - max) / temperature));
-  let r = rng.next() * weights.reduce((a, b) => a + b, 0);
-  for (let i = 0; i < candidates.length; i++) {
-    r -= weights[i];
-    if (r < 0) return candidates[i];
-  }
-  return candidates[candidates.length - 1];
 }
