@@ -8,6 +8,7 @@
  * Shapes in comments: B batch, T time, C = nEmbd, H heads, D = C/H, N = B·T rows, V vocab.
  */
 import { Arena } from './arena.ts';
+import { type LnActs, gatherHead, geluBackward, geluForward, layerNorm, layerNormBackward, scatterHead } from './ops.ts';
 import { mulberry32 } from '../core/random.ts';
 import { gpt2WeightShapes, type Gpt2Config, type Gpt2Weights } from '../onnx/gpt2-weights.ts';
 
@@ -34,13 +35,7 @@ interface LayerActs {
   geluTanh: Float32Array; // [N,4C] the tanh inside GELU, kept for backward
 }
 
-interface LnActs {
-  xhat: Float32Array; // [N,C] normalised input
-  rstd: Float32Array; // [N] 1/std
-  out: Float32Array; // [N,C] xhat·g + b
-}
 
-const GELU_K = Math.sqrt(2 / Math.PI);
 
 export class Gpt2 {
   readonly arena: Arena;
@@ -182,19 +177,19 @@ export class Gpt2 {
     for (let l = 0; l < L; l++) {
       const A = this.layers[l];
       const h = `h.${l}`;
-      this.layerNorm(A.x, this.param(`${h}.ln_1.weight`), this.param(`${h}.ln_1.bias`), A.ln1, N);
+      layerNorm(A.x, this.param(`${h}.ln_1.weight`), this.param(`${h}.ln_1.bias`), A.ln1, N, this.config.nEmbd, this.config.layerNormEpsilon);
       this.linear(A.ln1.out, this.param(`${h}.attn.c_attn.weight`), this.param(`${h}.attn.c_attn.bias`), A.qkv, N, C, 3 * C);
       this.attention(A);
       this.linear(A.y, this.param(`${h}.attn.c_proj.weight`), this.param(`${h}.attn.c_proj.bias`), A.xMid, N, C, C);
       for (let i = 0; i < N * C; i++) A.xMid[i] += A.x[i];
-      this.layerNorm(A.xMid, this.param(`${h}.ln_2.weight`), this.param(`${h}.ln_2.bias`), A.ln2, N);
+      layerNorm(A.xMid, this.param(`${h}.ln_2.weight`), this.param(`${h}.ln_2.bias`), A.ln2, N, this.config.nEmbd, this.config.layerNormEpsilon);
       this.linear(A.ln2.out, this.param(`${h}.mlp.c_fc.weight`), this.param(`${h}.mlp.c_fc.bias`), A.fc, N, C, 4 * C);
       geluForward(A.fc, A.gelu, A.geluTanh, N * 4 * C);
       const xNext = l + 1 < L ? this.layers[l + 1].x : this.xOut;
       this.linear(A.gelu, this.param(`${h}.mlp.c_proj.weight`), this.param(`${h}.mlp.c_proj.bias`), xNext, N, 4 * C, C);
       for (let i = 0; i < N * C; i++) xNext[i] += A.xMid[i];
     }
-    this.layerNorm(this.xOut, this.param('ln_f.weight'), this.param('ln_f.bias'), this.lnf, N);
+    layerNorm(this.xOut, this.param('ln_f.weight'), this.param('ln_f.bias'), this.lnf, N, this.config.nEmbd, this.config.layerNormEpsilon);
     const wteT = this.tBuf;
     this.arena.transpose(wte, wteT, V, C);
     this.arena.matmul(this.lnf.out, wteT, this.logits, N, C, V); // logits[N,V] = lnf · wteᵀ
@@ -257,7 +252,7 @@ export class Gpt2 {
     a.matmul(this.tBuf, this.lnf.out, dwte, V, N, C, true); // dwte += dlogitsᵀ · lnf
     const dx = this.dx;
     dx.fill(0, 0, N * C);
-    this.layerNormBackward(dlnf, this.lnf, this.param('ln_f.weight'), this.grad('ln_f.weight'), this.grad('ln_f.bias'), dx, N);
+    layerNormBackward(dlnf, this.lnf, this.param('ln_f.weight'), this.grad('ln_f.weight'), this.grad('ln_f.bias'), dx, N, this.config.nEmbd);
     for (let l = L - 1; l >= 0; l--) {
       const A = this.layers[l];
       const h = `h.${l}`;
@@ -267,14 +262,14 @@ export class Gpt2 {
       geluBackward(A.fc, A.geluTanh, dGelu, N * 4 * C); // now d(fc)
       const dLn2 = this.dB;
       this.linearBackward(dGelu, A.ln2.out, this.param(`${h}.mlp.c_fc.weight`), this.grad(`${h}.mlp.c_fc.weight`), this.grad(`${h}.mlp.c_fc.bias`), dLn2, N, C, 4 * C);
-      this.layerNormBackward(dLn2, A.ln2, this.param(`${h}.ln_2.weight`), this.grad(`${h}.ln_2.weight`), this.grad(`${h}.ln_2.bias`), dx, N);
+      layerNormBackward(dLn2, A.ln2, this.param(`${h}.ln_2.weight`), this.grad(`${h}.ln_2.weight`), this.grad(`${h}.ln_2.bias`), dx, N, this.config.nEmbd);
       // Attention: xMid = x + y · Wproj + bproj; dx now holds d(xMid).
       const dy = this.dA;
       this.linearBackward(dx, A.y, this.param(`${h}.attn.c_proj.weight`), this.grad(`${h}.attn.c_proj.weight`), this.grad(`${h}.attn.c_proj.bias`), dy, N, C, C);
       this.attentionBackward(A, dy, this.dqkv);
       const dLn1 = this.dB;
       this.linearBackward(this.dqkv, A.ln1.out, this.param(`${h}.attn.c_attn.weight`), this.grad(`${h}.attn.c_attn.weight`), this.grad(`${h}.attn.c_attn.bias`), dLn1, N, C, 3 * C);
-      this.layerNormBackward(dLn1, A.ln1, this.param(`${h}.ln_1.weight`), this.grad(`${h}.ln_1.weight`), this.grad(`${h}.ln_1.bias`), dx, N);
+      layerNormBackward(dLn1, A.ln1, this.param(`${h}.ln_1.weight`), this.grad(`${h}.ln_1.weight`), this.grad(`${h}.ln_1.bias`), dx, N, this.config.nEmbd);
     }
     // Embeddings: x0 = wte[tok] + wpe[t].
     const dwpe = this.grad('wpe.weight');
@@ -327,57 +322,6 @@ export class Gpt2 {
     for (let n = 0; n < N; n++) {
       const o = n * outDim;
       for (let j = 0; j < outDim; j++) db[j] += dout[o + j];
-    }
-  }
-
-  private layerNorm(x: Float32Array, g: Float32Array, b: Float32Array, acts: LnActs, N: number): void {
-    const C = this.config.nEmbd;
-    const eps = this.config.layerNormEpsilon;
-    const { xhat, rstd, out } = acts;
-    for (let n = 0; n < N; n++) {
-      const o = n * C;
-      let mean = 0;
-      for (let c = 0; c < C; c++) mean += x[o + c];
-      mean /= C;
-      let v = 0;
-      for (let c = 0; c < C; c++) {
-        const d = x[o + c] - mean;
-        v += d * d;
-      }
-      const r = 1 / Math.sqrt(v / C + eps);
-      rstd[n] = r;
-      for (let c = 0; c < C; c++) {
-        const xh = (x[o + c] - mean) * r;
-        xhat[o + c] = xh;
-        out[o + c] = xh * g[c] + b[c];
-      }
-    }
-  }
-
-  /** dx += d(input) given dout = d(out); dg, db accumulated. */
-  private layerNormBackward(dout: Float32Array, acts: LnActs, g: Float32Array, dg: Float32Array, db: Float32Array,
-    dx: Float32Array, N: number): void {
-    const C = this.config.nEmbd;
-    const { xhat, rstd } = acts;
-    for (let n = 0; n < N; n++) {
-      const o = n * C;
-      let mdxh = 0;
-      let mdxhXh = 0;
-      for (let c = 0; c < C; c++) {
-        const d = dout[o + c];
-        const dxh = d * g[c];
-        dg[c] += d * xhat[o + c];
-        db[c] += d;
-        mdxh += dxh;
-        mdxhXh += dxh * xhat[o + c];
-      }
-      mdxh /= C;
-      mdxhXh /= C;
-      const r = rstd[n];
-      for (let c = 0; c < C; c++) {
-        const dxh = dout[o + c] * g[c];
-        dx[o + c] += r * (dxh - mdxh - xhat[o + c] * mdxhXh);
-      }
     }
   }
 
@@ -457,38 +401,5 @@ export class Gpt2 {
         scatterHead(hY, dqkv, b, T, 3 * C, C + h * D, D);
       }
     }
-  }
-}
-
-/** out[T,D] = src rows b·T..b·T+T-1, columns col..col+D-1 (src rows are `stride` floats). */
-function gatherHead(src: Float32Array, out: Float32Array, b: number, T: number, stride: number, col: number, D: number): void {
-  for (let t = 0; t < T; t++) {
-    const o = (b * T + t) * stride + col;
-    out.set(src.subarray(o, o + D), t * D);
-  }
-}
-
-function scatterHead(src: Float32Array, dst: Float32Array, b: number, T: number, stride: number, col: number, D: number): void {
-  for (let t = 0; t < T; t++) dst.set(src.subarray(t * D, t * D + D), (b * T + t) * stride + col);
-}
-
-/** GPT-2's "gelu_new": 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))); tanh via exp (faster than Math.tanh in V8). */
-function geluForward(x: Float32Array, out: Float32Array, th: Float32Array, n: number): void {
-  for (let i = 0; i < n; i++) {
-    const v = x[i];
-    const u = GELU_K * (v + 0.044715 * v * v * v);
-    const t = u > 15 ? 1 : u < -15 ? -1 : 1 - 2 / (Math.exp(2 * u) + 1);
-    th[i] = t;
-    out[i] = 0.5 * v * (1 + t);
-  }
-}
-
-/** d(in place) := d(gelu) · gelu'(x), from the tanh kept by the forward pass. */
-function geluBackward(x: Float32Array, th: Float32Array, d: Float32Array, n: number): void {
-  for (let i = 0; i < n; i++) {
-    const v = x[i];
-    const t = th[i];
-    const dth = (1 - t * t) * GELU_K * (1 + 3 * 0.044715 * v * v);
-    d[i] *= 0.5 * (1 + t) + 0.5 * v * dth;
   }
 }
