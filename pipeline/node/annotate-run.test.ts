@@ -113,6 +113,16 @@ describe('annotate on the sample corpus', () => {
     }
   });
 
+  it('refuses to resume when the input files changed since the run started', async () => {
+    const copy = join(tmp, 'copy.jsonl');
+    writeFileSync(copy, readFileSync(corpus));
+    const runCopy = (resume: boolean) =>
+      runAnnotate(parts, { inputs: [copy], outDir: join(tmp, 'e'), meta: {}, config, maxDocs: resume ? undefined : 1, resume });
+    await runCopy(false);
+    writeFileSync(copy, readFileSync(corpus, 'utf8').replace(sample[1], sample[2]));
+    await expect(runCopy(true)).rejects.toThrow(/the input files changed since the run started/);
+  });
+
   it('resumes a stopped run from its checkpoint without losing or duplicating lines', async () => {
     await run('c', { maxDocs: 1 });
     await run('c', { resume: true });

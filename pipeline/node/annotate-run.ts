@@ -7,6 +7,7 @@ import { inlineCalls } from '../core/inline.ts';
 import type { Losses } from '../core/losses.ts';
 import { type DocWork, type PipelineParts, annotate, callText } from '../core/stages.ts';
 import { type RunStats, addDoc, emptyStats } from '../core/stats.ts';
+import { digestInputs } from './input-digest.ts';
 import { readCorpus } from './read-corpus.ts';
 import { RunFiles } from './run-files.ts';
 
@@ -53,7 +54,7 @@ function callRecord(c: Candidate) {
  * A resume must use the settings of the run it continues, or its files would mix two runs. Batch size and tool
  * concurrency do not change the output and --max-docs may grow; everything else is compared with config.json.
  */
-function assertSameRun(outDir: string, record: { model?: unknown; inputs: string[]; config: AnnotateConfig }): void {
+function assertSameRun(outDir: string, record: { model?: unknown; inputs: string[]; inputsDigest: string; config: AnnotateConfig }): void {
   if (!RunFiles.readCheckpoint(outDir) || !existsSync(join(outDir, 'config.json'))) return;
   let before: typeof record;
   try {
@@ -63,9 +64,12 @@ function assertSameRun(outDir: string, record: { model?: unknown; inputs: string
   }
   const comparable = (r: typeof record) => {
     const { batchSize: _b, toolConcurrency: _c, ...config } = r.config ?? {};
-    return { model: r.model, inputs: r.inputs, ...config };
+    return { model: r.model, inputs: r.inputs, inputsDigest: r.inputsDigest, ...config };
   };
   const [was, now] = [comparable(before), comparable(record)];
+  if (JSON.stringify(was.inputs) === JSON.stringify(now.inputs) && was.inputsDigest !== now.inputsDigest) {
+    throw new Error(`cannot resume ${outDir}: the input files changed since the run started (their SHA-256 differs): restore them, or start again with another --out`);
+  }
   for (const key of Object.keys(now) as (keyof typeof now)[]) {
     if (JSON.stringify(was[key]) !== JSON.stringify(now[key])) {
       const show = (v: unknown) => JSON.stringify(v)?.slice(0, 60);
@@ -77,7 +81,7 @@ function assertSameRun(outDir: string, record: { model?: unknown; inputs: string
 export async function runAnnotate(parts: PipelineParts, options: RunOptions): Promise<RunStats> {
   const { config, outDir } = options;
   mkdirSync(outDir, { recursive: true });
-  const record = { ...options.meta, inputs: options.inputs, maxDocs: options.maxDocs ?? null, config };
+  const record = { ...options.meta, inputs: options.inputs, inputsDigest: digestInputs(options.inputs), maxDocs: options.maxDocs ?? null, config };
   if (options.resume) assertSameRun(outDir, record);
   const { files, checkpoint } = RunFiles.open<RunStats>(outDir, options.resume ?? false);
   RunFiles.writeJson(outDir, 'config.json', record);

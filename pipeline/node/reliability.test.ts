@@ -20,7 +20,8 @@ const args = (out: string, ...extra: string[]) => [
   '--k', '2', '--m', '2', '--tau-f', '0.05', '--seed', '11', '--quiet', ...extra,
 ];
 
-const read = (out: string, file: string) => readFileSync(join(tmp, out, file));
+/** A file's bytes; a kill can land between the creation of two output files, so a missing one reads as empty. */
+const read = (out: string, file: string) => (existsSync(join(tmp, out, file)) ? readFileSync(join(tmp, out, file)) : Buffer.alloc(0));
 const jsonLines = (out: string, file: string) => read(out, file).toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
 const size = (out: string, file: string) => (existsSync(join(tmp, out, file)) ? statSync(join(tmp, out, file)).size : 0);
 const outputBytes = (out: string) => OUTPUT_FILES.reduce((n, f) => n + size(out, f), 0);

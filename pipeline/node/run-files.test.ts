@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../core/config.ts';
 import type { PipelineParts } from '../core/stages.ts';
 import { runAnnotate } from './annotate-run.ts';
+import { digestInputs } from './input-digest.ts';
 import { RunFiles } from './run-files.ts';
 
 /**
@@ -84,7 +85,7 @@ describe('RunFiles.open', () => {
 describe('runAnnotate --resume', () => {
   const parts = {} as PipelineParts; // never reached: no documents
   const config = defaultConfig({ tools: ['Calculator'], seed: 3 });
-  const record = (c = config) => JSON.stringify({ model: 'm', inputs: [], maxDocs: null, config: c });
+  const record = (c = config) => JSON.stringify({ model: 'm', inputs: [], inputsDigest: digestInputs([]), maxDocs: null, config: c });
   const resume = (d: string, c = config, maxDocs?: number) =>
     runAnnotate(parts, { inputs: [], outDir: d, meta: { model: 'm' }, config: c, resume: true, maxDocs });
 
