@@ -101,10 +101,11 @@ export function proposeStage(parts: PipelineParts, config: AnnotateConfig): Stag
         const pAt = new Map(scores.offsets.slice(0, -1).map((at, i) => [at, scores.p[i]]));
         const heuristic = spread(parts.heuristicPositions(doc.text, tool), config.heuristicPositions);
         work.positions[tool] = { scores, lm: lmPositions, heuristic };
-        const positions = [...new Set([...lmPositions.map((p) => p.at), ...heuristic])].sort((a, b) => a - b);
+        const lmAt = new Map(lmPositions.map((p) => [p.at, p]));
+        const positions = [...new Set([...lmAt.keys(), ...heuristic])].sort((a, b) => a - b);
         for (const at of positions) {
           const base = { docId: doc.id, tool, at, positionP: pAt.get(at), kept: false, reason: 'pending' as const };
-          const lmPos = lmPositions.find((p) => p.at === at);
+          const lmPos = lmAt.get(at);
           if (lmPos && config.lmProposals && t.m > 0) {
             const samples = await sampleCalls(parts.lm, prompt, scores, lmPos.token, {
               m: t.m,

@@ -10,8 +10,6 @@ import { mulberry32 } from '../random.ts';
 export class FakeLM implements CausalLM {
   readonly id = 'fake-char-lm';
   readonly vocab = 128;
-  /** Every forward pass the scorer asked for: the sequences' lengths. */
-  readonly calls: number[][] = [];
 
   constructor(
     /** Probability of `next` after `context`, or undefined for "uniform". */
@@ -55,7 +53,6 @@ export class FakeLM implements CausalLM {
   }
 
   async score(batch: readonly ScoreRequest[]): Promise<ScoreResult[]> {
-    this.calls.push(batch.map((r) => r.upTo ?? r.ids.length));
     return batch.map((req) => {
       const context = (t: number) => this.decode(req.ids.slice(0, t));
       const end = req.upTo ?? req.ids.length;
