@@ -76,12 +76,26 @@ export async function exportGpt2(dir: string, options: ExportGpt2Options): Promi
   };
   const generationConfig = { bos_token_id: eos.id, eos_token_id: eos.id, pad_token_id: eos.id };
 
+  await writeModelDir(dir, { config: configJson, generationConfig, tokenizer, tokenizerConfig, model });
+  return { dir, modelBytes: model.length };
+}
+
+/** The files of a Hugging Face ONNX model directory, written as the repositories lay them out. */
+export async function writeModelDir(
+  dir: string,
+  files: {
+    config: Record<string, unknown>;
+    generationConfig: Record<string, unknown>;
+    tokenizer: Record<string, unknown>;
+    tokenizerConfig: Record<string, unknown>;
+    model: Uint8Array;
+  },
+): Promise<void> {
   await mkdir(join(dir, 'onnx'), { recursive: true });
   const json = (value: unknown) => JSON.stringify(value, null, 2) + '\n';
-  await writeFile(join(dir, 'config.json'), json(configJson));
-  await writeFile(join(dir, 'generation_config.json'), json(generationConfig));
-  await writeFile(join(dir, 'tokenizer.json'), JSON.stringify(tokenizer) + '\n');
-  await writeFile(join(dir, 'tokenizer_config.json'), json(tokenizerConfig));
-  await writeFile(join(dir, 'onnx', 'model.onnx'), model);
-  return { dir, modelBytes: model.length };
+  await writeFile(join(dir, 'config.json'), json(files.config));
+  await writeFile(join(dir, 'generation_config.json'), json(files.generationConfig));
+  await writeFile(join(dir, 'tokenizer.json'), JSON.stringify(files.tokenizer) + '\n');
+  await writeFile(join(dir, 'tokenizer_config.json'), json(files.tokenizerConfig));
+  await writeFile(join(dir, 'onnx', 'model.onnx'), files.model);
 }

@@ -12,10 +12,9 @@
  * future) get the float32 minimum before the softmax, as Hugging Face does, so a fully masked row (left padding)
  * gives a uniform distribution instead of NaN.
  */
-import { GraphBuilder, DataType, float } from './graph-builder.ts';
+import { F32_MIN, visibleKeys } from './attention-mask.ts';
+import { GraphBuilder, float } from './graph-builder.ts';
 import { checkGpt2Weights, type Gpt2Config, type Gpt2Weights } from './gpt2-weights.ts';
-
-const F32_MIN = -3.4028234663852886e38;
 
 /** Builds the model and returns the serialised ONNX bytes. */
 export function buildGpt2Onnx(config: Gpt2Config, weights: Gpt2Weights): Uint8Array {
@@ -37,19 +36,7 @@ export function buildGpt2Onnx(config: Gpt2Config, weights: Gpt2Weights): Uint8Ar
     });
   }
 
-  // Attention mask [B, 1, S, T] (T = past + S): key j is visible to query i iff j ≤ past + i and mask[b, j] = 1.
-  const scalar1 = g.constInt(1, []);
-  const total = g.op('Gather', [g.op('Shape', [attentionMask]), scalar1], { axis: 0 });
-  const seq = g.op('Gather', [g.op('Shape', [inputIds]), scalar1], { axis: 0 });
-  const zero = g.constInt(0, []);
-  const keyPos = g.op('Range', [zero, total, scalar1]); // [T]
-  const queryPos = g.op('Range', [g.op('Sub', [total, seq]), total, scalar1]); // [S]
-  const causal = g.op('LessOrEqual', [
-    g.op('Unsqueeze', [keyPos, g.constInt([0])]), // [1, T]
-    g.op('Unsqueeze', [queryPos, g.constInt([1])]), // [S, 1]
-  ]); // [S, T]
-  const padMask = g.op('Unsqueeze', [g.op('Cast', [attentionMask], { to: DataType.BOOL }), g.constInt([1, 2])]); // [B,1,1,T]
-  const visible = g.op('And', [padMask, causal]); // [B, 1, S, T]
+  const visible = visibleKeys(g, inputIds, attentionMask); // [B, 1, S, T]
   const masked = g.constFloat(F32_MIN, []);
 
   const layerNorm = (x: string, prefix: string) =>
