@@ -3,11 +3,15 @@ import { relative, resolve } from 'node:path';
 import { SingleBar } from 'cli-progress';
 import { type AnnotateConfig, TOOL_NAMES, defaultConfig, validateConfig } from '../core/config.ts';
 import type { RunStats } from '../core/stats.ts';
+import { resolveModel, type Dtype } from './hf-cache.ts';
 import { loadModel } from './load-model.ts';
 import { RunFiles } from './run-files.ts';
 
 export interface AnnotateFlags {
+  /** A model directory or an `org/name` id in the local Hugging Face cache. */
   model: string;
+  /** Which ONNX file of the model (onnx/model.onnx, model_fp16.onnx, …). @default "fp32" */
+  dtype?: Dtype;
   tools: string;
   tauS?: number;
   tauF?: number;
@@ -103,7 +107,8 @@ export async function annotateCommand(inputs: string[], flags: AnnotateFlags): P
   if (flags.overwrite) RunFiles.removeRun(flags.out);
   if (!flags.resume) RunFiles.assertNoRun(flags.out);
   else if (!RunFiles.readCheckpoint(flags.out)) console.error(`toolformer: no checkpoint in ${flags.out}: starting a fresh run`);
-  const lm = await loadModel(flags.model);
+  const lm = await loadModel(flags.model, { dtype: flags.dtype });
+  const resolved = await resolveModel(flags.model);
   // The pipeline's modules (mathjs, the tools) load only once flags and model are known to be good.
   const [{ runAnnotate }, { createNodeParts }] = await Promise.all([import('./annotate-run.ts'), import('./parts.ts')]);
   const parts = await createNodeParts(lm, config);
@@ -122,7 +127,8 @@ export async function annotateCommand(inputs: string[], flags: AnnotateFlags): P
     maxDocs: flags.maxDocs,
     config,
     meta: {
-      model: relative(process.cwd(), resolve(flags.model)) || '.',
+      model: resolved.cache ? `${resolved.cache.id}@${resolved.cache.revision}` : relative(process.cwd(), resolve(flags.model)) || '.',
+      ...(flags.dtype && flags.dtype !== 'fp32' ? { modelDtype: flags.dtype } : {}),
       modelMaxLength: lm.maxLength,
       translationEngine: parts.translation,
       versions: packageVersions(),

@@ -6,7 +6,7 @@
  *   toolformer score <text> --call "Calculator(400/1400)" --at <offset>   the three losses of one call
  */
 import { resolve } from 'node:path';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { judge } from '../core/judge.ts';
 import { paperNames } from '../core/losses.ts';
 
@@ -21,6 +21,12 @@ const integer = (name: string) => (value: string) => {
   return x;
 };
 
+/** `--dtype`: which of the model's ONNX files (Hugging Face's names: model.onnx, model_fp16.onnx, model_quantized.onnx, model_q4.onnx). */
+const dtypeOption = () =>
+  new Option('--dtype <dtype>', 'ONNX variant: fp32 onnx/model.onnx, fp16 model_fp16.onnx, q8 model_quantized.onnx, q4 model_q4.onnx')
+    .choices(['fp32', 'fp16', 'q8', 'q4'])
+    .default('fp32');
+
 export const DEFAULT_MODEL = resolve(import.meta.dirname, '../../models/default');
 export const DEFAULT_INPUTS = ['corpus/sotu.jsonl', 'corpus/factbook.jsonl'];
 
@@ -33,7 +39,8 @@ program
   .command('annotate')
   .description('find, execute, score and filter API calls in a corpus; write finetuning JSONL to --out')
   .argument('[inputs...]', '.jsonl/.txt files or directories', DEFAULT_INPUTS)
-  .option('--model <dir>', 'Hugging Face ONNX causal-LM directory', DEFAULT_MODEL)
+  .option('--model <dir|org/name>', 'Hugging Face ONNX causal-LM directory, or a model id in the local HF cache (HF_HOME; never downloaded)', DEFAULT_MODEL)
+  .addOption(dtypeOption())
   .option('--tools <list>', 'comma-separated tools', 'Calculator,QA,Calendar,Translate')
   .option('--tau-s <x>', 'τ_s for every tool (default: the paper\'s per tool)', number('--tau-s'))
   .option('--tau-f <x>', 'τ_f for every tool (default: the paper\'s per tool)', number('--tau-f'))
@@ -78,7 +85,8 @@ program
   .argument('<text>', 'the text')
   .requiredOption('--call <call>', 'e.g. "Calculator(400 / 1400)"')
   .requiredOption('--at <offset>', 'character offset where the call goes', integer('--at'))
-  .option('--model <dir>', 'Hugging Face ONNX causal-LM directory', DEFAULT_MODEL)
+  .option('--model <dir|org/name>', 'Hugging Face ONNX causal-LM directory, or a model id in the local HF cache (HF_HOME; never downloaded)', DEFAULT_MODEL)
+  .addOption(dtypeOption())
   .option('--date <yyyy-mm-dd>', "the document's date (for Calendar)")
   .action(async (text: string, opts) => {
     const { scoreCommand } = await import('./score-command.ts');

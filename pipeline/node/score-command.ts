@@ -4,6 +4,7 @@ import { judge } from '../core/judge.ts';
 import { PAPER_WEIGHTS, paperNames } from '../core/losses.ts';
 import { makeWindow, scorePositions } from '../core/scoring.ts';
 import { callText } from '../core/stages.ts';
+import type { Dtype } from './hf-cache.ts';
 import { loadModel } from './load-model.ts';
 import { createNodeParts } from './parts.ts';
 
@@ -11,6 +12,7 @@ export interface ScoreFlags {
   call: string;
   at: number;
   model: string;
+  dtype?: Dtype;
   date?: string;
 }
 
@@ -20,7 +22,7 @@ export async function scoreCommand(text: string, flags: ScoreFlags): Promise<voi
   const parsed = parseCall(flags.call);
   if (!parsed.ok) throw new Error(`cannot parse --call ${JSON.stringify(flags.call)}: ${parsed.error}`);
   const config = defaultConfig();
-  const lm = await loadModel(flags.model);
+  const lm = await loadModel(flags.model, { dtype: flags.dtype });
   const { parts } = await createNodeParts(lm, config);
   if (!parts.tool(parsed.call.tool)) throw new Error(`unknown tool "${parsed.call.tool}": use one of ${config.tools.join(', ')}`);
   const call = { tool: parsed.call.tool, input: parsed.call.input };

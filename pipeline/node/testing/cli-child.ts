@@ -17,8 +17,8 @@ export interface CliResult {
 }
 
 /** Start `toolformer <args…>` in `cwd`; `done` settles when it exits (or is killed). */
-export function spawnCli(args: string[], cwd: string): { child: ChildProcess; done: Promise<CliResult> } {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+export function spawnCli(args: string[], cwd: string, env?: NodeJS.ProcessEnv): { child: ChildProcess; done: Promise<CliResult> } {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: env ?? process.env });
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (d: Buffer) => (stdout += d));
@@ -30,4 +30,4 @@ export function spawnCli(args: string[], cwd: string): { child: ChildProcess; do
   return { child, done };
 }
 
-export const runCli = (args: string[], cwd: string): Promise<CliResult> => spawnCli(args, cwd).done;
+export const runCli = (args: string[], cwd: string, env?: NodeJS.ProcessEnv): Promise<CliResult> => spawnCli(args, cwd, env).done;
