@@ -3,6 +3,9 @@ import type { Candidate } from './candidates.ts';
 /**
  * The finetuning text x* = x_{1:i−1}, e(c, r), x_{i:n} (paper §2): each kept call inlined at its position.
  * When several calls were kept at one position, the most useful one is inlined (ties: the first proposed).
+ * Square brackets already in the text ("[Laughter]", a literal `[X(…) -> …]`) become parentheses, so in the
+ * finetuning data `[` only ever opens a call and a model never learns `" ["` from anything else; one character for
+ * one, so every offset stays valid.
  */
 export interface InlinedCall {
   tool: string;
@@ -31,10 +34,15 @@ export function inlineCalls(
   let from = 0;
   const calls: InlinedCall[] = [];
   for (const c of chosen) {
-    out += text.slice(from, c.at);
+    out += escapeBrackets(text.slice(from, c.at));
     calls.push({ tool: c.tool, input: c.input, result: c.result!, at: c.at, inlinedAt: out.length, losses: c.losses!, usefulness: c.usefulness! });
     out += ' ' + format(c);
     from = c.at;
   }
-  return { text: out + text.slice(from), calls };
+  return { text: out + escapeBrackets(text.slice(from)), calls };
+}
+
+/** "[Laughter]" → "(Laughter)": text outside calls never contains the call syntax's brackets. */
+export function escapeBrackets(text: string): string {
+  return text.replace(/\[/g, '(').replace(/\]/g, ')');
 }

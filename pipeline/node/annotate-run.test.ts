@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { parseCall } from '../core/call-syntax.ts';
 import { defaultConfig } from '../core/config.ts';
 import type { CausalLM } from '../core/lm.ts';
+import { escapeBrackets } from '../core/inline.ts';
 import type { PipelineParts } from '../core/stages.ts';
 import { runAnnotate } from './annotate-run.ts';
 import { loadModel } from './load-model.ts';
@@ -89,7 +90,7 @@ describe('annotate on the sample corpus', () => {
     }
   });
 
-  it('inlines each kept call at its position as [Tool(args) -> result], leaving the text otherwise unchanged', () => {
+  it('inlines each kept call at its position as [Tool(args) -> result], leaving the text otherwise unchanged (but for literal brackets, written as parentheses)', () => {
     const train = lines('a', 'train.jsonl');
     expect(train.length).toBeGreaterThan(0);
     for (const record of train) {
@@ -101,7 +102,7 @@ describe('annotate on the sample corpus', () => {
         expect(parsed).toMatchObject({ ok: true, call: { tool: c.tool, input: c.input } });
         text = text.slice(0, c.inlinedAt) + text.slice(close + 1);
       }
-      expect(text).toBe(docs.get(record.id));
+      expect(text).toBe(escapeBrackets(docs.get(record.id)!));
     }
   });
 
