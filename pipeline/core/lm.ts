@@ -32,6 +32,21 @@ export interface CausalLM {
    * (the stop string is not included) or after `maxNewTokens`. Deterministic for a given seed.
    */
   sample(prompt: readonly number[], options: SampleOptions): Promise<Sample[]>;
+  /**
+   * Step-by-step decoding with a KV cache (generate.ts): runs the prompt once and returns a state whose `logits`
+   * predict the next token; `feed(ids)` appends tokens (chosen, or inserted like a tool result) in one forward pass.
+   * Optional: backends without a cache may leave it out (generate() then refuses).
+   */
+  openDecoder?(prompt: readonly number[]): Promise<DecodeState>;
+}
+
+export interface DecodeState {
+  /** [vocab] logits of the next token after everything fed so far. */
+  readonly logits: Float32Array;
+  /** Tokens in the cache (prompt + fed). */
+  readonly length: number;
+  /** Append tokens; throws past the model's maxLength. */
+  feed(ids: readonly number[]): Promise<void>;
 }
 
 export interface ScoreRequest {

@@ -15,7 +15,7 @@
  */
 import { Tokenizer } from '@huggingface/tokenizers';
 import { buildLogProbGatherOnnx, buildScoringDecoderOnnx } from '../onnx/logprob-graph.ts';
-import type { CausalLM, Sample, SampleOptions, ScoreRequest, ScoreResult } from './lm.ts';
+import type { CausalLM, DecodeState, Sample, SampleOptions, ScoreRequest, ScoreResult } from './lm.ts';
 import { checkSession, decoderSpecFromConfig, type DecoderSpec } from './ort-decoder-spec.ts';
 import { type OrtModule, type OrtSession, type OrtTensor, selectRows, tileRows, toInt64 } from './ort-runtime.ts';
 import { mulberry32 } from './random.ts';
@@ -265,6 +265,33 @@ export class OrtCausalLM implements CausalLM {
       rowLogits = active.map((_, j) => data.subarray(j * V, (j + 1) * V));
     }
     return samples;
+  }
+
+  async openDecoder(prompt: readonly number[]): Promise<DecodeState> {
+    if (prompt.length === 0) throw new Error('openDecoder: the prompt is empty; pass at least one token');
+    this.checkIds(prompt, 'openDecoder: prompt');
+    let past: OrtTensor[] | null = null;
+    let length = 0;
+    const state = {
+      logits: new Float32Array(0),
+      get length() {
+        return length;
+      },
+      feed: async (ids: readonly number[]): Promise<void> => {
+        if (ids.length === 0) return;
+        this.checkIds(ids, 'openDecoder: fed tokens');
+        if (length + ids.length > this.maxLength) {
+          throw new Error(`openDecoder: ${length + ids.length} tokens; the model accepts at most ${this.maxLength}`);
+        }
+        const out = await this.forward(toInt64(ids), 1, ids.length, past, true, length);
+        past = this.presentNames().map((name) => out[name] as OrtTensor);
+        length += ids.length;
+        const V = out.logits.dims[2];
+        state.logits = (out.logits.data as Float32Array).slice((ids.length - 1) * V, ids.length * V);
+      },
+    };
+    await state.feed(prompt);
+    return state;
   }
 
   /** Frees the ONNX Runtime sessions. */

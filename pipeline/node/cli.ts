@@ -3,6 +3,8 @@
  *
  *   toolformer annotate [inputs…]   run the pipeline, write out/<run>/
  *   toolformer example [--tau-f X]  the worked example: L_a 2.5, L_b 2.1, L_c 0.8 → usefulness 1.3
+ *   toolformer generate "<prompt>" [--json] | --input f --out f   generate with live tools
+ *   toolformer finetune --data <train.jsonl…>   finetune a model on C* and export it
  *   toolformer score <text> --call "Calculator(400/1400)" --at <offset>   the three losses of one call
  */
 import { resolve } from 'node:path';
@@ -91,6 +93,54 @@ program
   .action(async (text: string, opts) => {
     const { scoreCommand } = await import('./score-command.ts');
     await scoreCommand(text, opts);
+  });
+
+program
+  .command('generate')
+  .description("generate with live tools (the paper's inference): a call starts when \" [\" is in the top k")
+  .argument('[prompt]', 'the prompt (or --input)')
+  .option('--model <dir>', 'Hugging Face ONNX causal-LM directory', DEFAULT_MODEL)
+  .option('--no-tools', 'mask " [": the model answers alone')
+  .option('--max-new-tokens <n>', 'tokens after the prompt, inserted results included', integer('--max-new-tokens'), 32)
+  .option('--top-k <n>', 'a call starts when " [" is among the k most likely tokens', integer('--top-k'), 10)
+  .option('--max-calls <n>', 'calls per input', integer('--max-calls'), 1)
+  .option('--temperature <x>', '0 = greedy', number('--temperature'), 0)
+  .option('--seed <n>', 'sampling seed', integer('--seed'), 0)
+  .option('--date <yyyy-mm-dd>', "the Calendar's today (default: today, UTC)")
+  .option('--json', 'print one JSON object {prompt, text, calls} instead of streaming')
+  .option('--input <file>', 'JSONL of {id, prompt[, date]}, one result line each to --out')
+  .option('--out <file>', 'results JSONL for --input')
+  .action(async (prompt: string | undefined, opts) => {
+    const { generateCommand } = await import('./generate-command.ts');
+    await generateCommand(prompt, opts);
+  });
+
+program
+  .command('finetune')
+  .description('finetune a model on C* (annotated texts with calls inlined) mixed with its base training data')
+  .requiredOption('--data <files...>', 'train.jsonl files written by annotate')
+  .option('--base <dir>', 'model to start from (its onnx/model.onnx and tokenizer.json)', DEFAULT_MODEL)
+  .option('--out <dir>', 'exported model directory', 'models/toolformer')
+  .option('--corpus <files...>', 'plain corpus for the base-mixture rows', DEFAULT_INPUTS)
+  .option('--work <dir>', 'checkpoints and log', '.cache/finetune')
+  .option('--mix <x>', 'share of rows from the base mixture (plain corpus + copy exercises); the rest are C*', number('--mix'), 0.4)
+  .option('--upsample <n>', 'copies of each C* record', integer('--upsample'), 1)
+  .option('--steps <n>', 'optimiser steps (sets the cosine schedule)', integer('--steps'), 600)
+  .option('--batch <n>', 'rows per step', integer('--batch'), 16)
+  .option('--lr <x>', 'peak learning rate', number('--lr'), 3e-4)
+  .option('--warmup <n>', 'warmup steps', integer('--warmup'), 30)
+  .option('--protect <x>', 'learning-rate multiplier on the constructed induction heads', number('--protect'), 0.1)
+  .option('--seed <n>', 'random seed', integer('--seed'), 1)
+  .option('--eval-every <n>', 'probe every n steps', integer('--eval-every'), 100)
+  .option('--ckpt-every <n>', 'checkpoint every n steps', integer('--ckpt-every'), 25)
+  .option('--minutes <x>', 'stop (checkpoint and export) after this wall time', number('--minutes'), 1e9)
+  .option('--resume', 'continue from the checkpoint in --work', false)
+  .option('--no-export', 'skip the export')
+  .option('--quiet', 'no progress bar (log lines instead)', false)
+  .action(async (opts) => {
+    const { finetune } = await import('../train/finetune.ts');
+    const rebuild = `npx toolformer finetune ${process.argv.slice(3).filter((a) => a !== '--resume').join(' ')}`;
+    await finetune({ ...opts, rebuild });
   });
 
 // `toolformer … | head`: a reader that stops early ends the output, not the process with a stack trace (the summary

@@ -1,4 +1,4 @@
-import type { CausalLM, Sample, SampleOptions, ScoreRequest, ScoreResult } from '../lm.ts';
+import type { CausalLM, DecodeState, Sample, SampleOptions, ScoreRequest, ScoreResult } from '../lm.ts';
 import { mulberry32 } from '../random.ts';
 
 /**
@@ -100,5 +100,26 @@ export class FakeLM implements CausalLM {
       out.push({ text, stopped });
     }
     return out;
+  }
+
+  /** Step decoding: logits are this model's log-probabilities of every token after the text fed so far. */
+  async openDecoder(prompt: readonly number[]): Promise<DecodeState> {
+    const ids = [...prompt];
+    const logitsAfter = (): Float32Array => {
+      const context = this.decode(ids);
+      return Float32Array.from({ length: this.vocab }, (_, c) => this.logProb(context, this.decode([c])));
+    };
+    const state = {
+      logits: logitsAfter(),
+      get length() {
+        return ids.length;
+      },
+      feed: async (more: readonly number[]) => {
+        if (ids.length + more.length > this.maxLength) throw new Error('FakeLM: past maxLength');
+        ids.push(...more);
+        state.logits = logitsAfter();
+      },
+    };
+    return state;
   }
 }

@@ -1,0 +1,97 @@
+/**
+ * `toolformer generate`: the paper's inference with live tools (pipeline/core/generate.ts) from the command line.
+ *
+ *   toolformer generate "<prompt>" [--model dir] [--no-tools] [--max-new-tokens n] [--json]   streams the text
+ *   toolformer generate --input prompts.jsonl --out results.jsonl [same flags]                one result per line
+ *
+ * Tools are the pipeline's (registry dispatch, Apertium for Translate when installed) with the executor's limits.
+ */
+import { createReadStream, createWriteStream, readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { ToolExecutor } from '../core/execute.ts';
+import { generate, type GenerateOptions, type Generation } from '../core/generate.ts';
+import type { CausalLM } from '../core/lm.ts';
+import type { KnowledgeBase } from '../core/tools/qa.ts';
+import { ToolRegistry, createDefaultTools } from '../core/tools/registry.ts';
+import { createApertiumEngine } from './apertium.ts';
+import { loadModel } from './load-model.ts';
+import { KB_PATH } from './parts.ts';
+
+export interface GenerateCommandOptions {
+  model: string;
+  tools: boolean;
+  maxNewTokens: number;
+  topK: number;
+  maxCalls: number;
+  temperature: number;
+  seed: number;
+  date?: string;
+  json?: boolean;
+  input?: string;
+  out?: string;
+}
+
+/** The default tools behind an executor with the pipeline's limits. */
+export async function createNodeExecutor(): Promise<ToolExecutor> {
+  const kb = JSON.parse(readFileSync(KB_PATH, 'utf8')) as KnowledgeBase;
+  const registry = new ToolRegistry(createDefaultTools({ kb, translationEngine: await createApertiumEngine() }));
+  return new ToolExecutor(registry);
+}
+
+export function toRecord(g: Generation): { prompt: string; text: string; calls: { tool: string; input: string; result?: string; error?: string }[] } {
+  return { prompt: g.prompt, text: g.text, calls: g.calls.map(({ tool, input, result, error }) => ({ tool, input, ...(result !== undefined ? { result } : {}), ...(error ? { error } : {}) })) };
+}
+
+export async function generateCommand(prompt: string | undefined, o: GenerateCommandOptions): Promise<void> {
+  if ((prompt === undefined) === (o.input === undefined)) throw new Error('generate: pass a prompt or --input prompts.jsonl (not both)');
+  if (o.input !== undefined && o.out === undefined) throw new Error('generate: --input needs --out results.jsonl');
+  const lm: CausalLM = await loadModel(o.model);
+  const executor = o.tools ? await createNodeExecutor() : null;
+  const base: GenerateOptions = {
+    tools: o.tools, maxNewTokens: o.maxNewTokens, topK: o.topK, maxCalls: o.maxCalls, temperature: o.temperature, seed: o.seed,
+  };
+  if (prompt !== undefined) {
+    const stream = !o.json;
+    if (stream) process.stdout.write(prompt);
+    const g = await generate(lm, executor, prompt, {
+      ...base, doc: { id: 'cli', date: o.date },
+      onText: stream ? (p) => process.stdout.write(p.text) : undefined,
+    });
+    if (stream) process.stdout.write('\n');
+    else console.log(JSON.stringify(toRecord(g)));
+    return;
+  }
+  const out = createWriteStream(o.out!);
+  const lines = createInterface({ input: createReadStream(o.input!), crlfDelay: Infinity });
+  let n = 0;
+  let bad = 0;
+  let written = 0;
+  for await (const line of lines) {
+    n++;
+    if (line.trim() === '') continue;
+    let rec: { id?: unknown; prompt?: unknown; date?: unknown };
+    try {
+      rec = JSON.parse(line);
+    } catch (error) {
+      bad++;
+      console.error(`${o.input}:${n}: not JSON (${(error as Error).message})`);
+      continue;
+    }
+    if (rec === null || typeof rec !== 'object' || typeof rec.prompt !== 'string' || rec.prompt === '') {
+      bad++;
+      console.error(`${o.input}:${n}: expected {"id": …, "prompt": "<non-empty string>"}`);
+      continue;
+    }
+    try {
+      const g = await generate(lm, executor, rec.prompt, { ...base, doc: { id: String(rec.id ?? n), date: typeof rec.date === 'string' ? rec.date : o.date } });
+      out.write(JSON.stringify({ id: rec.id ?? n, ...toRecord(g) }) + '\n');
+      written++;
+    } catch (error) {
+      bad++;
+      console.error(`${o.input}:${n}: ${(error as Error).message}`);
+    }
+  }
+  await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
+  console.error(`generate: ${written} results → ${o.out}${bad ? `, ${bad} bad lines (above)` : ''}`);
+  if (written === 0 && bad > 0) process.exitCode = 1;
+}
