@@ -25,7 +25,7 @@ interface Mount {
   dir: string;
 }
 
-const MODELS_IN_BUILD = ['default', 'tiny-random'];
+const MODELS_IN_BUILD = ['default', 'tiny-random', 'toolformer'];
 const SAMPLE_CORPUS = 'corpus/sample.jsonl';
 
 const TYPES: Record<string, string> = {

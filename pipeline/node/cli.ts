@@ -4,6 +4,7 @@
  *   toolformer annotate [inputs…]   run the pipeline, write out/<run>/
  *   toolformer example [--tau-f X]  the worked example: L_a 2.5, L_b 2.1, L_c 0.8 → usefulness 1.3
  *   toolformer generate "<prompt>" [--json] | --input f --out f   generate with live tools
+ *   toolformer eval --model <dir> [--trials k]   with vs without tools on held-out task families
  *   toolformer finetune --data <train.jsonl…>   finetune a model on C* and export it
  *   toolformer score <text> --call "Calculator(400/1400)" --at <offset>   the three losses of one call
  */
@@ -113,6 +114,25 @@ program
   .action(async (prompt: string | undefined, opts) => {
     const { generateCommand } = await import('./generate-command.ts');
     await generateCommand(prompt, opts);
+  });
+
+program
+  .command('eval')
+  .description('held-out task families (facts, arithmetic, dates, relevance) with and without tools; writes eval.json and eval.md')
+  .option('--model <dir>', 'Hugging Face ONNX causal-LM directory', DEFAULT_MODEL)
+  .option('--trials <k>', 'sampled trials with tools for pass@k and pass^k', integer('--trials'), 3)
+  .option('--per-family <n>', 'prompts per family', integer('--per-family'), 40)
+  .option('--temperature <x>', 'temperature of the sampled trials', number('--temperature'), 0.7)
+  .option('--max-new-tokens <n>', 'tokens after the prompt, inserted results included', integer('--max-new-tokens'), 48)
+  .option('--top-k <n>', 'a call starts when " [" is among the k most likely tokens', integer('--top-k'), 10)
+  .option('--data <files...>', 'more finetuning files to check the prompts against (besides the model\'s train-record.json)')
+  .option('--out <dir>', 'output directory (default out/eval/<model name>)')
+  .option('--quiet', 'no progress')
+  .action(async (opts) => {
+    const { runEval, table } = await import('../eval/run-eval.ts');
+    const report = await runEval(opts);
+    console.log(table(report));
+    console.log(`overlap with the finetuning data: ${report.overlap.prompts.length} of ${report.prompts} prompts`);
   });
 
 program

@@ -17,6 +17,10 @@ import { buildApp, repoRoot, serveApp, type Served } from './serve.ts';
 
 const OUT = join(repoRoot, 'out/web-test');
 const MODEL = 'tiny-random';
+/** A held-out capital (not in the finetuning data); the call models/toolformer writes for it, greedy, top-k 10. */
+const INFERENCE_PROMPT = 'The capital of Peru is';
+const INFERENCE_CALL = '[QA("What is the capital of Peru?") ->';
+const INFERENCE_ANSWER = 'Lima';
 
 let served: Served;
 let nodeGolden: GoldenResult[];
@@ -145,6 +149,40 @@ describe.skipIf(!chromiumAvailable())('web app in headless Chromium', () => {
 
         await setSlider(page, 'ex-tau-f', 0.5);
         await page.screenshot({ path: join(OUT, `${backend}.png`), fullPage: true });
+        expect(errors).toEqual([]);
+        expect(foreign).toEqual([]);
+      } finally {
+        await browser.close();
+      }
+    }, 240_000);
+  }
+
+  // Inference panel: the finetuned model (models/toolformer) generates in the worker with live tools; a fact prompt
+  // makes a QA call whose result (from the bundled knowledge base) is inserted and highlighted.
+  for (const backend of ['wasm', 'webgpu'] as const) {
+    it(`generates with a live tool call on ${backend}`, async () => {
+      const browser = await launch({ webgpu: backend === 'webgpu' });
+      try {
+        // The page's own model stays tiny-random (the explorer's first run is cheap: one tool, k 1, no sampling).
+        const url = `${served.url}?model=${MODEL}&backend=${backend}&tools=Calculator&k=1&m=0`;
+        const { page, errors, foreign } = await openPage(browser, url);
+        await page.waitForFunction(() => document.body.dataset.ready, null, { timeout: 90_000 });
+        expect(await text(page, 'backend')).toBe(`backend: ${backend}`);
+        await page.fill('[data-testid="inf-prompt"]', INFERENCE_PROMPT);
+        await page.click('[data-testid="inf-run"]');
+        await page.waitForFunction(() => document.querySelector('[data-testid="inf-status"]')?.getAttribute('data-done'), null, { timeout: 120_000 });
+        expect(await text(page, 'inf-call')).toBe(INFERENCE_CALL);
+        expect(await text(page, 'inf-call-result')).toBe(INFERENCE_ANSWER);
+        expect(await text(page, 'inf-result')).toBe(`${INFERENCE_ANSWER}]`);
+        expect(await text(page, 'inf-output')).toContain(`${INFERENCE_PROMPT} [${INFERENCE_CALL.slice(1)} ${INFERENCE_ANSWER}]`);
+        expect(await text(page, 'inf-status')).toContain(backend);
+        // Tools off: " [" is masked, no call.
+        await page.uncheck('[data-testid="inf-tools"]');
+        await page.click('[data-testid="inf-run"]');
+        await page.waitForFunction(() => document.querySelector('[data-testid="inf-status"]')?.getAttribute('data-done'), null, { timeout: 60_000 });
+        expect(await page.locator('[data-testid="inf-call"]').count()).toBe(0);
+        expect(await text(page, 'inf-status')).toMatch(/^0 calls/);
+        await page.screenshot({ path: join(OUT, `inference-${backend}.png`), fullPage: true });
         expect(errors).toEqual([]);
         expect(foreign).toEqual([]);
       } finally {

@@ -12,6 +12,7 @@ import type { CausalLM } from '../../pipeline/core/lm.ts';
 import { createPipelineParts } from '../../pipeline/core/parts.ts';
 import type { PipelineParts } from '../../pipeline/core/stages.ts';
 import type { KnowledgeBase } from '../../pipeline/core/tools/qa.ts';
+import type { ToolRegistry } from '../../pipeline/core/tools/registry.ts';
 import type { Tool } from '../../pipeline/core/tools/tool.ts';
 
 /** A call the user typed (set per explorer run). */
@@ -21,7 +22,7 @@ export interface OwnCall {
   at: number;
 }
 
-export type BrowserParts = PipelineParts & { tools: Map<string, Tool>; setOwn(own: OwnCall | null): void };
+export type BrowserParts = PipelineParts & { registry: ToolRegistry; tools: Map<string, Tool>; setOwn(own: OwnCall | null): void };
 
 export function browserParts(options: { lm: CausalLM; kb: KnowledgeBase }): BrowserParts {
   const base = createPipelineParts({ lm: options.lm, kb: options.kb });

@@ -2,11 +2,13 @@
  * Page entry: mounts the panels and starts the model worker. URL parameters:
  *   ?backend=auto|webgpu|wasm   (default auto: WebGPU when an adapter exists)
  *   ?model=default|tiny-random  (a directory under /models/)
+ *   ?infer-model=<dir>         the Inference panel's model (default toolformer)
  *   explorer settings: see initialState in ui/explorer.ts
  */
 import type { BackendPreference } from './backend.ts';
 import { ModelClient } from './model-client.ts';
 import { initialState, mountExplorer } from './ui/explorer.ts';
+import { mountInference } from './ui/inference.ts';
 import { mountRunViewer } from './ui/run-viewer.ts';
 import { mountWorkedExample } from './ui/worked-example.ts';
 
@@ -22,7 +24,10 @@ mountRunViewer($('#run-viewer'));
 const client = new ModelClient();
 let toolsReady: (tools: { name: string; description: string }[]) => void = () => {};
 let toolsFailed: (e: unknown) => void = () => {};
-mountExplorer($('#explorer'), client, new Promise((resolve, reject) => { toolsReady = resolve; toolsFailed = reject; }), initialState(params));
+const toolsPromise = new Promise<{ name: string; description: string }[]>((resolve, reject) => { toolsReady = resolve; toolsFailed = reject; });
+mountExplorer($('#explorer'), client, toolsPromise, initialState(params));
+const inferModel = /^[\w-]+$/.test(params.get('infer-model') ?? '') ? (params.get('infer-model') as string) : 'toolformer';
+mountInference($('#inference'), client, toolsPromise, inferModel);
 const progress = $('#load-progress') as HTMLProgressElement;
 const status = $('[data-testid="load-status"]');
 

@@ -10,16 +10,39 @@ export type Request =
   | { id: number; type: 'load'; modelUrl: string; prefer: BackendPreference }
   | { id: number; type: 'analyze'; params: AnalyzeParams }
   | { id: number; type: 'golden'; cases: GoldenCase[] }
-  | { id: number; type: 'bench'; batch: number; length: number; repeats: number };
+  | { id: number; type: 'bench'; batch: number; length: number; repeats: number }
+  | { id: number; type: 'generate'; params: GenerateParams };
+
+/** The Inference panel's request: generate with live tools (pipeline/core/generate.ts) on `modelUrl`'s model. */
+export interface GenerateParams {
+  modelUrl: string;
+  prompt: string;
+  tools: boolean;
+  topK: number;
+  maxNewTokens: number;
+  /** The Calendar's today, ISO. */
+  date: string;
+}
+
+export interface GenerateResult {
+  prompt: string;
+  text: string;
+  calls: { tool: string; input: string; result?: string; error?: string }[];
+  backend: string;
+  modelId: string;
+  ms: number;
+}
 
 export interface ResultOf {
   load: { choice: BackendChoice; modelId: string; loadMs: number; tools: { name: string; description: string }[] };
   analyze: Analysis;
   golden: GoldenResult[];
   bench: BenchResult;
+  generate: GenerateResult;
 }
 
 export type Reply =
   | { id: number; type: 'progress'; stage: string; done: number; total: number }
+  | { id: number; type: 'piece'; kind: 'text' | 'call' | 'result'; text: string }
   | { id: number; type: 'result'; value: unknown }
   | { id: number; type: 'error'; message: string };

@@ -5,6 +5,8 @@
  * losses, and a throughput benchmark. Everything heavy happens here, so the page stays responsive.
  */
 import { defaultConfig, type ToolThresholds } from '../../pipeline/core/config.ts';
+import { ToolExecutor } from '../../pipeline/core/execute.ts';
+import { generate } from '../../pipeline/core/generate.ts';
 import type { CausalLM } from '../../pipeline/core/lm.ts';
 import { OrtCausalLM, type OrtModule } from '../../pipeline/core/ort-lm.ts';
 import type { PositionScores } from '../../pipeline/core/positions.ts';
@@ -16,7 +18,7 @@ import { browserParts, type BrowserParts } from './browser-parts.ts';
 import { benchRows, scoreThroughput } from './bench-rows.ts';
 import { scoreGolden } from './golden.ts';
 import { loadOrt, sessionOptions, type Ort } from './ort-web.ts';
-import type { Reply, Request } from './protocol.ts';
+import type { GenerateParams, GenerateResult, Reply, Request } from './protocol.ts';
 import { rawForwardThroughput } from './raw-forward.ts';
 
 declare const self: DedicatedWorkerGlobalScope;
@@ -183,12 +185,55 @@ async function bench(req: Extract<Request, { type: 'bench' }>): Promise<BenchRes
   };
 }
 
+/** Models other than the page's (the Inference panel's finetuned model), loaded once each on the same backend. */
+const otherModels = new Map<string, Promise<CausalLM>>();
+let executor: ToolExecutor | null = null;
+
+function modelAt(url: string, id: number): Promise<CausalLM> {
+  const base = url.replace(/\/$/, '');
+  if (base === loaded!.modelId) return Promise.resolve(loaded!.lm);
+  let lm = otherModels.get(base);
+  if (!lm) {
+    lm = (async () => {
+      const [config, tokenizer, tokenizerConfig] = await Promise.all([
+        fetchJson(`${base}/config.json`),
+        fetchJson(`${base}/tokenizer.json`),
+        fetchJson(`${base}/tokenizer_config.json`, true),
+      ]);
+      const bytes = await fetchBytes(`${base}/onnx/model.onnx`, (done, total) =>
+        post({ id, type: 'progress', stage: 'model.onnx', done, total }));
+      return createLM(loaded!.ort, base, bytes, { config, tokenizer, tokenizerConfig }, loaded!.choice);
+    })();
+    lm.catch(() => otherModels.delete(base));
+    otherModels.set(base, lm);
+  }
+  return lm;
+}
+
+/** The paper's inference with live tools, streamed to the page piece by piece (call text and results marked). */
+async function generateRequest(id: number, params: GenerateParams): Promise<GenerateResult> {
+  const t0 = performance.now();
+  const lm = await modelAt(params.modelUrl, id);
+  // The pipeline's registry and executor limits (timeout as in annotate), shared across requests.
+  executor ??= new ToolExecutor((await getParts(loaded!.lm)).registry, { timeoutMs: defaultConfig().toolTimeoutMs });
+  const g = await generate(lm, params.tools ? executor : null, params.prompt, {
+    tools: params.tools, topK: params.topK, maxNewTokens: params.maxNewTokens, doc: { id: 'inference', date: params.date },
+    onText: (piece) => post({ id, type: 'piece', kind: piece.kind, text: piece.text }),
+  });
+  return {
+    prompt: g.prompt, text: g.text,
+    calls: g.calls.map(({ tool, input, result, error }) => ({ tool, input, result, error })),
+    backend: loaded!.choice.backend, modelId: lm.id, ms: performance.now() - t0,
+  };
+}
+
 async function handle(req: Request): Promise<unknown> {
   if (req.type === 'load') return load(req);
   if (!loaded) throw new Error('model not loaded');
   if (req.type === 'analyze') return analyze(req.id, req.params);
   if (req.type === 'golden') return scoreGolden(loaded.lm, req.cases);
   if (req.type === 'bench') return bench(req);
+  if (req.type === 'generate') return generateRequest(req.id, req.params);
   throw new Error(`unknown request ${(req as Request).type}`);
 }
 

@@ -1,0 +1,140 @@
+/**
+ * `toolformer eval --model <dir> [--trials k]`: held-out task families (tasks.ts) generated with and without tools
+ * (pipeline/core/generate.ts), scored with the paper's metric (metrics.ts). Writes <out>/eval.json and eval.md.
+ *
+ * Greedy decoding gives accuracy with and without tools and the call statistics; k sampled trials with tools
+ * (temperature --temperature, seeds 1..k) give pass@k and pass^k. Before anything runs, every eval prompt is
+ * searched for in the finetuning texts (the C* files named in the model's train-record.json, and any --data):
+ * the overlap is reported.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import { generate, stripCalls } from '../core/generate.ts';
+import type { CausalLM } from '../core/lm.ts';
+import { createNodeExecutor } from '../node/generate-command.ts';
+import { loadModel } from '../node/load-model.ts';
+import { KB_PATH } from '../node/parts.ts';
+import { summarise, trial, type FamilySummary, type Trial } from './metrics.ts';
+import { FAMILIES, evalPrompts, overlap, type EvalPrompt, type KbFact } from './tasks.ts';
+
+export interface EvalOptions {
+  model: string;
+  trials: number;
+  perFamily: number;
+  temperature: number;
+  maxNewTokens: number;
+  topK: number;
+  data?: string[];
+  out?: string;
+  quiet?: boolean;
+}
+
+export interface EvalReport {
+  model: string;
+  options: EvalOptions;
+  prompts: number;
+  overlap: { files: string[]; texts: number; prompts: { id: string; prompt: string }[] };
+  families: FamilySummary[];
+  examples: Record<string, { prompt: string; withTools: string; withoutTools: string; calls: unknown[] }[]>;
+  seconds: number;
+}
+
+function finetuneFiles(model: string): string[] {
+  const rec = join(model, 'train-record.json');
+  if (!existsSync(rec)) return [];
+  const data = JSON.parse(readFileSync(rec, 'utf8')).data as { files?: string[] } | undefined;
+  return data?.files ?? [];
+}
+
+export async function runEval(o: EvalOptions): Promise<EvalReport> {
+  const t0 = Date.now();
+  const kb = (JSON.parse(readFileSync(KB_PATH, 'utf8')) as { facts: KbFact[] }).facts;
+  const prompts = evalPrompts(kb, o.perFamily);
+  const files = [...new Set([...finetuneFiles(o.model), ...(o.data ?? [])])];
+  const texts = files.filter(existsSync).flatMap((f) =>
+    readFileSync(f, 'utf8').split('\n').filter(Boolean).flatMap((l) => {
+      const text = (JSON.parse(l) as { text: string }).text;
+      return [text, stripCalls(text)];
+    }));
+  const leaked = overlap(prompts, texts);
+  const lm: CausalLM = await loadModel(o.model);
+  const executor = await createNodeExecutor();
+  const log = (s: string) => {
+    if (!o.quiet) process.stderr.write(s);
+  };
+  const run = async (p: EvalPrompt, tools: boolean, temperature: number, seed: number): Promise<Trial> =>
+    trial(p, tools, await generate(lm, executor, p.prompt, {
+      tools, temperature, seed, topK: o.topK, maxNewTokens: o.maxNewTokens, doc: { id: p.id, date: p.date },
+    }));
+
+  const families: FamilySummary[] = [];
+  const examples: EvalReport['examples'] = {};
+  for (const family of FAMILIES) {
+    const ps = prompts.filter((p) => p.family === family);
+    if (ps.length === 0) continue;
+    log(`eval ${family}: ${ps.length} prompts `);
+    const greedyWith: Trial[] = [];
+    const greedyWithout: Trial[] = [];
+    for (const p of ps) {
+      greedyWith.push(await run(p, true, 0, 0));
+      greedyWithout.push(await run(p, false, 0, 0));
+    }
+    log('greedy done');
+    const sampled: Trial[][] = [];
+    for (let k = 1; k <= o.trials; k++) {
+      const trials: Trial[] = [];
+      for (const p of ps) trials.push(await run(p, true, o.temperature, k));
+      sampled.push(trials);
+      log(` · trial ${k}`);
+    }
+    log('\n');
+    families.push(summarise(family, greedyWith, greedyWithout, sampled));
+    examples[family] = greedyWith.slice(0, 3).map((t, i) => ({
+      prompt: t.prompt.prompt, withTools: t.generation.text, withoutTools: greedyWithout[i].generation.text, calls: t.generation.calls,
+    }));
+  }
+  const report: EvalReport = {
+    model: o.model, options: o, prompts: prompts.length,
+    overlap: { files, texts: texts.length / 2, prompts: leaked }, families, examples, seconds: (Date.now() - t0) / 1000,
+  };
+  const out = o.out ?? join('out/eval', basename(resolve(o.model)));
+  mkdirSync(out, { recursive: true });
+  writeFileSync(join(out, 'eval.json'), JSON.stringify(report, (_, v) => (v === Infinity ? 'Infinity' : v), 2) + '\n');
+  writeFileSync(join(out, 'eval.md'), markdown(report));
+  return report;
+}
+
+const pct = (x: number | null): string => (x === null ? '–' : `${(100 * x).toFixed(0)} %`);
+const ratio = (x: number | null): string => (x === null ? '–' : x === Infinity ? '∞' : `${x.toFixed(1)}×`);
+
+export function table(report: EvalReport): string {
+  const k = report.options.trials;
+  const head = `| family | n | without tools | with tools | ratio | calls made | valid | result right | right tool | pass@${k} | pass^${k} | no call |`;
+  const rows = report.families.map((f) =>
+    `| ${f.family} | ${f.n} | ${f.family === 'relevance' ? '–' : pct(f.withoutTools)} | ${f.family === 'relevance' ? '–' : pct(f.withTools)} | ${ratio(f.ratio)} | ` +
+    `${pct(f.callsMade)} | ${pct(f.callsValid)} | ${f.family === 'relevance' ? '–' : pct(f.callsCorrect)} | ${f.family === 'relevance' ? '–' : pct(f.rightTool)} | ` +
+    `${pct(f.passAtK)} | ${pct(f.passHatK)} | ${pct(f.noCall)} |`);
+  return [head, '|' + '---|'.repeat(12), ...rows].join('\n');
+}
+
+export function markdown(report: EvalReport): string {
+  const o = report.options;
+  const ex = Object.entries(report.examples).flatMap(([family, xs]) => xs.slice(0, 2).map((x) =>
+    `- ${family}: \`${x.prompt}\` → with tools: \`${x.withTools.replace(/`/g, "'").trim()}\`; without: \`${x.withoutTools.replace(/`/g, "'").trim()}\``));
+  return `# toolformer eval — ${report.model}
+
+${report.prompts} held-out prompts, greedy with and without tools (top-k ${o.topK} call rule, ≤ ${o.maxNewTokens} new tokens,
+one call); pass@${o.trials} / pass^${o.trials} over ${o.trials} sampled trials with tools at temperature ${o.temperature}.
+Correct = the answer among the first words generated (calls removed; case, punctuation and number format normalised).
+
+${table(report)}
+
+Overlap of eval prompts with the finetuning texts (${report.overlap.files.length} files, ${report.overlap.texts} texts):
+${report.overlap.prompts.length} prompts${report.overlap.prompts.length ? ': ' + report.overlap.prompts.map((p) => p.id).join(', ') : ''}.
+
+Examples (greedy):
+${ex.join('\n')}
+
+${report.seconds.toFixed(0)} s.
+`;
+}
