@@ -15,7 +15,7 @@ import { createNodeExecutor } from '../node/generate-command.ts';
 import { loadModel } from '../node/load-model.ts';
 import { KB_PATH } from '../node/parts.ts';
 import { summarise, trial, type FamilySummary, type Trial } from './metrics.ts';
-import { FAMILIES, evalPrompts, overlap, type EvalPrompt, type KbFact } from './tasks.ts';
+import { FAMILIES, evalPrompts, overlap, trainDocs, type EvalPrompt, type KbFact } from './tasks.ts';
 
 export interface EvalOptions {
   model: string;
@@ -51,11 +51,13 @@ export async function runEval(o: EvalOptions): Promise<EvalReport> {
   const kb = (JSON.parse(readFileSync(KB_PATH, 'utf8')) as { facts: KbFact[] }).facts;
   const prompts = evalPrompts(kb, o.perFamily);
   const files = [...new Set([...finetuneFiles(o.model), ...(o.data ?? [])])];
-  const texts = files.filter(existsSync).flatMap((f) =>
+  // The KB prose (regenerated: deterministic) and every finetuning file still on disk.
+  const texts = [...trainDocs(kb).map((d) => d.text), ...trainDocs(kb, { perFamily: 250 }).map((d) => d.text)];
+  texts.push(...files.filter(existsSync).flatMap((f) =>
     readFileSync(f, 'utf8').split('\n').filter(Boolean).flatMap((l) => {
       const text = (JSON.parse(l) as { text: string }).text;
       return [text, stripCalls(text)];
-    }));
+    })));
   const leaked = overlap(prompts, texts);
   const lm: CausalLM = await loadModel(o.model);
   const executor = await createNodeExecutor();
@@ -95,7 +97,7 @@ export async function runEval(o: EvalOptions): Promise<EvalReport> {
   }
   const report: EvalReport = {
     model: o.model, options: o, prompts: prompts.length,
-    overlap: { files, texts: texts.length / 2, prompts: leaked }, families, examples, seconds: (Date.now() - t0) / 1000,
+    overlap: { files: [...files.filter(existsSync), 'tasks.ts trainDocs (regenerated)'], texts: texts.length, prompts: leaked }, families, examples, seconds: (Date.now() - t0) / 1000,
   };
   const out = o.out ?? join('out/eval', basename(resolve(o.model)));
   mkdirSync(out, { recursive: true });

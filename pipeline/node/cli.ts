@@ -157,9 +157,10 @@ program
   .option('--resume', 'continue from the checkpoint in --work', false)
   .option('--no-export', 'skip the export')
   .option('--quiet', 'no progress bar (log lines instead)', false)
+  .option('--rebuild <command>', 'the rebuild command the model card shows (default: this command line)')
   .action(async (opts) => {
     const { finetune } = await import('../train/finetune.ts');
-    const rebuild = `npx toolformer finetune ${process.argv.slice(3).filter((a) => a !== '--resume').join(' ')}`;
+    const rebuild = opts.rebuild ?? `npx toolformer finetune ${process.argv.slice(3).filter((a) => a !== '--resume').join(' ')}`;
     await finetune({ ...opts, rebuild });
   });
 
