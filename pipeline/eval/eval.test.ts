@@ -55,3 +55,13 @@ describe('eval metrics', () => {
       rightTool: 1, passAtK: 1, passHatK: 0.5, noCall: 0.5 });
   });
 });
+
+describe('fact overlap', () => {
+  it('flags a fact prompt whose subject and answer appear in one finetuning text', async () => {
+    const { factOverlap } = await import('./tasks.ts');
+    const p = { id: 'c', family: 'capitals' as const, prompt: 'The capital of Peru is', answers: ['Lima'], tool: 'QA', date: '2020-01-01' };
+    expect(factOverlap([p], ['Peru: Government.\nCapital: name: Lima; geographic coordinates'])).toHaveLength(1);
+    expect(factOverlap([p], ['Peru: Government.', 'Lima is a city'])).toHaveLength(0);
+    expect(factOverlap([p], ['Peru has Limassol'])).toHaveLength(0);
+  });
+});

@@ -15,7 +15,7 @@ import { createNodeExecutor } from '../node/generate-command.ts';
 import { loadModel } from '../node/load-model.ts';
 import { KB_PATH } from '../node/parts.ts';
 import { summarise, trial, type FamilySummary, type Trial } from './metrics.ts';
-import { FAMILIES, evalPrompts, overlap, trainDocs, type EvalPrompt, type KbFact } from './tasks.ts';
+import { FAMILIES, evalPrompts, factOverlap, overlap, trainDocs, type EvalPrompt, type KbFact } from './tasks.ts';
 
 export interface EvalOptions {
   model: string;
@@ -33,7 +33,7 @@ export interface EvalReport {
   model: string;
   options: EvalOptions;
   prompts: number;
-  overlap: { files: string[]; texts: number; prompts: { id: string; prompt: string }[] };
+  overlap: { files: string[]; texts: number; prompts: { id: string; prompt: string }[]; factsSeen: { id: string; prompt: string }[] };
   families: FamilySummary[];
   examples: Record<string, { prompt: string; withTools: string; withoutTools: string; calls: unknown[] }[]>;
   seconds: number;
@@ -59,6 +59,7 @@ export async function runEval(o: EvalOptions): Promise<EvalReport> {
       return [text, stripCalls(text)];
     })));
   const leaked = overlap(prompts, texts);
+  const factsSeen = factOverlap(prompts, texts);
   const lm: CausalLM = await loadModel(o.model);
   const executor = await createNodeExecutor();
   const log = (s: string) => {
@@ -97,7 +98,7 @@ export async function runEval(o: EvalOptions): Promise<EvalReport> {
   }
   const report: EvalReport = {
     model: o.model, options: o, prompts: prompts.length,
-    overlap: { files: [...files.filter(existsSync), 'tasks.ts trainDocs (regenerated)'], texts: texts.length, prompts: leaked }, families, examples, seconds: (Date.now() - t0) / 1000,
+    overlap: { files: [...files.filter(existsSync), 'tasks.ts trainDocs (regenerated)'], texts: texts.length, prompts: leaked, factsSeen }, families, examples, seconds: (Date.now() - t0) / 1000,
   };
   const out = o.out ?? join('out/eval', basename(resolve(o.model)));
   mkdirSync(out, { recursive: true });
@@ -133,6 +134,8 @@ ${table(report)}
 
 Overlap of eval prompts with the finetuning texts (${report.overlap.files.length} files, ${report.overlap.texts} texts):
 ${report.overlap.prompts.length} prompts${report.overlap.prompts.length ? ': ' + report.overlap.prompts.map((p) => p.id).join(', ') : ''}.
+Fact prompts whose subject and answer appear together in a finetuning text (the fact, not the prompt, was seen — e.g. a
+Factbook "Capital: name: …" line): ${report.overlap.factsSeen.length}${report.overlap.factsSeen.length ? ` (${report.overlap.factsSeen.map((p) => p.prompt.replace(/^The \w+(?: \w+)? of /, '').replace(/ is$/, '')).join(', ')})` : ''}.
 
 Examples (greedy):
 ${ex.join('\n')}

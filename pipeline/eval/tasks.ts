@@ -156,7 +156,9 @@ const RELEVANCE = [
 export function evalPrompts(kb: readonly KbFact[], perFamily = 50, seed = 11): EvalPrompt[] {
   const rng = mulberry32(seed);
   const out: EvalPrompt[] = [];
-  const caps = capitalSplit(kb).eval.slice(0, perFamily);
+  // Evenly spaced over the held-out list, so US states (after the countries in kb.json) are asked too.
+  const held = capitalSplit(kb).eval;
+  const caps = Array.from({ length: Math.min(perFamily, held.length) }, (_, i) => held[Math.floor((i * held.length) / Math.min(perFamily, held.length))]);
   caps.forEach((f, i) => out.push({ id: `capitals/${i}`, family: 'capitals', prompt: `The capital of ${f.subject} is`,
     answers: [f.object], tool: 'QA', date: DEFAULT_DATE }));
   const els = elementSplit(kb).eval;
@@ -213,6 +215,19 @@ export function trainDocs(kb: readonly KbFact[], options: { perFamily?: number; 
     docs.push({ id: `kbprose/dates/${i}`, text: `${DATE_STEM(iso)} ${weekday(iso)}.`, source: 'kb-prose', date: iso });
   }
   return docs;
+}
+
+/**
+ * Fact prompts whose subject and answer both appear in one finetuning text (the fact was seen, though not the prompt):
+ * reported beside the prompt overlap.
+ */
+export function factOverlap(prompts: readonly EvalPrompt[], texts: readonly string[]): { id: string; prompt: string }[] {
+  return prompts.filter((p) => (p.family === 'capitals' || p.family === 'elements') && p.answers.length > 0).filter((p) => {
+    const subject = /^The (?:capital|chemical symbol|atomic number) of (.*) is$/.exec(p.prompt)?.[1];
+    if (!subject) return false;
+    const re = new RegExp(`\\b${p.answers[0].replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`);
+    return texts.some((t) => t.includes(subject) && re.test(t));
+  }).map(({ id, prompt }) => ({ id, prompt }));
 }
 
 /** Eval prompts that appear verbatim in any finetuning text (the leakage check the README reports). */
