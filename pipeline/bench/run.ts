@@ -23,6 +23,7 @@ import type { OrtModule, OrtSession } from '../core/ort-lm.ts';
 import { scorePositions, type PositionToScore } from '../core/scoring.ts';
 import { loadModel } from '../node/load-model.ts';
 import { type BenchModel, defaultModel, representativeModel, ROOT } from './model.ts';
+import { benchDtypes, dtypeLines } from './dtypes.ts';
 import { bareFeeds, referenceScorer } from './reference.ts';
 import { buildWorkload, corpusDocs } from './workload.ts';
 
@@ -243,6 +244,11 @@ const models = [defaultModel(), await representativeModel()].filter((m): m is Be
 const scoring: Awaited<ReturnType<typeof benchScoring>>[] = [];
 for (const model of models) scoring.push(await benchScoring(model));
 const e2e = benchEndToEnd(models[0]);
+// Weight formats of the bundled model (fp32 / fp16 / q8), on the same documents as its scoring section.
+const defaultBench = defaultModel();
+const dtypes = defaultBench
+  ? await benchDtypes(defaultBench.dir, [...corpusDocs('corpus/factbook.jsonl', DOCS / 2, 37), ...corpusDocs('corpus/sotu.jsonl', DOCS / 2, 401)], ROUNDS, log)
+  : null;
 const webPath = join(OUT, 'web.json');
 const web = existsSync(webPath) ? (JSON.parse(readFileSync(webPath, 'utf8')) as Record<string, unknown>) : null;
 
@@ -252,6 +258,7 @@ const result = {
   rounds: ROUNDS,
   scoring,
   endToEnd: { config: 'defaultConfig (paper thresholds, LM proposals on)', ...e2e },
+  dtypes,
   browser: web,
 };
 mkdirSync(OUT, { recursive: true });
@@ -309,6 +316,8 @@ const md = [
   `| Peak JS heap used / ArrayBuffers (50 ms samples) | ${f(e2e.x1.heapUsedMiB)} / ${f(e2e.x1.arrayBuffersMiB)} MiB | ${f(e2e.x4.heapUsedMiB)} / ${f(e2e.x4.arrayBuffersMiB)} MiB | |`,
   `| Peak RSS 4× / 1× | | **${f(e2e.peakRssRatio, 2)}** (${mark(e2e.peakRssRatio <= 1.2)}) | ≤ 1.2 |`,
   '',
+  ...(dtypes ? dtypeLines('models/default', dtypes, browserByDtype(web)) : []),
+  '',
   ...browserLines(web),
   '',
 ].join('\n');
@@ -318,6 +327,12 @@ console.log(md);
 function share(x: { seconds: number; scoreSeconds: number; sampleSeconds: number }): string {
   const pct = (v: number) => `${Math.round((100 * v) / x.seconds)}%`;
   return `${pct(x.scoreSeconds)} / ${pct(x.sampleSeconds)} / ${pct(x.seconds - x.scoreSeconds - x.sampleSeconds)}`;
+}
+
+/** Browser WASM scoring tokens/s per dtype, when web.json has them. */
+function browserByDtype(w: Record<string, unknown> | null): Record<string, number> | undefined {
+  const rows = (w?.dtypes ?? null) as { dtype: string; scoreTokensPerSecond: number }[] | null;
+  return rows ? Object.fromEntries(rows.map((r) => [r.dtype, r.scoreTokensPerSecond])) : undefined;
 }
 
 function browserLines(w: Record<string, unknown> | null): string[] {
