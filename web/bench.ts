@@ -6,11 +6,16 @@
  * Reports CausalLM.score tokens/s and the raw forward limit of the same session options.
  *
  *   npx tsx web/bench.ts [--model default|tiny-random] [--batch 16] [--length 128] [--repeats 5] [--backends wasm,webgpu]
+ *                        [--dtypes fp32,fp16,q8]
+ *
+ * Per dtype (the model's onnx/ variants), Node and Chromium WASM score the same rows: their ratio is the
+ * browser's distance from Node on the same model and shapes.
  *
  * Writes out/bench/web.json and prints a markdown table.
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DTYPE_FILES, isDtype, type Dtype } from '../pipeline/core/dtypes.ts';
 import { loadModel } from '../pipeline/node/load-model.ts';
 import type { BenchResult } from './src/analysis-types.ts';
 import { benchRows, scoreThroughput } from './src/bench-rows.ts';
@@ -28,15 +33,40 @@ const length = Number(arg('length', '128'));
 const repeats = Number(arg('repeats', '5'));
 const backends = arg('backends', 'wasm,webgpu').split(',').filter((b): b is 'wasm' | 'webgpu' => b === 'wasm' || b === 'webgpu');
 
+const dtypes = arg('dtypes', 'fp32,fp16,q8').split(',').filter(isDtype)
+  .filter((d) => existsSync(join(repoRoot, 'models', model, 'onnx', DTYPE_FILES[d])));
+
 const rows: { runtime: string; scoreTokensPerSecond: number; forwardTokensPerSecond?: number; note: string }[] = [];
 
 const lm = await loadModel(join(repoRoot, 'models', model));
 const nodeTps = await scoreThroughput(lm, benchRows(lm, batch, length), repeats);
 rows.push({ runtime: 'Node, onnxruntime-node', scoreTokensPerSecond: nodeTps, note: '1 intra-op thread' });
 
+const perDtype: { dtype: Dtype; nodeScoreTokensPerSecond: number; browserScoreTokensPerSecond: number; browserOverNode: number; note: string }[] = [];
+
 await buildApp();
 const served = await serveApp();
 try {
+  for (const dtype of dtypes) {
+    const nodeLm = dtype === 'fp32' ? lm : await loadModel(join(repoRoot, 'models', model), { dtype });
+    const node = dtype === 'fp32' ? nodeTps : await scoreThroughput(nodeLm, benchRows(nodeLm, batch, length), repeats);
+    const browser = await launch({ webgpu: false });
+    try {
+      const { page } = await openPage(browser, `${served.url}?model=${model}&backend=wasm&dtype=${dtype}&tools=&own=&m=0`);
+      await page.waitForFunction(() => document.body.dataset.ready, null, { timeout: 120_000 });
+      const note = (await page.textContent('[data-testid="backend-reason"]'))?.trim() ?? '';
+      const r = (await page.evaluate(
+        (body) => (globalThis as unknown as { toolformer: { client: { request(t: string, b: unknown): Promise<unknown> } } })
+          .toolformer.client.request('bench', body),
+        { batch, length, repeats },
+      )) as BenchResult;
+      perDtype.push({ dtype, nodeScoreTokensPerSecond: node, browserScoreTokensPerSecond: r.scoreTokensPerSecond, browserOverNode: r.scoreTokensPerSecond / node, note });
+      console.error(`${dtype}: Node ${Math.round(node)} tok/s, Chromium WASM ${Math.round(r.scoreTokensPerSecond)} tok/s (${note})`);
+    } finally {
+      await browser.close();
+      if (nodeLm !== lm) await nodeLm.release();
+    }
+  }
   for (const backend of backends) {
     const browser = await launch({ webgpu: backend === 'webgpu' });
     try {
@@ -60,11 +90,15 @@ try {
   await served.close();
 }
 
-const result = { model, batch, length, repeats, date: new Date().toISOString(), rows };
+const result = { model, batch, length, repeats, date: new Date().toISOString(), rows, dtypes: perDtype };
 mkdirSync(join(repoRoot, 'out/bench'), { recursive: true });
 writeFileSync(join(repoRoot, 'out/bench/web.json'), JSON.stringify(result, null, 2));
 console.log(`model ${model}, ${batch} × ${length} tokens per score() call\n`);
 console.log('| runtime | scoring tok/s | raw forward tok/s | note |\n|---|---:|---:|---|');
 for (const r of rows) {
   console.log(`| ${r.runtime} | ${Math.round(r.scoreTokensPerSecond)} | ${r.forwardTokensPerSecond ? Math.round(r.forwardTokensPerSecond) : '—'} | ${r.note} |`);
+}
+console.log('\n| dtype | Node tok/s | Chromium WASM tok/s | browser / Node |\n|---|---:|---:|---:|');
+for (const d of perDtype) {
+  console.log(`| ${d.dtype} | ${Math.round(d.nodeScoreTokensPerSecond)} | ${Math.round(d.browserScoreTokensPerSecond)} | ${d.browserOverNode.toFixed(2)} |`);
 }

@@ -77,7 +77,7 @@ export async function benchDtypes(dir: string, docs: readonly Doc[], rounds: num
       decisions,
     };
   });
-  return { calls: workload.calls, positions: workload.positions, rows };
+  return { calls: workload.calls, positions: workload.positions, rows, scoredPositions: positions };
 }
 
 /** The markdown table for bench.md / the README. */

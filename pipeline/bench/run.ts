@@ -24,6 +24,7 @@ import { scorePositions, type PositionToScore } from '../core/scoring.ts';
 import { loadModel } from '../node/load-model.ts';
 import { type BenchModel, defaultModel, representativeModel, ROOT } from './model.ts';
 import { benchDtypes, dtypeLines } from './dtypes.ts';
+import { benchTorchPeer, peerLines } from './peer.ts';
 import { bareFeeds, referenceScorer } from './reference.ts';
 import { buildWorkload, corpusDocs } from './workload.ts';
 
@@ -249,6 +250,18 @@ const defaultBench = defaultModel();
 const dtypes = defaultBench
   ? await benchDtypes(defaultBench.dir, [...corpusDocs('corpus/factbook.jsonl', DOCS / 2, 37), ...corpusDocs('corpus/sotu.jsonl', DOCS / 2, 401)], ROUNDS, log)
   : null;
+// The PyTorch peer on the same weights and calls (optional: "not installed" without Debian's python3-torch).
+const peer = defaultBench && dtypes
+  ? await (async () => {
+      const lm = await loadModel(defaultBench.dir);
+      try {
+        log('PyTorch peer: batch-1 and batched on the dtype section\'s calls');
+        return await benchTorchPeer(lm, defaultBench.dir, dtypes.scoredPositions);
+      } finally {
+        await lm.release();
+      }
+    })()
+  : null;
 const webPath = join(OUT, 'web.json');
 const web = existsSync(webPath) ? (JSON.parse(readFileSync(webPath, 'utf8')) as Record<string, unknown>) : null;
 
@@ -258,7 +271,8 @@ const result = {
   rounds: ROUNDS,
   scoring,
   endToEnd: { config: 'defaultConfig (paper thresholds, LM proposals on)', ...e2e },
-  dtypes,
+  dtypes: dtypes && { calls: dtypes.calls, positions: dtypes.positions, rows: dtypes.rows },
+  peer,
   browser: web,
 };
 mkdirSync(OUT, { recursive: true });
@@ -317,6 +331,8 @@ const md = [
   `| Peak RSS 4× / 1× | | **${f(e2e.peakRssRatio, 2)}** (${mark(e2e.peakRssRatio <= 1.2)}) | ≤ 1.2 |`,
   '',
   ...(dtypes ? dtypeLines('models/default', dtypes, browserByDtype(web)) : []),
+  '',
+  ...(peer ? peerLines('models/default', peer) : []),
   '',
   ...browserLines(web),
   '',

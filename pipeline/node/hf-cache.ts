@@ -12,15 +12,9 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-/** `--dtype` → the file under onnx/. */
-export const DTYPE_FILES = {
-  fp32: 'model.onnx',
-  fp16: 'model_fp16.onnx',
-  q8: 'model_quantized.onnx',
-  q4: 'model_q4.onnx',
-} as const;
-export type Dtype = keyof typeof DTYPE_FILES;
-export const DTYPES = Object.keys(DTYPE_FILES) as Dtype[];
+import { DTYPE_FILES, DTYPES, type Dtype } from '../core/dtypes.ts';
+
+export { DTYPE_FILES, DTYPES, type Dtype };
 
 /** The hub cache directory: HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub. */
 export function hubCacheDir(env: NodeJS.ProcessEnv = process.env): string {

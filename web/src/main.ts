@@ -3,8 +3,10 @@
  *   ?backend=auto|webgpu|wasm   (default auto: WebGPU when an adapter exists)
  *   ?model=default|tiny-random  (a directory under /models/)
  *   ?infer-model=<dir>         the Inference panel's model (default toolformer)
+ *   ?dtype=fp32|fp16|q8|q4      (which onnx/ file: model.onnx, model_fp16.onnx, model_quantized.onnx, model_q4.onnx)
  *   explorer settings: see initialState in ui/explorer.ts
  */
+import { isDtype, type Dtype } from '../../pipeline/core/dtypes.ts';
 import type { BackendPreference } from './backend.ts';
 import { ModelClient } from './model-client.ts';
 import { initialState, mountExplorer } from './ui/explorer.ts';
@@ -15,6 +17,8 @@ import { mountWorkedExample } from './ui/worked-example.ts';
 const params = new URLSearchParams(location.search);
 const prefer = (['auto', 'webgpu', 'wasm'].includes(params.get('backend') ?? '') ? params.get('backend') : 'auto') as BackendPreference;
 const model = /^[\w-]+$/.test(params.get('model') ?? '') ? (params.get('model') as string) : 'default';
+
+const dtype: Dtype = isDtype(params.get('dtype')) ? (params.get('dtype') as Dtype) : 'fp32';
 
 const $ = (sel: string) => document.querySelector(sel) as HTMLElement;
 
@@ -34,11 +38,11 @@ const status = $('[data-testid="load-status"]');
 async function start(): Promise<void> {
   progress.hidden = false;
   status.textContent = `loading model "${model}"…`;
-  const loaded = await client.request('load', { modelUrl: new URL(`./models/${model}/`, location.href).href, prefer }, (stage, done, total) => {
+  const loaded = await client.request('load', { modelUrl: new URL(`./models/${model}/`, location.href).href, prefer, dtype }, (stage, done, total) => {
     progress.max = total || 1;
     progress.value = done;
-    status.textContent = stage === 'model.onnx'
-      ? `loading model.onnx: ${(done / 1e6).toFixed(1)} of ${(total / 1e6).toFixed(1)} MB`
+    status.textContent = stage.endsWith('.onnx')
+      ? `loading ${stage}: ${(done / 1e6).toFixed(1)} of ${(total / 1e6).toFixed(1)} MB`
       : `loading: ${stage}…`;
   });
   progress.hidden = true;

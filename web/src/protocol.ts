@@ -3,11 +3,12 @@
  * Every request carries an `id`; the worker answers with any number of `progress` messages, then exactly one
  * `result` or `error` with the same id.
  */
+import type { Dtype } from '../../pipeline/core/dtypes.ts';
 import type { BackendChoice, BackendPreference } from './backend.ts';
 import type { Analysis, AnalyzeParams, GoldenCase, GoldenResult, BenchResult } from './analysis-types.ts';
 
 export type Request =
-  | { id: number; type: 'load'; modelUrl: string; prefer: BackendPreference }
+  | { id: number; type: 'load'; modelUrl: string; prefer: BackendPreference; dtype?: Dtype }
   | { id: number; type: 'analyze'; params: AnalyzeParams }
   | { id: number; type: 'golden'; cases: GoldenCase[] }
   | { id: number; type: 'bench'; batch: number; length: number; repeats: number }

@@ -7,6 +7,7 @@
 import { defaultConfig, type ToolThresholds } from '../../pipeline/core/config.ts';
 import { ToolExecutor } from '../../pipeline/core/execute.ts';
 import { generate } from '../../pipeline/core/generate.ts';
+import { DTYPE_FILES } from '../../pipeline/core/dtypes.ts';
 import type { CausalLM } from '../../pipeline/core/lm.ts';
 import { OrtCausalLM, type OrtModule } from '../../pipeline/core/ort-lm.ts';
 import type { PositionScores } from '../../pipeline/core/positions.ts';
@@ -96,8 +97,9 @@ async function load(req: Extract<Request, { type: 'load' }>) {
     fetchJson(`${base}/tokenizer.json`),
     fetchJson(`${base}/tokenizer_config.json`, true),
   ]);
-  const bytes = await fetchBytes(`${base}/onnx/model.onnx`, (done, total) =>
-    post({ id: req.id, type: 'progress', stage: 'model.onnx', done, total }));
+  const file = DTYPE_FILES[req.dtype ?? 'fp32'];
+  const bytes = await fetchBytes(`${base}/onnx/${file}`, (done, total) =>
+    post({ id: req.id, type: 'progress', stage: file, done, total }));
   post({ id: req.id, type: 'progress', stage: 'session', done: 0, total: 1 });
   const files = { config, tokenizer, tokenizerConfig };
   let lm: CausalLM;

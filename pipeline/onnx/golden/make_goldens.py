@@ -70,24 +70,27 @@ class BPE:
         return [i for piece in PRETOKENIZE.findall(text) for i in self.word(piece)]
 
 
-# ---------- models (float32, batch 1, no cache) ----------
+# ---------- models (float32, no cache) ----------
+# ids: a list (one sequence → logits [S, V]) or a LongTensor [B, S] (right-padded rows → logits [B, S, V]; with right
+# padding the causal mask alone keeps padding out of every real position).
 
 def gpt2_forward(w, cfg, ids):
     C, H = cfg['n_embd'], cfg['n_head']
     D = C // H
     eps = cfg['layer_norm_epsilon']
-    t = torch.tensor(ids)
-    x = w['transformer.wte.weight'][t] + w['transformer.wpe.weight'][torch.arange(len(ids))]
+    t = torch.as_tensor(ids)
+    S = t.shape[-1]
+    x = w['transformer.wte.weight'][t] + w['transformer.wpe.weight'][torch.arange(S)]
     ln = lambda x, p: torch.nn.functional.layer_norm(x, (C,), w[f'transformer.{p}.weight'], w[f'transformer.{p}.bias'], eps)
     conv1d = lambda x, p: x @ w[f'transformer.{p}.weight'] + w[f'transformer.{p}.bias']  # GPT-2 Conv1D: [in, out]
-    S = len(ids)
     causal = torch.tril(torch.ones(S, S, dtype=torch.bool))
+    lead = x.shape[:-2]  # () or (B,)
     for i in range(cfg['n_layer']):
         q, k, v = conv1d(ln(x, f'h.{i}.ln_1'), f'h.{i}.attn.c_attn').split(C, dim=-1)
-        q, k, v = (z.view(S, H, D).transpose(0, 1) for z in (q, k, v))  # (H, S, D)
+        q, k, v = (z.view(*lead, S, H, D).transpose(-2, -3) for z in (q, k, v))  # (…, H, S, D)
         att = (q @ k.transpose(-1, -2)) / math.sqrt(D)
         att = att.masked_fill(~causal, float('-inf')).softmax(-1)
-        y = (att @ v).transpose(0, 1).reshape(S, C)
+        y = (att @ v).transpose(-2, -3).reshape(*lead, S, C)
         x = x + conv1d(y, f'h.{i}.attn.c_proj')
         h = conv1d(ln(x, f'h.{i}.ln_2'), f'h.{i}.mlp.c_fc')
         h = 0.5 * h * (1 + torch.tanh(math.sqrt(2 / math.pi) * (h + 0.044715 * h ** 3)))  # gelu_new
@@ -100,7 +103,8 @@ def llama_forward(w, cfg, ids):
     C, H, KV = cfg['hidden_size'], cfg['num_attention_heads'], cfg['num_key_value_heads']
     D = cfg.get('head_dim') or C // H
     eps, theta = cfg['rms_norm_eps'], cfg['rope_theta']
-    S = len(ids)
+    t = torch.as_tensor(ids)
+    S = t.shape[-1]
 
     def rms(x, name):
         var = x.pow(2).mean(-1, keepdim=True)
@@ -119,20 +123,21 @@ def llama_forward(w, cfg, ids):
         return torch.cat((-x[..., D // 2:], x[..., :D // 2]), dim=-1)
 
     causal = torch.tril(torch.ones(S, S, dtype=torch.bool))
-    x = w['model.embed_tokens.weight'][torch.tensor(ids)]
+    x = w['model.embed_tokens.weight'][t]
+    lead = x.shape[:-2]  # () or (B,)
     for i in range(cfg['num_hidden_layers']):
         p = f'model.layers.{i}'
         h = rms(x, f'{p}.input_layernorm.weight')
-        q = linear(h, f'{p}.self_attn.q_proj').view(S, H, D).transpose(0, 1)  # (H, S, D)
-        k = linear(h, f'{p}.self_attn.k_proj').view(S, KV, D).transpose(0, 1)  # (KV, S, D)
-        v = linear(h, f'{p}.self_attn.v_proj').view(S, KV, D).transpose(0, 1)
+        q = linear(h, f'{p}.self_attn.q_proj').view(*lead, S, H, D).transpose(-2, -3)  # (…, H, S, D)
+        k = linear(h, f'{p}.self_attn.k_proj').view(*lead, S, KV, D).transpose(-2, -3)  # (…, KV, S, D)
+        v = linear(h, f'{p}.self_attn.v_proj').view(*lead, S, KV, D).transpose(-2, -3)
         q = q * cos + rotate_half(q) * sin
         k = k * cos + rotate_half(k) * sin
-        k = k.repeat_interleave(H // KV, dim=0)  # repeat_kv: head h reads KV head h // (H / KV)
-        v = v.repeat_interleave(H // KV, dim=0)
+        k = k.repeat_interleave(H // KV, dim=-3)  # repeat_kv: head h reads KV head h // (H / KV)
+        v = v.repeat_interleave(H // KV, dim=-3)
         att = (q @ k.transpose(-1, -2)) * D ** -0.5
         att = att.masked_fill(~causal, float('-inf')).softmax(-1)
-        y = (att @ v).transpose(0, 1).reshape(S, H * D)
+        y = (att @ v).transpose(-2, -3).reshape(*lead, S, H * D)
         x = x + linear(y, f'{p}.self_attn.o_proj')
         h = rms(x, f'{p}.post_attention_layernorm.weight')
         gate = linear(h, f'{p}.mlp.gate_proj')
@@ -146,11 +151,17 @@ FORWARD = {'gpt2': gpt2_forward, 'llama': llama_forward, 'qwen2': llama_forward}
 
 # ---------- goldens ----------
 
+def load_weights(d):
+    """config.json and the fp32 weights of onnx/model.onnx (initializer name → tensor)."""
+    cfg = json.load(open(os.path.join(d, 'config.json')))
+    w = {t.name: torch.from_numpy(numpy_helper.to_array(t).copy()) for t in onnx.load(os.path.join(d, 'onnx/model.onnx')).graph.initializer}
+    return cfg, w
+
+
 def golden(model_name, cases):
     d = os.path.join(ROOT, 'models', model_name)
-    cfg = json.load(open(os.path.join(d, 'config.json')))
+    cfg, w = load_weights(d)
     tok = BPE(json.load(open(os.path.join(d, 'tokenizer.json'))))
-    w = {t.name: torch.from_numpy(numpy_helper.to_array(t).copy()) for t in onnx.load(os.path.join(d, 'onnx/model.onnx')).graph.initializer}
     forward = FORWARD[cfg['model_type']]
     bos = [cfg['bos_token_id']] if isinstance(cfg.get('bos_token_id'), int) else []
     weights = cases['weights']
