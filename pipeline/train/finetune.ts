@@ -15,7 +15,7 @@
  *    cache, tokenizer, config, train-record.json, README.md model card).
  */
 import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import cliProgress from 'cli-progress';
 import { mulberry32, type Random } from '../core/random.ts';
 import { exportGpt2 } from '../onnx/export.ts';
@@ -273,7 +273,7 @@ export async function finetune(o: FinetuneOptions): Promise<void> {
   bar?.stop();
   checkpoint();
   const final = evaluate();
-  const record = { base: o.base, step, tokensSeen, trainSeconds, config, params: model.numParams, data, rowsDrawn: drawn,
+  const record = { base: relative(process.cwd(), o.base) || o.base, step, tokensSeen, trainSeconds, config, params: model.numParams, data, rowsDrawn: drawn,
     baseMixture: baseMix, options: o, ...final };
   log({ event: 'final', ...record }, true);
   writeFileSync(join(o.work, 'train-record.json'), JSON.stringify(record, null, 2) + '\n');
