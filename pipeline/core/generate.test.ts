@@ -86,3 +86,30 @@ describe('generate (paper §4)', () => {
     expect(inTopK(logits, 3, 3)).toBe(false);
   });
 });
+
+describe('OrtCausalLM.openDecoder (KV cache) on models/tiny-random', () => {
+  it('gives the same next-token log-probs as teacher-forced scoring, fed one token or several at a time', async () => {
+    const { loadModel } = await import('../node/load-model.ts');
+    const { TINY_RANDOM_DIR } = await import('../onnx/tiny-random.ts');
+    const lm = await loadModel(TINY_RANDOM_DIR);
+    const ids = lm.encode('The capital of Peru is Lima, a city.').slice(0, 12);
+    const [scored] = await lm.score([{ ids }]);
+    const logSoftmax = (row: Float32Array, id: number) => {
+      let max = -Infinity;
+      for (const x of row) max = Math.max(max, x);
+      let sum = 0;
+      for (const x of row) sum += Math.exp(x - max);
+      return row[id] - max - Math.log(sum);
+    };
+    const state = await lm.openDecoder!(ids.slice(0, 3));
+    expect(state.length).toBe(3);
+    expect(logSoftmax(state.logits, ids[3])).toBeCloseTo(scored.tokenLogProbs[3], 4);
+    await state.feed([ids[3]]);
+    expect(logSoftmax(state.logits, ids[4])).toBeCloseTo(scored.tokenLogProbs[4], 4);
+    await state.feed(ids.slice(4, 9)); // several tokens in one forward pass on the cache
+    expect(state.length).toBe(9);
+    expect(logSoftmax(state.logits, ids[9])).toBeCloseTo(scored.tokenLogProbs[9], 4);
+    await expect(state.feed(new Array(lm.maxLength).fill(ids[0]))).rejects.toThrow(/at most/);
+    await lm.release();
+  });
+});
