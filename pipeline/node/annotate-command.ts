@@ -1,11 +1,16 @@
-import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { relative, resolve } from 'node:path';
 import { SingleBar } from 'cli-progress';
 import { type AnnotateConfig, TOOL_NAMES, defaultConfig, validateConfig } from '../core/config.ts';
 import type { RunStats } from '../core/stats.ts';
 import { resolveModel, type Dtype } from './hf-cache.ts';
+import { digestInputs } from './input-digest.ts';
 import { loadModel } from './load-model.ts';
 import { RunFiles } from './run-files.ts';
+import { DEFAULT_CHUNK_ITEMS, keptCalls, parseShard } from './scale/plan.ts';
+import { assertQueueReachable } from './scale/redis.ts';
+import { digestOf, runIdentity } from './scale/run-digest.ts';
 
 export interface AnnotateFlags {
   /** A model directory or an `org/name` id in the local Hugging Face cache. */
@@ -27,6 +32,14 @@ export interface AnnotateFlags {
   /** Replace an earlier run in --out (its files only). */
   overwrite?: boolean;
   quiet?: boolean;
+  /** Worker processes on this machine. @default os.availableParallelism() */
+  workers?: number;
+  /** "i/N": process one shard of N, for `toolformer merge`. */
+  shard?: string;
+  /** redis://host:port[/db]: enqueue the chunks for `toolformer worker`s and follow the run. */
+  queue?: string;
+  /** Input items per chunk. @default DEFAULT_CHUNK_ITEMS */
+  chunk?: number;
 }
 
 /** Turn CLI flags into a validated config; a bad value is a one-line error naming the fix. */
@@ -57,7 +70,7 @@ export function configFromFlags(flags: AnnotateFlags): AnnotateConfig {
  * An upper bound on the documents in the inputs, for the progress bar's ETA: line breaks of .jsonl files (counted
  * in 1 MiB chunks, never holding a file in memory), one per .txt file; unknown (Infinity) for directories.
  */
-function countRecords(inputs: readonly string[]): number {
+export function countRecords(inputs: readonly string[]): number {
   let n = 0;
   const chunk = Buffer.alloc(1 << 20);
   for (const input of inputs) {
@@ -85,7 +98,7 @@ function countRecords(inputs: readonly string[]): number {
   return n;
 }
 
-function packageVersions(): Record<string, string> {
+export function packageVersions(): Record<string, string> {
   const root = resolve(import.meta.dirname, '../..');
   const own = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8'));
   const out: Record<string, string> = { 'toolformer-ts': own.version };
@@ -102,49 +115,85 @@ function packageVersions(): Record<string, string> {
 export async function annotateCommand(inputs: string[], flags: AnnotateFlags): Promise<RunStats> {
   const started = performance.now();
   const config = configFromFlags(flags);
+  const chunkItems = flags.chunk ?? DEFAULT_CHUNK_ITEMS;
+  if (chunkItems < 1) throw new Error(`--chunk must be ≥ 1 (got ${chunkItems}): pass --chunk ${DEFAULT_CHUNK_ITEMS}`);
+  const shard = flags.shard === undefined ? null : parseShard(flags.shard);
+  if ([shard, flags.queue, flags.workers].filter((x) => x != null).length > 1) {
+    throw new Error('--workers, --shard and --queue exclude each other: pass one');
+  }
   // Before the model loads, so that a wrong --out fails at once: runs are never mixed.
   if (flags.overwrite && flags.resume) throw new Error('--overwrite and --resume exclude each other: pass one');
   if (flags.overwrite) RunFiles.removeRun(flags.out);
-  if (!flags.resume) RunFiles.assertNoRun(flags.out);
+  if (shard) {
+    // Shards share --out: each skips the chunks already there; chunk files of another run are refused.
+  } else if (flags.queue) {
+    await assertQueueReachable(flags.queue);
+    if (!flags.resume) RunFiles.assertNoRun(flags.out);
+  } else if (!flags.resume) RunFiles.assertNoRun(flags.out);
   else if (!RunFiles.readCheckpoint(flags.out)) console.error(`toolformer: no checkpoint in ${flags.out}: starting a fresh run`);
   const lm = await loadModel(flags.model, { dtype: flags.dtype });
   const resolved = await resolveModel(flags.model);
   // The pipeline's modules (mathjs, the tools) load only once flags and model are known to be good.
   const [{ runAnnotate }, { createNodeParts }] = await Promise.all([import('./annotate-run.ts'), import('./parts.ts')]);
   const parts = await createNodeParts(lm, config);
-  const bar = flags.quiet || !process.stderr.isTTY ? null : new SingleBar({
+  const meta = {
+    model: resolved.cache ? `${resolved.cache.id}@${resolved.cache.revision}` : relative(process.cwd(), resolve(flags.model)) || '.',
+    ...(flags.dtype && flags.dtype !== 'fp32' ? { modelDtype: flags.dtype } : {}),
+    modelMaxLength: lm.maxLength,
+    translationEngine: parts.translation,
+    versions: packageVersions(),
+  };
+  const bound = Math.min(flags.maxDocs ?? Infinity, countRecords(inputs));
+  const total = Number.isFinite(bound) ? bound : 0;
+  const progress = startProgress(total, flags.quiet);
+
+  let stats: RunStats;
+  if (shard || flags.queue) {
+    const identity = runIdentity({ modelDir: resolved.dir, dtype: flags.dtype ?? 'fp32', meta, config, maxDocs: flags.maxDocs, chunkItems });
+    const inputsDigest = digestInputs(inputs);
+    const run = digestOf({ identity, inputsDigest });
+    mkdirSync(flags.out, { recursive: true });
+    RunFiles.writeJson(flags.out, 'config.json', { ...meta, inputs, inputsDigest, maxDocs: flags.maxDocs ?? null, config });
+    if (shard) {
+      const { runShard } = await import('./scale/shard.ts');
+      const done = await runShard({ parts: parts.parts, config, inputs, outDir: flags.out, run, chunkItems, maxDocs: flags.maxDocs, shard, onChunk: ({ docs }) => progress.update(docs, 0) });
+      progress.stop();
+      console.log(`shard ${shard.index}/${shard.count}: ${done.mine} of ${done.chunks} chunks (${done.skipped} already done) in ${flags.out}/chunks; when all ${shard.count} shards are done: toolformer merge ${flags.out}`);
+      return done.stats;
+    }
+    const { runQueued } = await import('./scale/queue.ts');
+    stats = await runQueued({ url: flags.queue!, identity, inputsDigest, run, config, inputs, outDir: flags.out, chunkItems, maxDocs: flags.maxDocs, resume: flags.resume, onProgress: ({ docs, kept }) => progress.update(docs, kept) });
+  } else {
+    const workers = Math.min(flags.workers ?? availableParallelism(), Math.ceil(bound / chunkItems) || 1);
+    const onDoc = ({ docs, stats }: { docs: number; stats: RunStats }) => progress.update(docs, keptCalls(stats));
+    const { runPool } = await import('./scale/pool.ts');
+    stats = workers > 1
+      ? await runPool({ workers, model: resolved.dir, dtype: flags.dtype, inputs, outDir: flags.out, resume: flags.resume, maxDocs: flags.maxDocs, config, meta, chunkItems, onChunk: onDoc })
+      : await runAnnotate(parts.parts, { inputs, outDir: flags.out, resume: flags.resume, maxDocs: flags.maxDocs, config, meta, onDoc });
+  }
+  progress.stop();
+  printSummary(stats, flags.out, (performance.now() - started) / 1000);
+  return stats;
+}
+
+/** A progress bar on a terminal, a line every 10 s otherwise, nothing with --quiet. */
+function startProgress(total: number, quiet?: boolean) {
+  const bar = quiet || !process.stderr.isTTY ? null : new SingleBar({
     format: 'annotate |{bar}| {value}/{total} docs | kept {kept} | ETA {eta_formatted}',
     hideCursor: true,
   });
-  const bound = Math.min(flags.maxDocs ?? Infinity, countRecords(inputs));
-  const total = Number.isFinite(bound) ? bound : 0;
   bar?.start(total, 0, { kept: 0 });
   let lastLog = 0;
-  const stats = await runAnnotate(parts.parts, {
-    inputs,
-    outDir: flags.out,
-    resume: flags.resume,
-    maxDocs: flags.maxDocs,
-    config,
-    meta: {
-      model: resolved.cache ? `${resolved.cache.id}@${resolved.cache.revision}` : relative(process.cwd(), resolve(flags.model)) || '.',
-      ...(flags.dtype && flags.dtype !== 'fp32' ? { modelDtype: flags.dtype } : {}),
-      modelMaxLength: lm.maxLength,
-      translationEngine: parts.translation,
-      versions: packageVersions(),
-    },
-    onDoc: ({ docs, stats }) => {
-      const kept = Object.values(stats.tools).reduce((a, t) => a + t.kept, 0);
+  return {
+    update(docs: number, kept: number) {
       if (bar) bar.update(docs, { kept });
-      else if (!flags.quiet && performance.now() - lastLog > 10_000) {
+      else if (!quiet && performance.now() - lastLog > 10_000) {
         lastLog = performance.now();
         console.error(`annotate: ${docs}${total ? '/' + total : ''} docs, ${kept} kept calls`);
       }
     },
-  });
-  bar?.stop();
-  printSummary(stats, flags.out, (performance.now() - started) / 1000);
-  return stats;
+    stop: () => bar?.stop(),
+  };
 }
 
 function printSummary(stats: RunStats, out: string, seconds: number): void {

@@ -8,7 +8,7 @@ import type { Losses } from '../core/losses.ts';
 import { type DocWork, type PipelineParts, annotate, callText } from '../core/stages.ts';
 import { type RunStats, addDoc, emptyStats } from '../core/stats.ts';
 import { digestInputs } from './input-digest.ts';
-import { readCorpus } from './read-corpus.ts';
+import { type CorpusError, readCorpus } from './read-corpus.ts';
 import { RunFiles } from './run-files.ts';
 
 /**
@@ -32,7 +32,7 @@ const round = (x: number | undefined) => (x === undefined ? undefined : Math.rou
 const roundLosses = (l: Losses | undefined) =>
   l && { noCall: round(l.noCall), callOnly: round(l.callOnly), withResult: round(l.withResult) };
 
-function callRecord(c: Candidate) {
+export function callRecord(c: Candidate) {
   return {
     docId: c.docId,
     tool: c.tool,
@@ -50,11 +50,28 @@ function callRecord(c: Candidate) {
   };
 }
 
+/** The train.jsonl record of a judged document: its text with the kept calls inlined; null when none was kept. */
+export function trainRecord(parts: Pick<PipelineParts, 'tool'>, work: DocWork) {
+  const kept = work.candidates.filter((c) => c.kept);
+  if (kept.length === 0) return null;
+  const inlined = inlineCalls(work.doc.text, kept, (c) => callText(parts, c, c.result));
+  return {
+    id: work.doc.id,
+    text: inlined.text,
+    source: work.doc.source,
+    date: work.doc.date,
+    calls: inlined.calls.map((c) => ({ ...c, losses: roundLosses(c.losses), usefulness: round(c.usefulness) })),
+  };
+}
+
+/** The errors.jsonl record of a bad input record or file. */
+export const errorRecord = (item: CorpusError) => ({ file: item.file, line: item.line ?? null, code: item.code, reason: item.reason });
+
 /**
  * A resume must use the settings of the run it continues, or its files would mix two runs. Batch size and tool
  * concurrency do not change the output and --max-docs may grow; everything else is compared with config.json.
  */
-function assertSameRun(outDir: string, record: { model?: unknown; inputs: string[]; inputsDigest: string; config: AnnotateConfig }): void {
+export function assertSameRun(outDir: string, record: { model?: unknown; inputs: string[]; inputsDigest: string; config: AnnotateConfig }): void {
   if (!RunFiles.readCheckpoint(outDir) || !existsSync(join(outDir, 'config.json'))) return;
   let before: typeof record;
   try {
@@ -103,7 +120,7 @@ export async function runAnnotate(parts: PipelineParts, options: RunOptions): Pr
       items++;
       if (item.kind === 'error') {
         stats.badRecords++;
-        files.push('errors.jsonl', { file: item.file, line: item.line ?? null, code: item.code, reason: item.reason });
+        files.push('errors.jsonl', errorRecord(item));
         continue;
       }
       docs++;
@@ -116,17 +133,8 @@ export async function runAnnotate(parts: PipelineParts, options: RunOptions): Pr
     for await (const work of annotate(parts, config, documents())) {
       addDoc(stats, work);
       for (const c of work.candidates) files.push('calls.jsonl', callRecord(c));
-      const kept = work.candidates.filter((c) => c.kept);
-      if (kept.length > 0) {
-        const inlined = inlineCalls(work.doc.text, kept, (c) => callText(parts, c, c.result));
-        files.push('train.jsonl', {
-          id: work.doc.id,
-          text: inlined.text,
-          source: work.doc.source,
-          date: work.doc.date,
-          calls: inlined.calls.map((c) => ({ ...c, losses: roundLosses(c.losses), usefulness: round(c.usefulness) })),
-        });
-      }
+      const train = trainRecord(parts, work);
+      if (train) files.push('train.jsonl', train);
       const index = itemOf.get(work.doc)!;
       itemOf.delete(work.doc);
       files.commit(index + 1, docs, stats);

@@ -1,7 +1,9 @@
 /**
  * `toolformer` — the command line.
  *
- *   toolformer annotate [inputs…]   run the pipeline, write out/<run>/
+ *   toolformer annotate [inputs…]   run the pipeline, write out/<run>/ (--workers N, --shard i/N, --queue redis://…)
+ *   toolformer merge <dir>          assemble a sharded or queued run's chunks
+ *   toolformer worker --queue URL   annotate chunks of a queued run
  *   toolformer example [--tau-f X]  the worked example: L_a 2.5, L_b 2.1, L_c 0.8 → usefulness 1.3
  *   toolformer generate "<prompt>" [--json] | --input f --out f   generate with live tools
  *   toolformer eval --model <dir> [--trials k]   with vs without tools on held-out task families
@@ -58,10 +60,37 @@ program
   .option('--resume', 'continue a killed run in --out from its checkpoint')
   .option('--overwrite', 'replace an earlier run in --out')
   .option('--quiet', 'no progress bar')
+  // Scale out (pipeline/node/scale/): the files are byte-identical whichever of these is used.
+  .option('--workers <n>', 'worker processes on this machine (default: the number of cores)', integer('--workers'))
+  .option('--shard <i/N>', 'process shard i of N (Slurm arrays, k8s indexed Jobs); then `toolformer merge --out`')
+  .option('--queue <url>', 'spread the chunks over `toolformer worker`s through Redis (redis://host:port[/db])')
+  .option('--chunk <n>', 'input items per chunk (scale-out unit)', integer('--chunk'))
   .action(async (inputs: string[], opts) => {
     // Imported on use: a bad flag or model fails in a second, before the pipeline's modules load.
     const { annotateCommand } = await import('./annotate-command.ts');
     await annotateCommand(inputs, opts);
+  });
+
+program
+  .command('merge')
+  .description('assemble the chunks of a --shard or --queue run into train/calls/errors.jsonl and stats.json')
+  .argument('<dir>', 'the run\'s --out directory')
+  .action(async (dir: string) => {
+    const { mergeCommand } = await import('./scale/chunk-files.ts');
+    mergeCommand(dir);
+  });
+
+program
+  .command('worker')
+  .description('take chunks from an `annotate --queue` run until it is done (one sandboxed process per core)')
+  .requiredOption('--queue <url>', 'redis://host:port[/db]')
+  .option('--model <dir>', 'the model directory (must be the run\'s model, byte for byte)', DEFAULT_MODEL)
+  .option('--processes <n>', 'sandboxed processes (default: the number of cores)', integer('--processes'))
+  .option('--lock-ms <n>', 'job lock; a killed worker\'s chunk is redone after about this long', integer('--lock-ms'), 30_000)
+  .option('--quiet', 'no progress lines')
+  .action(async (opts) => {
+    const { workerCommand } = await import('./scale/worker-command.ts');
+    await workerCommand(opts);
   });
 
 program

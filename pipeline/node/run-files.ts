@@ -100,6 +100,11 @@ export class RunFiles<S> {
     this.pending[file].push(JSON.stringify(record) + '\n');
   }
 
+  /** Queue whole JSON lines already serialised ("…\n" each, or ""), e.g. a chunk's result. */
+  pushText(file: OutputFile, text: string): void {
+    if (text !== '') this.pending[file].push(text);
+  }
+
   /** Write queued lines, fsync, then atomically record the checkpoint. */
   commit(items: number, docs: number, stats: S): void {
     for (const name of OUTPUT_FILES) {

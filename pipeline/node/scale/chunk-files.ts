@@ -1,0 +1,92 @@
+/**
+ * Where the chunks of a sharded or queued run live: `<out>/chunks/<index>.json`, one file per chunk, each written
+ * whole (write a temporary file, then rename), so a file is either absent or complete and writing it twice is
+ * harmless. `<out>/manifest.json` says how many chunks the run has and which run they belong to. `merge` concatenates
+ * the chunks in order into the same train/calls/errors.jsonl and stats.json a single process writes.
+ */
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AnnotateConfig } from '../../core/config.ts';
+import { type RunStats, emptyStats } from '../../core/stats.ts';
+import { OUTPUT_FILES, RunFiles } from '../run-files.ts';
+import { type ChunkResult, mergeStats } from './chunks.ts';
+
+export interface Manifest {
+  /** digestOf(RunIdentity) plus the inputs' digest: chunk files of another run are never mixed in. */
+  run: string;
+  chunks: number;
+  chunkItems: number;
+}
+
+export interface ChunkFile extends ChunkResult {
+  run: string;
+}
+
+const chunkPath = (out: string, index: number) => join(out, 'chunks', `${String(index).padStart(6, '0')}.json`);
+
+function writeWhole(path: string, text: string): void {
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, text);
+  renameSync(tmp, path);
+}
+
+export function writeChunk(out: string, run: string, result: ChunkResult): void {
+  mkdirSync(join(out, 'chunks'), { recursive: true });
+  writeWhole(chunkPath(out, result.index), JSON.stringify({ run, ...result }));
+}
+
+/** The chunk's file when it exists and belongs to `run`; null otherwise. */
+export function readChunk(out: string, run: string, index: number): ChunkFile | null {
+  const path = chunkPath(out, index);
+  if (!existsSync(path)) return null;
+  const chunk = JSON.parse(readFileSync(path, 'utf8')) as ChunkFile;
+  if (chunk.run !== run) throw new Error(`${path} belongs to another run (settings, model or inputs differ): use another --out`);
+  return chunk;
+}
+
+export const hasChunk = (out: string, run: string, index: number) => readChunk(out, run, index) !== null;
+
+export function writeManifest(out: string, manifest: Manifest): void {
+  writeWhole(join(out, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
+}
+
+/** Assemble the run's files from its chunks; a missing chunk is a one-line error naming it. */
+export function mergeRun(out: string): RunStats {
+  const read = (name: string, hint: string) => {
+    try {
+      return JSON.parse(readFileSync(join(out, name), 'utf8'));
+    } catch {
+      throw new Error(`cannot merge ${out}: no readable ${name} (${hint})`);
+    }
+  };
+  const manifest = read('manifest.json', 'written when a shard or queued run has read all its input') as Manifest;
+  const { config } = read('config.json', 'written when the run starts') as { config: AnnotateConfig };
+  const missing: number[] = [];
+  for (let i = 0; i < manifest.chunks; i++) if (!existsSync(chunkPath(out, i))) missing.push(i);
+  if (missing.length > 0) {
+    const list = missing.length > 8 ? `${missing.slice(0, 8).join(', ')}, … (${missing.length})` : missing.join(', ');
+    throw new Error(`cannot merge ${out}: chunks ${list} of ${manifest.chunks} are missing: run the shards or workers that hold them`);
+  }
+  const stats = emptyStats(config.tools);
+  const fds = Object.fromEntries(OUTPUT_FILES.map((f) => [f, openSync(join(out, `${f}.tmp`), 'w')]));
+  try {
+    for (let i = 0; i < manifest.chunks; i++) {
+      const chunk = readChunk(out, manifest.run, i)!;
+      for (const [file, text] of [['train.jsonl', chunk.train], ['calls.jsonl', chunk.calls], ['errors.jsonl', chunk.errors]] as const) {
+        if (text) writeSync(fds[file], text);
+      }
+      mergeStats(stats, chunk.stats);
+    }
+    for (const fd of Object.values(fds)) fsyncSync(fd);
+  } finally {
+    for (const fd of Object.values(fds)) closeSync(fd);
+  }
+  for (const f of OUTPUT_FILES) renameSync(join(out, `${f}.tmp`), join(out, f));
+  RunFiles.writeJson(out, 'stats.json', stats);
+  return stats;
+}
+
+export function mergeCommand(dir: string): void {
+  const stats = mergeRun(dir);
+  console.log(`merged ${dir}: ${stats.docsRead} documents, ${stats.badRecords} bad records, ${stats.docsWithKeptCall} with a kept call → {train,calls,errors}.jsonl, stats.json`);
+}

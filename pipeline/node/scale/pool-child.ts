@@ -1,0 +1,33 @@
+/**
+ * One worker process of `annotate --workers N`: loads the model and the pipeline once, then annotates the chunks its
+ * parent sends over IPC, one at a time, and sends each result back. Exits when the parent goes (even a SIGKILLed
+ * one: the IPC channel closes), so no worker outlives its run.
+ */
+import type { AnnotateConfig } from '../../core/config.ts';
+import type { PipelineParts } from '../../core/stages.ts';
+import type { Dtype } from '../hf-cache.ts';
+import { loadModel } from '../load-model.ts';
+import { createNodeParts } from '../parts.ts';
+import { type Chunk, annotateChunk } from './chunks.ts';
+
+export type ToChild = { type: 'init'; model: string; dtype?: Dtype; config: AnnotateConfig } | { type: 'chunk'; chunk: Chunk };
+
+let ready: Promise<{ parts: PipelineParts; config: AnnotateConfig }> | null = null;
+const send = (message: unknown) => process.send!(message);
+const fail = (error: unknown) => send({ type: 'error', message: error instanceof Error ? error.message : String(error) });
+
+process.on('disconnect', () => process.exit(0));
+process.on('message', (message: ToChild) => {
+  if (message.type === 'init') {
+    ready = (async () => {
+      const lm = await loadModel(message.model, { dtype: message.dtype });
+      const { parts } = await createNodeParts(lm, message.config);
+      return { parts, config: message.config };
+    })();
+    ready.then(() => send({ type: 'ready' }), fail);
+  } else {
+    ready!
+      .then(({ parts, config }) => annotateChunk(parts, config, message.chunk))
+      .then((result) => send({ type: 'result', result }), fail);
+  }
+});

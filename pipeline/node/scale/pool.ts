@@ -1,0 +1,126 @@
+/**
+ * `annotate --workers N` (N > 1): N worker processes on this machine, no server. This process reads the corpus and
+ * cuts it into chunks (chunks.ts), hands each to the next idle worker, and commits the results strictly in chunk
+ * order through the same crash-safe RunFiles as a single-process run — a checkpoint after each chunk — so the files
+ * are byte-identical to `--workers 1` and a killed run resumes (with any --workers).
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AnnotateConfig } from '../../core/config.ts';
+import { type RunStats, emptyStats } from '../../core/stats.ts';
+import { assertSameRun } from '../annotate-run.ts';
+import { digestInputs } from '../input-digest.ts';
+import { RunFiles } from '../run-files.ts';
+import { type Chunk, type ChunkResult, mergeStats, readChunks } from './chunks.ts';
+import type { ToChild } from './pool-child.ts';
+import type { Dtype } from '../hf-cache.ts';
+
+export interface PoolOptions {
+  workers: number;
+  /** Model directory each worker loads. */
+  model: string;
+  dtype?: Dtype;
+  inputs: string[];
+  outDir: string;
+  meta: Record<string, unknown>;
+  config: AnnotateConfig;
+  chunkItems: number;
+  maxDocs?: number;
+  resume?: boolean;
+  /** Called after each committed chunk with the run's totals so far. */
+  onChunk?: (done: { docs: number; stats: RunStats }) => void;
+}
+
+type FromChild = { type: 'ready' } | { type: 'result'; result: ChunkResult } | { type: 'error'; message: string };
+
+/** One forked worker: `run` sends a message and resolves with the next reply. */
+class PoolWorker {
+  private readonly child: ChildProcess;
+  private pending: { resolve: (m: FromChild) => void; reject: (e: Error) => void } | null = null;
+  private exited: Error | null = null;
+
+  constructor(readonly id: number) {
+    this.child = fork(join(import.meta.dirname, 'pool-child.mjs'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    this.child.on('message', (m: FromChild) => {
+      const p = this.pending;
+      this.pending = null;
+      if (m.type === 'error') p?.reject(new Error(m.message));
+      else p?.resolve(m);
+    });
+    this.child.on('exit', (code, signal) => {
+      this.exited = new Error(`worker process ${id} exited (${signal ?? `code ${code}`})`);
+      this.pending?.reject(this.exited);
+      this.pending = null;
+    });
+  }
+
+  request(message: ToChild): Promise<FromChild> {
+    if (this.exited) return Promise.reject(this.exited);
+    return new Promise((resolve, reject) => {
+      this.pending = { resolve, reject };
+      this.child.send(message);
+    });
+  }
+
+  close(): void {
+    if (this.child.connected) this.child.disconnect();
+  }
+}
+
+export async function runPool(options: PoolOptions): Promise<RunStats> {
+  const { config, outDir } = options;
+  mkdirSync(outDir, { recursive: true });
+  const record = { ...options.meta, inputs: options.inputs, inputsDigest: digestInputs(options.inputs), maxDocs: options.maxDocs ?? null, config };
+  if (options.resume) assertSameRun(outDir, record);
+  const { files, checkpoint } = RunFiles.open<RunStats>(outDir, options.resume ?? false);
+  RunFiles.writeJson(outDir, 'config.json', record);
+  const stats = checkpoint?.stats ?? emptyStats(config.tools);
+  let docs = checkpoint?.docs ?? 0;
+  let items = checkpoint?.items ?? 0;
+
+  const chunks = readChunks({ inputs: options.inputs, chunkItems: options.chunkItems, maxDocs: options.maxDocs, startItem: items, startDocs: docs });
+  const done = new Map<number, ChunkResult>();
+  let next = 0;
+  // Commit every result that is next in chunk order: the files only ever grow in input order.
+  const flush = () => {
+    for (let r; (r = done.get(next)); next++) {
+      done.delete(next);
+      for (const [file, text] of [['train.jsonl', r.train], ['calls.jsonl', r.calls], ['errors.jsonl', r.errors]] as const) files.pushText(file, text);
+      mergeStats(stats, r.stats);
+      docs += r.docs;
+      items = r.firstItem + r.items;
+      files.commit(items, docs, stats);
+      options.onChunk?.({ docs, stats });
+    }
+  };
+
+  const workers = Array.from({ length: options.workers }, (_, i) => new PoolWorker(i + 1));
+  let failure: Error | null = null;
+  const work = async (worker: PoolWorker) => {
+    try {
+      await worker.request({ type: 'init', model: options.model, dtype: options.dtype, config });
+      // Concurrent next() calls on one generator are queued: each chunk goes to exactly one worker.
+      for (let c: IteratorResult<Chunk>; !failure && !(c = await chunks.next()).done; ) {
+        const reply = await worker.request({ type: 'chunk', chunk: c.value });
+        if (failure) return;
+        if (reply.type !== 'result') throw new Error(`worker process ${worker.id}: unexpected reply ${reply.type}`);
+        done.set(reply.result.index, reply.result);
+        flush();
+      }
+    } catch (error) {
+      failure ??= error as Error;
+    }
+  };
+  try {
+    await Promise.all(workers.map(work));
+    if (failure) throw new Error(`${(failure as Error).message}; the files hold every chunk before it: pass --resume to continue`);
+    // Bad records after the last document, or a resume with nothing left: the final checkpoint, as runAnnotate's.
+    files.commit(items, docs, stats);
+  } finally {
+    files.close();
+    for (const w of workers) w.close();
+  }
+  RunFiles.writeJson(outDir, 'stats.json', stats);
+  return stats;
+}

@@ -1,0 +1,83 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, TINY_MODEL, runCli, spawnCli } from '../testing/cli-child.ts';
+
+/**
+ * One machine, no server: `annotate --workers 2` and `annotate --shard i/N` + `toolformer merge` write the same bytes
+ * as `--workers 1` (the single-process run), and a --workers run killed with SIGKILL resumes to the same bytes.
+ * Eleven small documents and a bad record, three-item chunks: four chunks, so both workers and all shards get some.
+ */
+const tmp = mkdtempSync(join(tmpdir(), 'scale-'));
+const FILES = ['train.jsonl', 'calls.jsonl', 'errors.jsonl', 'stats.json', 'config.json'];
+const args = (out: string, ...extra: string[]) => [
+  'annotate', 'corpus.jsonl', '--model', TINY_MODEL, '--out', out, '--tools', 'Calculator,Calendar', '--k', '2', '--m', '2',
+  '--tau-f', '0.05', '--seed', '7', '--quiet', '--chunk', '3', ...extra,
+];
+const read = (out: string, file: string) => readFileSync(join(tmp, out, file), 'utf8');
+
+beforeAll(async () => {
+  const sample = readFileSync(join(ROOT, 'corpus/sample.jsonl'), 'utf8').trim().split('\n');
+  writeFileSync(join(tmp, 'corpus.jsonl'), [...sample.slice(0, 6), '{"id": "bad", "text": 3}', ...sample.slice(6, 11), ''].join('\n'));
+  const reference = await runCli(args('one', '--workers', '1'), tmp);
+  expect(reference.stderr).toBe('');
+}, 300_000);
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+const expectSameAsOne = (out: string) => {
+  for (const f of FILES) expect(read(out, f), `${out}/${f}`).toBe(read('one', f));
+};
+
+describe('scale out on one machine', () => {
+  it('the reference run did real work: kept calls and the bad record', () => {
+    expect(read('one', 'train.jsonl').split('\n').length).toBeGreaterThan(3);
+    expect(read('one', 'errors.jsonl')).toContain('"line":7');
+    expect(JSON.parse(read('one', 'stats.json'))).toMatchObject({ docsRead: 11, badRecords: 1 });
+  });
+
+  it('--workers 2 writes the same files as --workers 1', async () => {
+    const run = await runCli(args('two', '--workers', '2'), tmp);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expectSameAsOne('two');
+    expect(read('two', 'checkpoint.json')).toBe(read('one', 'checkpoint.json'));
+  }, 300_000);
+
+  it('--shard 0/2 and 1/2, then toolformer merge, write the same files as --workers 1', async () => {
+    await Promise.all([0, 1].map((i) => runCli(args('shards', '--shard', `${i}/2`), tmp)));
+    // A shard run again (a requeued array task) skips its chunks: nothing changes.
+    const again = await runCli(args('shards', '--shard', '1/2'), tmp);
+    expect(again.stdout).toContain('2 of 4 chunks (2 already done)');
+    const merged = await runCli(['merge', 'shards'], tmp);
+    expect(merged.stderr).toBe('');
+    expect(merged.stdout).toContain('merged shards: 11 documents, 1 bad records');
+    expectSameAsOne('shards');
+  }, 300_000);
+
+  it('merge with a shard missing is a one-line error naming the chunks', async () => {
+    await runCli(args('half', '--shard', '0/2'), tmp);
+    const merged = await runCli(['merge', 'half'], tmp);
+    expect(merged.code).toBe(1);
+    expect(merged.stderr).toMatch(/^toolformer: cannot merge half: chunks 1, 3 of 4 are missing: run the shards or workers that hold them\n$/);
+  }, 300_000);
+
+  it('--workers 2 killed with SIGKILL after its first chunk, then --resume: the same files', async () => {
+    const { child, done } = spawnCli(args('killed', '--workers', '2'), tmp);
+    const poll = setInterval(() => existsSync(join(tmp, 'killed/checkpoint.json')) && child.kill('SIGKILL'), 5);
+    const killed = await done;
+    clearInterval(poll);
+    expect(killed.signal).toBe('SIGKILL');
+    const checkpoint = JSON.parse(read('killed', 'checkpoint.json'));
+    expect(checkpoint.items).toBeLessThan(12);
+    const resumed = await runCli(args('killed', '--workers', '2', '--resume'), tmp);
+    expect(resumed.code).toBe(0);
+    expectSameAsOne('killed');
+  }, 300_000);
+
+  it('--workers with --shard is a one-line error', async () => {
+    const run = await runCli(args('both', '--workers', '2', '--shard', '0/2'), tmp);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe('toolformer: --workers, --shard and --queue exclude each other: pass one\n');
+  });
+});

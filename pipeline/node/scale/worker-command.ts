@@ -1,0 +1,3 @@
+export async function workerCommand(_: unknown): Promise<void> {
+  throw new Error('worker: not yet');
+}
