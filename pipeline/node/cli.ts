@@ -85,6 +85,7 @@ program
   .description('take chunks from an `annotate --queue` run until it is done (one sandboxed process per core)')
   .requiredOption('--queue <url>', 'redis://host:port[/db]')
   .option('--model <dir>', 'the model directory (must be the run\'s model, byte for byte)', DEFAULT_MODEL)
+  .addOption(dtypeOption())
   .option('--processes <n>', 'sandboxed processes (default: the number of cores)', integer('--processes'))
   .option('--lock-ms <n>', 'job lock; a killed worker\'s chunk is redone after about this long', integer('--lock-ms'), 30_000)
   .option('--quiet', 'no progress lines')

@@ -17,8 +17,9 @@ export interface CliResult {
 }
 
 /** Start `toolformer <args…>` in `cwd`; `done` settles when it exits (or is killed). */
-export function spawnCli(args: string[], cwd: string, env?: NodeJS.ProcessEnv): { child: ChildProcess; done: Promise<CliResult> } {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: env ?? process.env });
+export function spawnCli(args: string[], cwd: string, env?: NodeJS.ProcessEnv, options: { detached?: boolean } = {}): { child: ChildProcess; done: Promise<CliResult> } {
+  // detached: its own process group, so that `process.kill(-child.pid, 'SIGKILL')` stops it with its children.
+  const child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: env ?? process.env, detached: options.detached });
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (d: Buffer) => (stdout += d));

@@ -1,0 +1,29 @@
+/**
+ * One sandboxed processor of `toolformer worker`: a process BullMQ forked, which loads the model and the pipeline on
+ * its first chunk and keeps them for the next ones. Its model, dtype and run come from the worker (environment), which
+ * checked them against the run's before taking any job.
+ */
+import type { SandboxedJob } from 'bullmq';
+import type { PipelineParts } from '../../core/stages.ts';
+import type { Dtype } from '../hf-cache.ts';
+import { loadModel } from '../load-model.ts';
+import { createNodeParts } from '../parts.ts';
+import { type ChunkResult, annotateChunk } from './chunks.ts';
+import type { ChunkJob } from './queue.ts';
+
+export const WORKER_ENV = { model: 'TOOLFORMER_WORKER_MODEL', dtype: 'TOOLFORMER_WORKER_DTYPE', run: 'TOOLFORMER_WORKER_RUN' } as const;
+
+let parts: Promise<PipelineParts> | null = null;
+// The worker that forked this process is gone (SIGKILL included): stop too, its chunk is redone elsewhere.
+process.on('disconnect', () => process.exit(1));
+
+export async function processChunk(job: SandboxedJob<ChunkJob, ChunkResult>): Promise<ChunkResult> {
+  const { run, config, chunk } = job.data;
+  // A job of another run (the queue moved on): this process was not checked against it.
+  if (run !== process.env[WORKER_ENV.run]) throw new Error(`chunk of run ${run.slice(0, 12)}, not this worker's run`);
+  parts ??= (async () => {
+    const lm = await loadModel(process.env[WORKER_ENV.model]!, { dtype: process.env[WORKER_ENV.dtype] as Dtype });
+    return (await createNodeParts(lm, config)).parts;
+  })();
+  return annotateChunk(await parts, config, chunk);
+}

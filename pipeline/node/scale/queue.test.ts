@@ -1,0 +1,117 @@
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type CliResult, ROOT, TINY_MODEL, runCli, spawnCli } from '../testing/cli-child.ts';
+import { RedisServer, freePort } from '../testing/redis-server.ts';
+
+/**
+ * Many machines through Redis + BullMQ, on a real redis-server started by the test: `annotate --queue` and
+ * `toolformer worker`s write the same bytes as `annotate --workers 1`, through a worker killed with SIGKILL
+ * mid-chunk and through a Redis restarted (emptied) mid-run; a worker with another model is refused in one line;
+ * an unreachable --queue is one line. Eleven small documents and a bad record in three-item chunks (four jobs).
+ */
+const tmp = mkdtempSync(join(tmpdir(), 'queue-'));
+const FILES = ['train.jsonl', 'calls.jsonl', 'errors.jsonl', 'stats.json', 'config.json'];
+const annotate = (out: string, ...extra: string[]) => [
+  'annotate', 'corpus.jsonl', '--model', TINY_MODEL, '--out', out, '--tools', 'Calculator,Calendar', '--k', '2', '--m', '2',
+  '--tau-f', '0.05', '--seed', '7', '--quiet', '--chunk', '3', ...extra,
+];
+// One sandboxed process per worker (2 cores); a 2 s lock, so a killed worker's chunk is redone within seconds.
+const worker = (redis: RedisServer, ...extra: string[]) => ['worker', '--queue', redis.url, '--model', TINY_MODEL, '--processes', '1', '--lock-ms', '2000', ...extra];
+const read = (out: string, file: string) => readFileSync(join(tmp, out, file), 'utf8');
+const expectSameAsOne = (out: string) => {
+  for (const f of FILES) expect(read(out, f), `${out}/${f}`).toBe(read('one', f));
+};
+const until = async (check: () => boolean, what: string, ms = 240_000) => {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+};
+/** Every process a test starts, stopped after it (a failed test must not leave a coordinator on the queue). */
+const started: ChildProcess[] = [];
+const start = (args: string[], detached = false) => {
+  const run = spawnCli(args, tmp, undefined, { detached });
+  started.push(run.child);
+  return run;
+};
+afterEach(() => {
+  for (const child of started.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+/** Start `worker` with its stderr collected in `log()`. */
+function startWorker(args: string[], detached = false) {
+  const run = start(args, detached);
+  let log = '';
+  run.child.stderr!.on('data', (d: Buffer) => (log += d));
+  return { ...run, log: () => log };
+}
+
+let redis: RedisServer;
+beforeAll(async () => {
+  const sample = readFileSync(join(ROOT, 'corpus/sample.jsonl'), 'utf8').trim().split('\n');
+  writeFileSync(join(tmp, 'corpus.jsonl'), [...sample.slice(0, 6), '{"id": "bad", "text": 3}', ...sample.slice(6, 11), ''].join('\n'));
+  const [reference] = await Promise.all([runCli(annotate('one', '--workers', '1'), tmp), RedisServer.start(join(tmp, 'redis')).then((r) => (redis = r))]);
+  expect(reference.stderr).toBe('');
+}, 300_000);
+afterAll(async () => {
+  await redis?.stop();
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+describe('annotate --queue with toolformer workers (Redis + BullMQ)', () => {
+  it('a worker killed with SIGKILL mid-chunk: another redoes it; the files equal --workers 1, the bad record once', async () => {
+    const coordinator = start(annotate('killed', '--queue', redis.url));
+    // A worker whose model differs from the run's is refused, in one line, before it takes any chunk.
+    const other = await runCli([...worker(redis), '--model', join(ROOT, 'models/tiny-llama')], tmp);
+    expect(other.code).toBe(1);
+    expect(other.stderr).toMatch(/^(worker: waiting for a run on \S+\n)?toolformer: worker refused: its modelDigest differs from the run's \(run [0-9a-f]{12}, this worker [0-9a-f]{12}\): start it with the run's --model and --dtype[^\n]*\n$/);
+
+    const victim = startWorker(worker(redis), true);
+    await until(() => /chunk (\d+) started/.test(victim.log()), 'the first worker to take a chunk');
+    const chunk = Number(/chunk (\d+) started/.exec(victim.log())![1]);
+    // Mid-chunk: the chunk's file is not saved yet (it holds at least two documents' work).
+    await new Promise((r) => setTimeout(r, 300));
+    process.kill(-victim.child.pid!, 'SIGKILL');
+    const killed: CliResult = await victim.done;
+    expect(killed.signal).toBe('SIGKILL');
+    expect(killed.stderr).not.toContain(`chunk ${chunk} done`);
+
+    const rescuer = startWorker(worker(redis));
+    const [run, rescued] = await Promise.all([coordinator.done, rescuer.done]);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(rescued.code).toBe(0);
+    expect(rescued.stderr).toContain(`chunk ${chunk} done`);
+    expectSameAsOne('killed');
+    expect(read('killed', 'errors.jsonl').split('\n').filter((l) => l.includes('"line":7'))).toHaveLength(1);
+    expect(readdirSync(join(tmp, 'killed/chunks'))).toHaveLength(4);
+  }, 300_000);
+
+  it('Redis restarted (emptied) mid-run: the coordinator re-adds what was lost; the files equal --workers 1', async () => {
+    const coordinator = start(annotate('restart', '--queue', redis.url));
+    const w = startWorker(worker(redis));
+    await until(() => existsSync(join(tmp, 'restart/chunks')) && readdirSync(join(tmp, 'restart/chunks')).length >= 1, 'the first saved chunk');
+    await redis.restart();
+    const [run, done] = await Promise.all([coordinator.done, w.done]);
+    expect(run.code).toBe(0);
+    expect(done.code).toBe(0);
+    expectSameAsOne('restart');
+  }, 300_000);
+
+  it('an unreachable --queue is one line, for annotate and for worker, and writes nothing', async () => {
+    const url = `redis://127.0.0.1:${await freePort()}`;
+    const one = /^toolformer: cannot reach Redis at 127\.0\.0\.1:\d+ \(ECONNREFUSED\): start redis-server there, or fix --queue\n$/;
+    const a = await runCli(annotate('unreachable', '--queue', url), tmp);
+    expect(a.code).toBe(1);
+    expect(a.stderr).toMatch(one);
+    expect(existsSync(join(tmp, 'unreachable'))).toBe(false);
+    const w = await runCli(['worker', '--queue', url], tmp);
+    expect(w.code).toBe(1);
+    expect(w.stderr).toMatch(one);
+    const bad = await runCli(['worker', '--queue', 'http://localhost'], tmp);
+    expect(bad.stderr).toBe('toolformer: --queue must be redis://host:port[/db] (got "http://localhost"): e.g. --queue redis://127.0.0.1:6379/0\n');
+  }, 120_000);
+});
