@@ -13,7 +13,7 @@
  * Writes out/bench/scale.json and out/bench/scale.md; the 1M-document projection uses the single process's rate.
  */
 import { cpus, loadavg } from 'node:os';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { RedisServer, hasRedisServer } from '../node/testing/redis-server.ts';

@@ -1,6 +1,6 @@
-import { closeSync, mkdirSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { relative, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { SingleBar } from 'cli-progress';
 import { type AnnotateConfig, TOOL_NAMES, defaultConfig, validateConfig } from '../core/config.ts';
 import type { RunStats } from '../core/stats.ts';
@@ -123,7 +123,11 @@ export async function annotateCommand(inputs: string[], flags: AnnotateFlags): P
   }
   // Before the model loads, so that a wrong --out fails at once: runs are never mixed.
   if (flags.overwrite && flags.resume) throw new Error('--overwrite and --resume exclude each other: pass one');
-  if (flags.overwrite) RunFiles.removeRun(flags.out);
+  if (flags.overwrite) {
+    RunFiles.removeRun(flags.out);
+    // A sharded or queued run's chunks too.
+    for (const name of ['chunks', 'manifest.json']) rmSync(join(flags.out, name), { recursive: true, force: true });
+  }
   if (shard) {
     // Shards share --out: each skips the chunks already there; chunk files of another run are refused.
   } else if (flags.queue) {

@@ -71,7 +71,7 @@ export const errorRecord = (item: CorpusError) => ({ file: item.file, line: item
  * A resume must use the settings of the run it continues, or its files would mix two runs. Batch size and tool
  * concurrency do not change the output and --max-docs may grow; everything else is compared with config.json.
  */
-export function assertSameRun(outDir: string, record: { model?: unknown; inputs: string[]; inputsDigest: string; config: AnnotateConfig }): void {
+function assertSameRun(outDir: string, record: { model?: unknown; inputs: string[]; inputsDigest: string; config: AnnotateConfig }): void {
   if (!RunFiles.readCheckpoint(outDir) || !existsSync(join(outDir, 'config.json'))) return;
   let before: typeof record;
   try {
@@ -95,14 +95,20 @@ export function assertSameRun(outDir: string, record: { model?: unknown; inputs:
   }
 }
 
-export async function runAnnotate(parts: PipelineParts, options: RunOptions): Promise<RunStats> {
+/** Start or resume a run in `outDir`: a resume's settings checked, the files opened, config.json written. */
+export function openRun(options: Pick<RunOptions, 'inputs' | 'outDir' | 'meta' | 'config' | 'maxDocs' | 'resume'>) {
   const { config, outDir } = options;
   mkdirSync(outDir, { recursive: true });
   const record = { ...options.meta, inputs: options.inputs, inputsDigest: digestInputs(options.inputs), maxDocs: options.maxDocs ?? null, config };
   if (options.resume) assertSameRun(outDir, record);
   const { files, checkpoint } = RunFiles.open<RunStats>(outDir, options.resume ?? false);
   RunFiles.writeJson(outDir, 'config.json', record);
-  const stats = checkpoint?.stats ?? emptyStats(config.tools);
+  return { files, checkpoint, stats: checkpoint?.stats ?? emptyStats(config.tools) };
+}
+
+export async function runAnnotate(parts: PipelineParts, options: RunOptions): Promise<RunStats> {
+  const { config, outDir } = options;
+  const { files, checkpoint, stats } = openRun(options);
   let items = 0;
   let docs = checkpoint?.docs ?? 0;
   /** Input item index of each document in flight, to checkpoint the right count. */

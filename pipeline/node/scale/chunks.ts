@@ -81,7 +81,7 @@ const line = (record: unknown) => JSON.stringify(record) + '\n';
 /** Annotate one chunk: the lines runAnnotate would write for its items, and their stats. */
 export async function annotateChunk(parts: PipelineParts, config: AnnotateConfig, chunk: Chunk): Promise<ChunkResult> {
   const stats = emptyStats(config.tools);
-  // Lines per item, so that bad records and documents interleave as in the input (errors.jsonl has only the former).
+  // errors.jsonl holds only the bad records, calls/train.jsonl only the documents: each file keeps input order.
   let errors = '';
   for (const item of chunk.items) {
     if (item.kind === 'error') {

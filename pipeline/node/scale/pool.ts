@@ -5,12 +5,10 @@
  * are byte-identical to `--workers 1` and a killed run resumes (with any --workers).
  */
 import { type ChildProcess, fork } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AnnotateConfig } from '../../core/config.ts';
-import { type RunStats, emptyStats } from '../../core/stats.ts';
-import { assertSameRun } from '../annotate-run.ts';
-import { digestInputs } from '../input-digest.ts';
+import type { RunStats } from '../../core/stats.ts';
+import { openRun } from '../annotate-run.ts';
 import { RunFiles } from '../run-files.ts';
 import { type Chunk, type ChunkResult, mergeStats, readChunks } from './chunks.ts';
 import type { ToChild } from './pool-child.ts';
@@ -70,12 +68,7 @@ class PoolWorker {
 
 export async function runPool(options: PoolOptions): Promise<RunStats> {
   const { config, outDir } = options;
-  mkdirSync(outDir, { recursive: true });
-  const record = { ...options.meta, inputs: options.inputs, inputsDigest: digestInputs(options.inputs), maxDocs: options.maxDocs ?? null, config };
-  if (options.resume) assertSameRun(outDir, record);
-  const { files, checkpoint } = RunFiles.open<RunStats>(outDir, options.resume ?? false);
-  RunFiles.writeJson(outDir, 'config.json', record);
-  const stats = checkpoint?.stats ?? emptyStats(config.tools);
+  const { files, checkpoint, stats } = openRun(options);
   let docs = checkpoint?.docs ?? 0;
   let items = checkpoint?.items ?? 0;
 
