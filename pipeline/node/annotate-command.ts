@@ -9,7 +9,6 @@ import { digestInputs } from './input-digest.ts';
 import { loadModel } from './load-model.ts';
 import { RunFiles } from './run-files.ts';
 import { DEFAULT_CHUNK_ITEMS, keptCalls, parseShard } from './scale/plan.ts';
-import { assertQueueReachable } from './scale/redis.ts';
 import { digestOf, runIdentity } from './scale/run-digest.ts';
 
 export interface AnnotateFlags {
@@ -131,6 +130,8 @@ export async function annotateCommand(inputs: string[], flags: AnnotateFlags): P
   if (shard) {
     // Shards share --out: each skips the chunks already there; chunk files of another run are refused.
   } else if (flags.queue) {
+    // Imported on use: nothing loads ioredis/BullMQ unless --queue is given.
+    const { assertQueueReachable } = await import('./scale/redis.ts');
     await assertQueueReachable(flags.queue);
     if (!flags.resume) RunFiles.assertNoRun(flags.out);
   } else if (!flags.resume) RunFiles.assertNoRun(flags.out);
