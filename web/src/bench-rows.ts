@@ -23,3 +23,14 @@ export async function scoreThroughput(lm: CausalLM, rows: readonly ScoreRequest[
   const tokens = rows.reduce((s, r) => s + r.ids.length, 0) * repeats;
   return tokens / ((performance.now() - t0) / 1000);
 }
+
+/** Wall seconds of each of `repeats` lm.score(rows) calls (no warm-up: call once before to exclude set-up). */
+export async function scoreTimes(lm: CausalLM, rows: readonly ScoreRequest[], repeats: number): Promise<number[]> {
+  const seconds: number[] = [];
+  for (let r = 0; r < repeats; r++) {
+    const t0 = performance.now();
+    await lm.score(rows);
+    seconds.push((performance.now() - t0) / 1000);
+  }
+  return seconds;
+}

@@ -4,6 +4,7 @@
  *   ?model=default|tiny-random  (a directory under /models/)
  *   ?infer-model=<dir>         the Inference panel's model (default toolformer)
  *   ?dtype=fp32|fp16|q8|q4      (which onnx/ file: model.onnx, model_fp16.onnx, model_quantized.onnx, model_q4.onnx)
+ *   ?threads=N                  at most N WASM threads (default: up to 4 when cross-origin isolated)
  *   explorer settings: see initialState in ui/explorer.ts
  */
 import { isDtype, type Dtype } from '../../pipeline/core/dtypes.ts';
@@ -19,6 +20,8 @@ const prefer = (['auto', 'webgpu', 'wasm'].includes(params.get('backend') ?? '')
 const model = /^[\w-]+$/.test(params.get('model') ?? '') ? (params.get('model') as string) : 'default';
 
 const dtype: Dtype = isDtype(params.get('dtype')) ? (params.get('dtype') as Dtype) : 'fp32';
+
+const threads = Number(params.get('threads')) || undefined;
 
 const $ = (sel: string) => document.querySelector(sel) as HTMLElement;
 
@@ -38,7 +41,7 @@ const status = $('[data-testid="load-status"]');
 async function start(): Promise<void> {
   progress.hidden = false;
   status.textContent = `loading model "${model}"…`;
-  const loaded = await client.request('load', { modelUrl: new URL(`./models/${model}/`, location.href).href, prefer, dtype }, (stage, done, total) => {
+  const loaded = await client.request('load', { modelUrl: new URL(`./models/${model}/`, location.href).href, prefer, dtype, threads }, (stage, done, total) => {
     progress.max = total || 1;
     progress.value = done;
     status.textContent = stage.endsWith('.onnx')

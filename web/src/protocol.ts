@@ -8,11 +8,13 @@ import type { BackendChoice, BackendPreference } from './backend.ts';
 import type { Analysis, AnalyzeParams, GoldenCase, GoldenResult, BenchResult } from './analysis-types.ts';
 
 export type Request =
-  | { id: number; type: 'load'; modelUrl: string; prefer: BackendPreference; dtype?: Dtype }
+  | { id: number; type: 'load'; modelUrl: string; prefer: BackendPreference; dtype?: Dtype; threads?: number }
   | { id: number; type: 'analyze'; params: AnalyzeParams }
   | { id: number; type: 'golden'; cases: GoldenCase[] }
   | { id: number; type: 'bench'; batch: number; length: number; repeats: number }
-  | { id: number; type: 'generate'; params: GenerateParams };
+  | { id: number; type: 'generate'; params: GenerateParams }
+  /** Only lm.score on the bench rows, timed per call (the browser bench brackets it with process CPU readings). */
+  | { id: number; type: 'benchScore'; batch: number; length: number; repeats: number };
 
 /** The Inference panel's request: generate with live tools (pipeline/core/generate.ts) on `modelUrl`'s model. */
 export interface GenerateParams {
@@ -40,6 +42,7 @@ export interface ResultOf {
   golden: GoldenResult[];
   bench: BenchResult;
   generate: GenerateResult;
+  benchScore: { seconds: number[]; tokens: number; threads: number };
 }
 
 export type Reply =

@@ -16,7 +16,7 @@ import type { KnowledgeBase } from '../../pipeline/core/tools/qa.ts';
 import type { Analysis, AnalyzeParams, BenchResult } from './analysis-types.ts';
 import { chooseBackend, fallbackToWasm, type BackendChoice, type BackendEnv } from './backend.ts';
 import { browserParts, type BrowserParts } from './browser-parts.ts';
-import { benchRows, scoreThroughput } from './bench-rows.ts';
+import { benchRows, scoreThroughput, scoreTimes } from './bench-rows.ts';
 import { scoreGolden } from './golden.ts';
 import { loadOrt, sessionOptions, type Ort } from './ort-web.ts';
 import type { GenerateParams, GenerateResult, Reply, Request } from './protocol.ts';
@@ -90,6 +90,10 @@ async function createLM(ort: Ort, id: string, bytes: Uint8Array, files: Record<s
 async function load(req: Extract<Request, { type: 'load' }>) {
   const t0 = performance.now();
   let choice = await chooseBackend(req.prefer, env());
+  // ?threads=N (benchmarks): fewer WASM threads than the default, e.g. 1 on a machine other processes keep busy.
+  if (req.threads && req.threads >= 1 && req.threads < choice.threads) {
+    choice = { ...choice, threads: req.threads, reason: `${choice.reason} (threads set to ${req.threads})` };
+  }
   const ort = await loadOrt(choice.threads);
   const base = req.modelUrl.replace(/\/$/, '');
   const [config, tokenizer, tokenizerConfig] = await Promise.all([
@@ -187,6 +191,12 @@ async function bench(req: Extract<Request, { type: 'bench' }>): Promise<BenchRes
   };
 }
 
+async function benchScore(req: Extract<Request, { type: 'benchScore' }>) {
+  const rows = benchRows(loaded!.lm, req.batch, req.length);
+  const seconds = await scoreTimes(loaded!.lm, rows, req.repeats);
+  return { seconds, tokens: rows.reduce((s, r) => s + r.ids.length, 0), threads: loaded!.choice.threads };
+}
+
 /** Models other than the page's (the Inference panel's finetuned model), loaded once each on the same backend. */
 const otherModels = new Map<string, Promise<CausalLM>>();
 let executor: ToolExecutor | null = null;
@@ -235,6 +245,7 @@ async function handle(req: Request): Promise<unknown> {
   if (req.type === 'analyze') return analyze(req.id, req.params);
   if (req.type === 'golden') return scoreGolden(loaded.lm, req.cases);
   if (req.type === 'bench') return bench(req);
+  if (req.type === 'benchScore') return benchScore(req);
   if (req.type === 'generate') return generateRequest(req.id, req.params);
   throw new Error(`unknown request ${(req as Request).type}`);
 }
