@@ -9,6 +9,7 @@
  *   toolformer eval --model <dir> [--trials k]   with vs without tools on held-out task families
  *   toolformer finetune --data <train.jsonl…>   finetune a model on C* and export it
  *   toolformer score <text> --call "Calculator(400/1400)" --at <offset>   the three losses of one call
+ *   toolformer mcp [--http <port>]   serve the tools to MCP clients (stdio or Streamable HTTP)
  */
 import { resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
@@ -192,6 +193,26 @@ program
     const { finetune } = await import('../train/finetune.ts');
     const rebuild = opts.rebuild ?? `npx toolformer finetune ${process.argv.slice(3).filter((a) => a !== '--resume').join(' ')}`;
     await finetune({ ...opts, rebuild });
+  });
+
+const port = (value: string) => {
+  const x = integer('--http')(value);
+  if (x > 65535) throw new InvalidArgumentError('--http must be a port, 0–65535');
+  return x;
+};
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+program
+  .command('mcp')
+  .description('serve the tools to MCP clients: stdio by default, Streamable HTTP with --http <port>')
+  .option('--http <port>', 'serve Streamable HTTP at http://<host>:<port>/mcp instead of stdio (0: any free port)', port)
+  .option('--host <address>', 'address to bind with --http (default 127.0.0.1)')
+  .option('--token <token>', 'with --http: require "Authorization: Bearer <token>" (or set TOOLFORMER_MCP_TOKEN)')
+  .option('--allow-origin <origin>', 'with --http: a browser Origin to accept besides localhost (repeatable)', collect, [])
+  .option('--tools <list>', 'comma-separated tools to serve (default: all)')
+  .action(async (opts) => {
+    const { mcpCommand } = await import('./mcp/mcp-command.ts');
+    await mcpCommand(opts);
   });
 
 // `toolformer … | head`: a reader that stops early ends the output, not the process with a stack trace (the summary

@@ -1,0 +1,211 @@
+/**
+ * Streamable HTTP for the MCP server (spec 2025-06-18, "Transports"): one endpoint, `/mcp`; POST carries JSON-RPC,
+ * GET opens the server's SSE stream, DELETE ends a session. The SDK's `StreamableHTTPServerTransport` speaks the
+ * protocol; this file decides, before any of it runs, whether a request may reach it at all:
+ *
+ *   1. Host header: when bound to a loopback address, only `localhost`, `127.0.0.1` or `[::1]` (DNS rebinding: a web
+ *      page whose name resolves to 127.0.0.1 still sends its own name) → otherwise 403.
+ *   2. Origin header (browsers send it): absent, or one of the allowed origins → otherwise 403.
+ *   3. With a token: `Authorization: Bearer <token>` (compared in constant time) → otherwise 401 with
+ *      `WWW-Authenticate: Bearer`; the body is not even read.
+ *
+ * Sessions: an `initialize` POST without a session id starts one (its own SDK server and transport, id in the
+ * `Mcp-Session-Id` header); later requests carry the id; DELETE or server shutdown ends it.
+ */
+import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+
+export interface HttpOptions {
+  /** 0 picks a free port (tests). */
+  port: number;
+  /** @default '127.0.0.1' */
+  host?: string;
+  /** When set, every request needs `Authorization: Bearer <token>`. */
+  token?: string;
+  /** Origins allowed besides http://localhost:<port>, http://127.0.0.1:<port> and http://[::1]:<port>. */
+  allowedOrigins?: string[];
+  /** Open sessions at most; an `initialize` beyond it gets 503. @default 32 */
+  maxSessions?: number;
+  /** Bytes per POST body. @default 1 MiB */
+  maxBodyBytes?: number;
+  /** Errors inside a session (the SDK's `onerror`), for a log. */
+  onError?: (error: Error) => void;
+}
+
+export interface HttpHandle {
+  /** e.g. http://127.0.0.1:40123/mcp */
+  url: string;
+  port: number;
+  /** Stops accepting, ends every session and closes the listener. */
+  close(): Promise<void>;
+}
+
+const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
+const isLoopback = (host: string) => host === 'localhost' || host === '::1' || host.startsWith('127.');
+
+export const ENDPOINT = '/mcp';
+
+/** Serve `newServer()` (one per session) over Streamable HTTP. Resolves once listening. */
+export async function serveHttp(newServer: () => Server, options: HttpOptions): Promise<HttpHandle> {
+  const bindHost = options.host ?? '127.0.0.1';
+  const maxSessions = options.maxSessions ?? 32;
+  const maxBodyBytes = options.maxBodyBytes ?? 1 << 20;
+  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: Server }>();
+  const expectedAuth = options.token === undefined ? undefined : Buffer.from(`Bearer ${options.token}`);
+  let allowedOrigins = new Set<string>();
+
+  const http = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      options.onError?.(error instanceof Error ? error : new Error(String(error)));
+      if (!res.headersSent) jsonError(res, 500, -32603, 'Internal server error');
+      else res.end();
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://placeholder');
+    if (url.pathname !== ENDPOINT) return jsonError(res, 404, -32000, `Not found: the MCP endpoint is ${ENDPOINT}`);
+    const refusal = refuse(req);
+    if (refusal) {
+      if (refusal.status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
+      return jsonError(res, refusal.status, -32000, refusal.message);
+    }
+
+    const sessionId = header(req, 'mcp-session-id');
+    if (req.method === 'POST') {
+      const body = await readJson(req, maxBodyBytes);
+      if (!body.ok) {
+        if (body.status === 413) res.setHeader('Connection', 'close'); // the unread rest of the body is dropped with it
+        return jsonError(res, body.status, body.code, body.message);
+      }
+      if (sessionId === undefined && isInitializeRequest(body.value)) {
+        if (sessions.size >= maxSessions) return jsonError(res, 503, -32000, `Too many open sessions (${maxSessions})`);
+        const transport = await openSession();
+        return transport.handleRequest(req, res, body.value);
+      }
+      const session = sessionId === undefined ? undefined : sessions.get(sessionId);
+      if (!session) return noSession(res, sessionId);
+      return session.transport.handleRequest(req, res, body.value);
+    }
+    if (req.method === 'GET' || req.method === 'DELETE') {
+      const session = sessionId === undefined ? undefined : sessions.get(sessionId);
+      if (!session) return noSession(res, sessionId);
+      return session.transport.handleRequest(req, res);
+    }
+    res.setHeader('Allow', 'GET, POST, DELETE');
+    return jsonError(res, 405, -32000, 'Method not allowed');
+  }
+
+  async function openSession(): Promise<StreamableHTTPServerTransport> {
+    const server = newServer();
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => void sessions.set(id, { transport, server }),
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+    };
+    transport.onerror = (error) => options.onError?.(error);
+    await server.connect(transport);
+    return transport;
+  }
+
+  /** Host, Origin and token checks, in that order: the first that fails answers. */
+  function refuse(req: IncomingMessage): { status: number; message: string } | undefined {
+    if (isLoopback(bindHost)) {
+      const hostname = (header(req, 'host') ?? '').replace(/:\d+$/, '').toLowerCase();
+      if (!LOOPBACK_NAMES.has(hostname)) return { status: 403, message: `Forbidden: Host ${JSON.stringify(hostname)} is not a loopback name` };
+    }
+    const origin = header(req, 'origin');
+    if (origin !== undefined && !allowedOrigins.has(origin)) {
+      return { status: 403, message: `Forbidden: Origin ${JSON.stringify(origin)} is not allowed (pass --allow-origin)` };
+    }
+    if (expectedAuth) {
+      const given = Buffer.from(header(req, 'authorization') ?? '');
+      if (given.length !== expectedAuth.length || !timingSafeEqual(given, expectedAuth)) {
+        return { status: 401, message: 'Unauthorized: send Authorization: Bearer <token>' };
+      }
+    }
+    return undefined;
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(options.port, bindHost, () => {
+      http.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = http.address() as AddressInfo;
+  allowedOrigins = new Set([
+    `http://localhost:${port}`,
+    `http://127.0.0.1:${port}`,
+    `http://[::1]:${port}`,
+    ...(options.allowedOrigins ?? []),
+  ]);
+  const shownHost = bindHost.includes(':') ? `[${bindHost}]` : bindHost;
+
+  return {
+    url: `http://${shownHost}:${port}${ENDPOINT}`,
+    port,
+    async close() {
+      const closing = new Promise<void>((resolve) => http.close(() => resolve()));
+      await Promise.allSettled([...sessions.values()].map(({ server }) => server.close()));
+      sessions.clear();
+      http.closeAllConnections();
+      await closing;
+    },
+  };
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function noSession(res: ServerResponse, sessionId: string | undefined): void {
+  if (sessionId === undefined) return jsonError(res, 400, -32000, 'Bad Request: no Mcp-Session-Id (start with initialize)');
+  return jsonError(res, 404, -32001, 'Session not found: initialize again');
+}
+
+function jsonError(res: ServerResponse, status: number, code: number, message: string): void {
+  res.writeHead(status, { 'Content-Type': 'application/json' });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}
+
+type Body = { ok: true; value: unknown } | { ok: false; status: number; code: number; message: string };
+
+/**
+ * The POST body as JSON, at most `limit` bytes: a longer one (declared or streamed) is answered 413 and the
+ * connection closed after the answer, never buffered whole.
+ */
+function readJson(req: IncomingMessage, limit: number): Promise<Body> {
+  const tooLarge: Body = { ok: false, status: 413, code: -32600, message: `Request body over ${limit} bytes` };
+  if (Number(header(req, 'content-length') ?? 0) > limit) {
+    req.pause();
+    return Promise.resolve(tooLarge);
+  }
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) return void chunks.push(chunk);
+      req.off('data', onData).off('end', onEnd);
+      req.pause();
+      resolve(tooLarge);
+    };
+    const onEnd = () => {
+      try {
+        resolve({ ok: true, value: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+      } catch {
+        resolve({ ok: false, status: 400, code: -32700, message: 'Parse error: the body is not JSON' });
+      }
+    };
+    req.on('data', onData).on('end', onEnd).on('error', () => resolve({ ok: false, status: 400, code: -32700, message: 'Request body unreadable' }));
+  });
+}

@@ -1,0 +1,67 @@
+/**
+ * `toolformer mcp`: the registry's tools as an MCP server, over stdio (default) or Streamable HTTP (`--http <port>`).
+ * stdout carries only JSON-RPC in stdio mode; everything else goes to stderr.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { defaultConfig } from '../../core/config.ts';
+import type { KnowledgeBase } from '../../core/tools/qa.ts';
+import { ToolRegistry, createDefaultTools } from '../../core/tools/registry.ts';
+import { createApertiumEngine } from '../apertium.ts';
+import { KB_PATH } from '../parts.ts';
+import { serveHttp } from './http.ts';
+import { registryHost } from './registry-host.ts';
+import { createMcpServer } from './server.ts';
+import { serveStdio } from './stdio.ts';
+
+/** Where `--token` may come from instead (a flag shows in `ps`; the environment does not). */
+export const TOKEN_ENV = 'TOOLFORMER_MCP_TOKEN';
+
+export interface McpFlags {
+  http?: number;
+  host?: string;
+  token?: string;
+  allowOrigin: string[];
+  tools?: string;
+}
+
+export async function mcpCommand(flags: McpFlags): Promise<void> {
+  const token = flags.token ?? (process.env[TOKEN_ENV] || undefined);
+  if (flags.http === undefined && (flags.host !== undefined || token !== undefined || flags.allowOrigin.length > 0)) {
+    throw new Error('--host, --token and --allow-origin apply to --http <port> only (stdio needs none of them)');
+  }
+  const kb = JSON.parse(readFileSync(KB_PATH, 'utf8')) as KnowledgeBase;
+  const engine = await createApertiumEngine();
+  const all = new ToolRegistry(createDefaultTools({ kb, translationEngine: engine }));
+  const wanted = flags.tools?.split(',').map((t) => t.trim()).filter(Boolean) ?? all.names;
+  for (const name of wanted) {
+    const r = all.resolve(name);
+    if (!r.ok) throw new Error(`--tools: ${r.error}`);
+  }
+  const registry = new ToolRegistry(wanted.map((name) => all.get(name)!));
+  // The pipeline's limits: its per-call timeout and concurrency (config.ts), the executor's input/result caps.
+  const config = defaultConfig({});
+  const host = registryHost(registry, { timeoutMs: config.toolTimeoutMs, concurrency: config.toolConcurrency });
+  const own = JSON.parse(readFileSync(resolve(import.meta.dirname, '../../../package.json'), 'utf8')) as { version: string };
+  const newServer = () => createMcpServer(host, { name: 'toolformer', version: own.version });
+  if (engine.unavailable) console.error(`toolformer mcp: Translate answers "${engine.unavailable}"`);
+
+  if (flags.http === undefined) {
+    console.error(`toolformer mcp: serving ${registry.names.join(', ')} on stdio`);
+    await serveStdio(newServer());
+    return;
+  }
+  const handle = await serveHttp(newServer, {
+    port: flags.http,
+    host: flags.host,
+    token,
+    allowedOrigins: flags.allowOrigin,
+    onError: (error) => console.error(`toolformer mcp: ${error.message}`),
+  });
+  console.error(`toolformer mcp: serving ${registry.names.join(', ')} at ${handle.url}${token ? ' (Bearer token required)' : ''}`);
+  await new Promise<void>((done) => {
+    const stop = () => void handle.close().then(done);
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  });
+}
