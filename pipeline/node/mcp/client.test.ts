@@ -6,7 +6,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../testing/cli-child.ts';
 import { type McpConnection, connectMcp, splitCommand } from './client.ts';
-import { FIXTURE_TOOL, convert } from './testing/fixture-server.ts';
+import { FIXTURE_TOOL, WORD_COUNT_TOOL, convert, countWords } from './testing/fixture-server.ts';
 
 const FIXTURE = `${process.execPath} --import tsx pipeline/node/mcp/testing/fixture-server.ts`;
 
@@ -16,13 +16,18 @@ async function connected(target: string, timeoutMs?: number): Promise<McpConnect
   return c;
 }
 
-describe('the fixture tool', () => {
+describe('the fixture tools', () => {
   it('converts units, 2 decimals, and refuses what it cannot', () => {
     expect(convert('26.2 miles in km')).toEqual({ ok: true, value: '42.16 km' });
     expect(convert('100 F to C')).toEqual({ ok: true, value: '37.78 C' });
     expect(convert('1,000 pounds in kg')).toEqual({ ok: true, value: '453.59 kg' });
     expect(convert('3 kg in km')).toEqual({ ok: false, error: 'cannot convert mass to length' });
     expect(convert('three miles')).toMatchObject({ ok: false });
+  });
+
+  it('counts words', () => {
+    expect(countWords('hello world')).toBe('2');
+    expect(countWords("it's a well-known, 3-word test")).toBe('5');
   });
 });
 
@@ -34,7 +39,7 @@ describe('connectMcp over stdio', () => {
   afterAll(() => c?.close());
 
   it('lists the server tools with their schemas', () => {
-    expect(c.tools).toEqual([FIXTURE_TOOL]);
+    expect(c.tools).toEqual([FIXTURE_TOOL, WORD_COUNT_TOOL]);
   });
 
   it('calls a tool: text result, or isError as an error value', async () => {
@@ -76,7 +81,7 @@ describe('connectMcp: servers that fail', () => {
     try {
       const r = await c.call('UnitConvert', { query: '1 km in m' }, { timeoutMs: 500 });
       expect(r).toMatchObject({ ok: false, error: expect.stringMatching(/no answer within 500 ms/) });
-      expect(c.tools.map((t) => t.name)).toEqual(['UnitConvert']);
+      expect(c.tools.map((t) => t.name)).toEqual(['UnitConvert', 'WordCount']);
     } finally {
       await c.close();
     }
@@ -103,7 +108,7 @@ describe('connectMcp over Streamable HTTP', () => {
   it('lists and calls', async () => {
     const c = await connected(url);
     try {
-      expect(c.tools.map((t) => t.name)).toEqual(['UnitConvert']);
+      expect(c.tools.map((t) => t.name)).toEqual(['UnitConvert', 'WordCount']);
       expect(await c.call('UnitConvert', { query: '5 gallons in litres' }, { timeoutMs: 5000 })).toEqual({ ok: true, value: '18.93 litres' });
     } finally {
       await c.close();

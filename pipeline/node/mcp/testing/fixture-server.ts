@@ -1,6 +1,6 @@
 /**
- * A small third-party MCP server for tests, written with the same official SDK: one tool the project does not have,
- * `UnitConvert` ("26.2 miles in km" → "42.16 km"), over stdio (default) or Streamable HTTP (`--http <port>`; the
+ * A small third-party MCP server for tests, written with the same official SDK: two tools the project does not have,
+ * `UnitConvert` ("26.2 miles in km" → "42.16 km") and `WordCount` ("hello world" → "2"), over stdio (default) or Streamable HTTP (`--http <port>`; the
  * URL is printed on stderr as `listening <url>`).
  *
  * `--mode` makes it misbehave the ways a real server can: `hang` (answers initialize and tools/list, never
@@ -71,14 +71,32 @@ export const FIXTURE_TOOL = {
   },
 };
 
+/** Words (letter/digit runs) in a text. */
+export const countWords = (text: string) => String(text.match(/[\p{L}\p{N}]+(?:['’-][\p{L}\p{N}]+)*/gu)?.length ?? 0);
+
+export const WORD_COUNT_TOOL = {
+  name: 'WordCount',
+  description: 'Counts the words in a text.',
+  inputSchema: {
+    type: 'object' as const,
+    properties: { text: { type: 'string', description: 'the text whose words are counted', maxLength: 200, examples: ['hello world'] } },
+    required: ['text'],
+  },
+};
+
 function fixtureServer(mode: string): Server {
-  const server = new Server({ name: 'unit-convert-fixture', version: '1.0.0' }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [FIXTURE_TOOL] }));
+  const server = new Server({ name: 'fixture-tools', version: '1.0.0' }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [FIXTURE_TOOL, WORD_COUNT_TOOL] }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    if (request.params.name !== FIXTURE_TOOL.name) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
-    const query = request.params.arguments?.query;
-    if (typeof query !== 'string') throw new McpError(ErrorCode.InvalidParams, 'query must be a string');
+    const { name, arguments: args } = request.params;
     if (mode === 'hang') await new Promise(() => undefined);
+    if (name === WORD_COUNT_TOOL.name) {
+      if (typeof args?.text !== 'string') throw new McpError(ErrorCode.InvalidParams, 'text must be a string');
+      return { content: [{ type: 'text', text: countWords(args.text) }] };
+    }
+    if (name !== FIXTURE_TOOL.name) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    const query = args?.query;
+    if (typeof query !== 'string') throw new McpError(ErrorCode.InvalidParams, 'query must be a string');
     const result = convert(query);
     return result.ok
       ? { content: [{ type: 'text', text: result.value }] }
