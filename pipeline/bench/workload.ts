@@ -14,8 +14,7 @@ import { PAPER_WEIGHTS } from '../core/losses.ts';
 import { createPipelineParts } from '../core/parts.ts';
 import { makeWindow, type PositionToScore } from '../core/scoring.ts';
 import { callText, executeStage, guardStage, prefilterStage, proposeStage } from '../core/stages.ts';
-import type { KnowledgeBase } from '../core/tools/qa.ts';
-import { KB_PATH } from '../node/parts.ts';
+import { nodeResources } from '../node/parts.ts';
 import { ROOT } from './model.ts';
 
 export interface Workload {
@@ -35,9 +34,9 @@ export function corpusDocs(file: string, count: number, step: number): Doc[] {
 }
 
 export async function buildWorkload(lm: CausalLM, docs: readonly Doc[]): Promise<Workload> {
-  const config = defaultConfig({ tools: ['Calculator', 'QA', 'Calendar'], lmProposals: false });
-  const kb = JSON.parse(readFileSync(KB_PATH, 'utf8')) as KnowledgeBase;
-  const parts = createPipelineParts({ lm, kb });
+  // Every registered tool; no translation engine here, so Translate's calls end as tool errors and are not scored.
+  const config = defaultConfig({ lmProposals: false });
+  const parts = createPipelineParts({ lm, resources: nodeResources() });
   async function* source() {
     yield* docs;
   }

@@ -6,7 +6,10 @@ import type { Losses } from './losses.ts';
  */
 export interface Candidate {
   docId: string;
+  /** The tool the call names (for an LM sample: whatever the LM wrote, known or not). */
   tool: string;
+  /** The tool whose prompt (p_i, LM samples) or proposer chose the position; stats and τ_s re-judging go by it. */
+  positionTool: string;
   /** The argument, unquoted (see call-syntax.ts). */
   input: string;
   /** Character offset in the document where the call is inserted. */
@@ -19,8 +22,6 @@ export interface Candidate {
   raw?: string;
   result?: string;
   error?: string;
-  /** Tool wall time, ms (not written to output files: it would make runs differ). */
-  ms?: number;
   losses?: Losses;
   usefulness?: number;
   kept: boolean;
@@ -38,6 +39,7 @@ export type Reason =
   | `unclosed_call`
   | `parse_error: ${string}`
   | `unknown_tool: ${string}`
+  | `schema_error: ${string}`
   | `leakage: ${string}`
   | 'duplicate'
   | `tool_error: ${string}`

@@ -1,30 +1,13 @@
+import { TOOL_SPECS } from './tools/registry.ts';
+import type { ToolThresholds } from './tools/spec.ts';
+
+export { PAPER_DEFAULTS, type ToolThresholds } from './tools/spec.ts';
+
 /**
  * Run configuration. Every field is written to the run's config.json, so a run can be reproduced.
- * Defaults are the paper's (Appendix A): τ_s 0.05, τ_f 1.0, k 5, m 5; Calculator and MT (our Translate):
- * τ_s 0, k 20, m 10, τ_f 0.5.
+ * Defaults are the paper's (Appendix A): τ_s 0.05, τ_f 1.0, k 5, m 5 unless a tool's spec says otherwise
+ * (Calculator and MT, our Translate: τ_s 0, k 20, m 10, τ_f 0.5).
  */
-export interface ToolThresholds {
-  /** τ_s: minimum p_i(" [") for an LM-chosen position. */
-  tauS: number;
-  /** τ_f: minimum usefulness min(L_a, L_b) − L_c, nats, to keep a call. */
-  tauF: number;
-  /** k: most LM-chosen positions per document and tool. */
-  k: number;
-  /** m: calls sampled from the LM per position. */
-  m: number;
-}
-
-export const PAPER_DEFAULTS: ToolThresholds = { tauS: 0.05, tauF: 1.0, k: 5, m: 5 };
-
-export const PAPER_THRESHOLDS: Readonly<Record<string, ToolThresholds>> = {
-  Calculator: { tauS: 0, tauF: 0.5, k: 20, m: 10 },
-  QA: PAPER_DEFAULTS,
-  Calendar: PAPER_DEFAULTS,
-  Translate: { tauS: 0, tauF: 0.5, k: 20, m: 10 },
-};
-
-export const TOOL_NAMES = ['Calculator', 'QA', 'Calendar', 'Translate'] as const;
-
 export interface AnnotateConfig {
   tools: string[];
   /** Per tool; a CLI flag such as --tau-f overrides the value for every tool. */
@@ -56,8 +39,8 @@ export interface AnnotateConfig {
 
 export function defaultConfig(overrides: Partial<AnnotateConfig> = {}): AnnotateConfig {
   return {
-    tools: [...TOOL_NAMES],
-    thresholds: structuredClone(PAPER_THRESHOLDS) as Record<string, ToolThresholds>,
+    tools: TOOL_SPECS.map((s) => s.name),
+    thresholds: Object.fromEntries(TOOL_SPECS.map((s) => [s.name, { ...s.thresholds }])),
     seed: 0,
     contextTokens: 96,
     windowTokens: 96,

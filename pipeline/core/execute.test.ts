@@ -1,35 +1,40 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ToolExecutor } from './execute.ts';
-import type { KnowledgeBase } from './tools/qa.ts';
-import { createDefaultTools, ToolRegistry } from './tools/registry.ts';
-import type { Tool, ToolResult } from './tools/tool.ts';
+import { paperPrompt } from './prompts.ts';
+import type { KnowledgeBase } from './tools/qa/qa.ts';
+import { TOOL_SPECS, ToolRegistry } from './tools/registry.ts';
+import { PAPER_DEFAULTS, type ToolSpec } from './tools/spec.ts';
+import type { ToolResult } from './tools/tool.ts';
 
 const kb = JSON.parse(readFileSync(new URL('../data/kb.json', import.meta.url), 'utf8')) as KnowledgeBase;
 const doc = { id: 'd1', date: '2023-01-30' };
 
 /** A test tool whose behaviour is chosen by its input. */
-function scripted(name: string, behaviour: (input: string, signal?: AbortSignal) => Promise<ToolResult> | ToolResult): Tool {
+function scripted(name: string, behaviour: (input: string, signal?: AbortSignal) => Promise<ToolResult> | ToolResult): ToolSpec {
   return {
     name,
     description: 'test tool',
-    argument: { syntax: 'quoted', maxLength: 100, description: 'anything' },
-    run: async (input, context) => behaviour(input, context.signal),
+    parameters: { type: 'object', properties: { text: { type: 'string', maxLength: 100 } }, required: ['text'], additionalProperties: false },
+    argument: { syntax: 'quoted', property: 'text' },
+    create: () => ({ run: async (input, context) => behaviour(input, context.signal) }),
+    prompt: paperPrompt(name, 'test', { input: 'x', output: 'x' }),
+    thresholds: PAPER_DEFAULTS,
   };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('ToolRegistry', () => {
-  const registry = new ToolRegistry(createDefaultTools({ kb }));
+  const registry = new ToolRegistry(TOOL_SPECS, { kb });
   it('holds the paper four tools under their call names', () => {
-    expect(registry.names).toEqual(['Calculator', 'Calendar', 'QA', 'Translate']);
+    expect(registry.names).toEqual(['Calculator', 'QA', 'Calendar', 'Translate']);
     expect(registry.get('QA')?.argument.syntax).toBe('quoted');
   });
   it('rejects unknown, mis-cased and prototype names with a reason', () => {
     for (const name of ['Calculatr', 'calculator', '__proto__', 'constructor', 'toString', '']) {
       expect(registry.get(name), name).toBeUndefined();
-      expect(registry.resolve(name)).toMatchObject({ ok: false, error: expect.stringMatching(/^unknown tool .*known: Calculator, Calendar, QA, Translate/) });
+      expect(registry.resolve(name)).toMatchObject({ ok: false, error: expect.stringMatching(/^unknown tool .*known: Calculator, QA, Calendar, Translate/) });
     }
   });
   it('refuses two tools with one name', () => {
@@ -39,7 +44,7 @@ describe('ToolRegistry', () => {
 
 describe('ToolExecutor', () => {
   it('runs the default tools through the registry', async () => {
-    const executor = new ToolExecutor(new ToolRegistry(createDefaultTools({ kb })));
+    const executor = new ToolExecutor(new ToolRegistry(TOOL_SPECS, { kb }));
     const results = await executor.executeAll([
       { call: { tool: 'Calculator', input: '400 / 1400' }, doc },
       { call: { tool: 'Calendar', input: '' }, doc },
@@ -52,9 +57,21 @@ describe('ToolExecutor', () => {
       { ok: true, value: 'Today is Monday, January 30, 2023.' },
       { ok: true, value: 'Harrisburg' },
       { ok: false, error: expect.stringMatching(/^translation engine not installed/) },
-      { ok: false, error: 'unknown tool "Search" (known: Calculator, Calendar, QA, Translate)' },
+      { ok: false, error: 'unknown tool "Search" (known: Calculator, QA, Calendar, Translate)' },
     ]);
     for (const r of results) expect(r.ms).toBeGreaterThanOrEqual(0);
+  });
+
+  it('validates arguments against the tool\'s JSON Schema before dispatch', async () => {
+    const executor = new ToolExecutor(new ToolRegistry(TOOL_SPECS, { kb }));
+    const results = await executor.executeAll([
+      { call: { tool: 'Calculator', input: '' }, doc },
+      { call: { tool: 'Calendar', input: 'now' }, doc },
+    ]);
+    expect(results.map(({ ms, ...r }) => r)).toEqual([
+      { ok: false, error: 'schema_error: expression must NOT have fewer than 1 characters' },
+      { ok: false, error: 'schema_error: arguments must NOT have additional properties (argument)' },
+    ]);
   });
 
   it('a hanging tool times out (and sees its signal aborted); a throwing tool is an error; the rest go on', async () => {

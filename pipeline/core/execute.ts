@@ -1,11 +1,12 @@
 import PQueue from 'p-queue';
 import type { Doc } from './document.ts';
 import type { ToolRegistry } from './tools/registry.ts';
+import { maxArgumentLength } from './tools/spec.ts';
 import type { ToolCall, ToolResult } from './tools/tool.ts';
 
 /**
  * Runs ToolCalls through the registry with bounded concurrency (p-queue) and a per-call timeout. Never throws:
- * an unknown tool, an over-long input, a tool that throws, hangs or returns garbage all become
+ * an unknown tool, an over-long input, arguments that fail the tool's JSON Schema, a tool that throws, hangs or returns garbage all become
  * `{ ok: false, error, ms }`. `executeAll` returns results in input order whatever the concurrency, so outputs
  * are deterministic; only `ms` (wall time) varies between runs — keep it out of files that must be identical.
  *
@@ -23,7 +24,7 @@ export interface ExecuteOptions {
   concurrency?: number;
   /** Per call. @default 5000 */
   timeoutMs?: number;
-  /** Characters, on top of each tool's own `argument.maxLength`. @default 1000 */
+  /** Characters, on top of the longest argument each tool's schema allows. @default 1000 */
   maxInputLength?: number;
   /** Characters; a longer result is an error (it would swamp the LM context). @default 1000 */
   maxResultLength?: number;
@@ -85,11 +86,6 @@ export class ToolExecutor {
     return outcome ?? { result: { ok: false, error: 'not executed', ms: 0 }, remember: false }; // p-queue types allow void
   }
 
-  /** Resolves when nothing is queued or running. */
-  onIdle(): Promise<void> {
-    return this.queue.onIdle();
-  }
-
   /** `remember`: the outcome is the tool's own answer (not a timeout or a crash), so it may be cached. */
   private async runNow(call: ToolCall, doc: Pick<Doc, 'id' | 'date'>): Promise<{ result: ExecutionResult; remember: boolean }> {
     const start = performance.now();
@@ -100,8 +96,11 @@ export class ToolExecutor {
     const resolved = this.registry.resolve(call.tool);
     if (!resolved.ok) return done(fail(resolved.error));
     const tool = resolved.tool;
-    const limit = Math.min(this.maxInputLength, tool.argument.maxLength);
+    const limit = Math.min(this.maxInputLength, tool.argument.property === undefined ? this.maxInputLength : maxArgumentLength(tool));
     if (call.input.length > limit) return done(fail(`input longer than ${limit} characters`));
+    // Validated against the tool's JSON Schema before dispatch; a failure never reaches the tool.
+    const invalid = this.registry.schemaError(tool.name, call.input);
+    if (invalid) return done(fail(`schema_error: ${invalid}`));
 
     const controller = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;

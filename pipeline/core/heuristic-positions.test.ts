@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { heuristicPositions, positionBefore } from './heuristic-positions.ts';
-import { ADAMS_1827, JOHNSON_1867, JOHNSON_1868, MEXICO_ANTHEM, SPAIN_GOVERNMENT } from './proposers/excerpts.fixture.ts';
+import { heuristicPositions as positionsOf } from './heuristic-positions.ts';
+import { positionBefore } from './text/boundaries.ts';
+import { toolSpec } from './tools/registry.ts';
+import { ADAMS_1827, JOHNSON_1867, JOHNSON_1868, MEXICO_ANTHEM, SPAIN_GOVERNMENT } from './testing/excerpts.fixture.ts';
+
+/** The tool's positions through its spec, as the propose stage gets them; a name not registered has none. */
+const heuristicPositions = (text: string, tool: string) => positionsOf(toolSpec(tool) ?? {}, text);
 
 /** What follows each position, to read the expectations. */
 function after(text: string, positions: number[], n = 12): string[] {

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { leaks } from './leakage.ts';
-import { ADAMS_1827, JOHNSON_1867, JOHNSON_1868, MEXICO_ANTHEM } from './proposers/excerpts.fixture.ts';
+import { leaks as leaksOf } from './leakage.ts';
+import { toolSpec } from './tools/registry.ts';
+import type { ToolCall } from './tools/tool.ts';
+import { ADAMS_1827, JOHNSON_1867, JOHNSON_1868, MEXICO_ANTHEM } from './testing/excerpts.fixture.ts';
+
+/** The guard as the guard stage applies it: the called tool's rule. */
+const leaks = (call: ToolCall, prefix: string) => leaksOf(toolSpec(call.tool)!, call.input, prefix);
 
 const before = (text: string, marker: string) => text.slice(0, text.indexOf(marker));
 

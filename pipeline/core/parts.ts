@@ -1,47 +1,26 @@
-import type { Doc } from './document.ts';
 import { ToolExecutor } from './execute.ts';
-import { heuristicPositions } from './heuristic-positions.ts';
-import { leaks } from './leakage.ts';
 import type { CausalLM } from './lm.ts';
-import { prefilter } from './prefilter.ts';
-import { DEFAULT_PROMPTS, type ToolPrompt } from './prompts.ts';
-import { type Proposer, defaultProposers } from './proposers/index.ts';
 import type { PipelineParts } from './stages.ts';
-import type { KnowledgeBase } from './tools/qa.ts';
-import { ToolRegistry, createDefaultTools } from './tools/registry.ts';
-import type { LanguageDetector, TranslationEngine } from './tools/translate.ts';
+import { TOOL_SPECS, ToolRegistry } from './tools/registry.ts';
+import type { ToolResources, ToolSpec } from './tools/spec.ts';
 
 /**
  * The default assembly of the pipeline's parts — shared by the Node CLI and the web app. Each platform
- * passes in what only it has: the LM backend, the knowledge base's contents, a translation engine.
+ * passes in what only it has: the LM backend and the tools' resources (the knowledge base's contents, a
+ * translation engine).
  */
 export interface PartsOptions {
   lm: CausalLM;
-  kb: KnowledgeBase;
-  translationEngine?: TranslationEngine;
-  languageDetector?: LanguageDetector;
+  /** Handed to every tool's `create` (spec.ts): `kb`, `translationEngine`, `languageDetector`. */
+  resources: ToolResources;
+  /** @default TOOL_SPECS, the registry's list */
+  specs?: readonly ToolSpec[];
   toolConcurrency?: number;
   toolTimeoutMs?: number;
-  prompts?: Readonly<Record<string, ToolPrompt>>;
-  proposers?: readonly Proposer[];
 }
 
-export function createPipelineParts(options: PartsOptions): PipelineParts & { registry: ToolRegistry } {
-  const registry = new ToolRegistry(
-    createDefaultTools({ kb: options.kb, translationEngine: options.translationEngine, languageDetector: options.languageDetector }),
-  );
+export function createPipelineParts(options: PartsOptions): PipelineParts {
+  const registry = new ToolRegistry(options.specs ?? TOOL_SPECS, options.resources);
   const executor = new ToolExecutor(registry, { concurrency: options.toolConcurrency, timeoutMs: options.toolTimeoutMs });
-  const proposers = options.proposers ?? defaultProposers;
-  return {
-    registry,
-    lm: options.lm,
-    tool: (name) => registry.get(name),
-    execute: (calls) => executor.executeAll(calls),
-    prompts: options.prompts ?? DEFAULT_PROMPTS,
-    prefilter: (tool, doc) => prefilter(tool, doc),
-    heuristicPositions: (text, tool) => heuristicPositions(text, tool),
-    propose: (tool: string, prefix: string, doc: Doc, at: number) =>
-      proposers.filter((p) => p.tool === tool).flatMap((p) => p.propose(prefix, doc, at)),
-    leaks: (call, prefix) => leaks(call, prefix),
-  };
+  return { registry, lm: options.lm, execute: (calls) => executor.executeAll(calls) };
 }

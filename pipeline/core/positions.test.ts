@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { choosePrompt, positionScores, selectPositions } from './positions.ts';
-import { DEFAULT_PROMPTS } from './prompts.ts';
+import { toolSpec } from './tools/registry.ts';
+
+const DEFAULT_PROMPTS = { Calculator: toolSpec('Calculator')!.prompt, QA: toolSpec('QA')!.prompt };
 import { FakeLM } from './testing/fake-lm.ts';
 
 const text = 'It costs 12 dollars and 30 cents.';

@@ -1,21 +1,35 @@
 import { describe, expect, it } from 'vitest';
 import { defaultConfig } from './config.ts';
 import type { Doc } from './document.ts';
-import { DEFAULT_PROMPTS } from './prompts.ts';
+import { createPipelineParts } from './parts.ts';
+import { paperPrompt } from './prompts.ts';
 import { type PipelineParts, annotate, spread } from './stages.ts';
 import { FakeLM } from './testing/fake-lm.ts';
-import type { Tool, ToolCall } from './tools/tool.ts';
+import type { ToolSpec } from './tools/spec.ts';
 
-/** A calculator-like tool that adds two numbers, and fails on anything else. */
-const adder: Tool = {
+/** A calculator-like tool that adds two numbers, and fails on anything else; its schema allows digits, "+", spaces. */
+const adder = (proposals: string[]): ToolSpec => ({
   name: 'Add',
   description: 'adds',
-  argument: { syntax: 'raw', maxLength: 20, description: 'a + b' },
-  run: async (input) => {
-    const m = /^(\d+) \+ (\d+)$/.exec(input);
-    return m ? { ok: true, value: String(Number(m[1]) + Number(m[2])) } : { ok: false, error: 'not a sum' };
+  parameters: {
+    type: 'object',
+    properties: { sum: { type: 'string', maxLength: 20, pattern: '^[0-9 +]+$' } },
+    required: ['sum'],
+    additionalProperties: false,
   },
-};
+  argument: { syntax: 'raw', property: 'sum' },
+  create: () => ({
+    run: async (input) => {
+      const m = /^(\d+) \+ (\d+)$/.exec(input);
+      return m ? { ok: true, value: String(Number(m[1]) + Number(m[2])) } : { ok: false, error: 'not a sum' };
+    },
+  }),
+  prompt: paperPrompt('Add', 'Add numbers.', { input: '1 and 2 make 3', output: '1 and 2 make [Add(1 + 2)] 3' }),
+  thresholds: { tauS: 1, tauF: 0.5, k: 0, m: 0 },
+  positions: () => [at],
+  propose: (prefix) => (prefix === text.slice(0, at) ? proposals : []),
+  leaks: (input, prefix) => (input.split(/\D+/).every((n) => prefix.includes(n)) ? null : 'number not in prefix'),
+});
 
 /** Predicts "42" after "is " confidently only once "-> 42]" was seen. */
 const lm = new FakeLM((context, next) => {
@@ -27,20 +41,11 @@ const lm = new FakeLM((context, next) => {
 const text = 'We had 40 and then 2 more, so the total is 42 today.';
 const at = text.indexOf(' 42');
 
-function parts(proposals: ToolCall[]): PipelineParts {
-  return {
-    lm,
-    tool: (name) => (name === 'Add' ? adder : undefined),
-    execute: (calls) => Promise.all(calls.map(({ call, doc }) => adder.run(call.input, { doc }))),
-    prompts: { Add: DEFAULT_PROMPTS.Calculator },
-    prefilter: () => ({ pass: true }),
-    heuristicPositions: () => [at],
-    propose: (_tool, prefix) => (prefix === text.slice(0, at) ? proposals : []),
-    leaks: (call, prefix) => (call.input.split(/\D+/).every((n) => prefix.includes(n)) ? null : 'number not in prefix'),
-  };
+function parts(proposals: string[]): PipelineParts {
+  return createPipelineParts({ lm, resources: {}, specs: [adder(proposals)] });
 }
 
-async function run(proposals: ToolCall[], tauF = 0.5) {
+async function run(proposals: string[], tauF = 0.5) {
   const config = defaultConfig({ tools: ['Add'], lmProposals: false });
   config.thresholds.Add = { tauS: 1, tauF, k: 0, m: 0 };
   const out = [];
@@ -53,14 +58,7 @@ async function run(proposals: ToolCall[], tauF = 0.5) {
 
 describe('the stages on a fake LM', () => {
   it('keeps the call whose result the text goes on to use, and gives every other candidate its reason', async () => {
-    const calls = await run([
-      { tool: 'Add', input: '40 + 2' },
-      { tool: 'Add', input: '40 + 2' },
-      { tool: 'Add', input: '40 + 40' },
-      { tool: 'Add', input: '40 + 99' },
-      { tool: 'Add', input: 'forty' },
-      { tool: 'Search', input: 'answer' },
-    ]);
+    const calls = await run(['40 + 2', '40 + 2', '40 + 40', '40 + 99', '40 + 2 + 2', 'forty']);
     const byReason = Object.fromEntries(calls.map((c) => [`${c.input}#${c.reason}`, c]));
     expect(Object.keys(byReason).sort()).toEqual(
       [
@@ -68,18 +66,18 @@ describe('the stages on a fake LM', () => {
         '40 + 2#duplicate',
         '40 + 40#below_tau_f',
         '40 + 99#leakage: number not in prefix',
-        'forty#tool_error: not a sum',
-        'answer#unknown_tool: Search',
+        '40 + 2 + 2#tool_error: not a sum',
+        'forty#schema_error: sum must match pattern "^[0-9 +]+$"',
       ].sort(),
     );
     const kept = byReason['40 + 2#kept'];
-    expect(kept).toMatchObject({ result: '42', at, proposer: 'programmatic' });
+    expect(kept).toMatchObject({ result: '42', at, proposer: 'programmatic', tool: 'Add', positionTool: 'Add' });
     expect(kept.losses!.withResult).toBeLessThan(kept.losses!.callOnly);
     expect(kept.losses!.callOnly).toBeCloseTo(kept.losses!.noCall, 6);
   });
 
   it('applies the tool\'s τ_f', async () => {
-    const [c] = await run([{ tool: 'Add', input: '40 + 2' }], 100);
+    const [c] = await run(['40 + 2'], 100);
     expect(c.reason).toBe('below_tau_f');
     expect(c.usefulness).toBeGreaterThan(1);
   });

@@ -4,12 +4,18 @@ import type { AnnotateConfig } from './config.ts';
 import type { Doc } from './document.ts';
 import { judge } from './judge.ts';
 import type { CausalLM } from './lm.ts';
+import { heuristicPositions } from './heuristic-positions.ts';
+import { leaks } from './leakage.ts';
 import { PAPER_WEIGHTS } from './losses.ts';
 import { type PositionScores, type SelectedPosition, positionScores, selectPositions } from './positions.ts';
-import type { ToolPrompt } from './prompts.ts';
+import { prefilter } from './prefilter.ts';
+import { proposeCalls } from './propose.ts';
 import { sampleCalls } from './sample-calls.ts';
 import { makeWindow, scorePositions } from './scoring.ts';
-import type { Tool, ToolCall, ToolResult } from './tools/tool.ts';
+import { fnv1a, FNV_OFFSET } from './text/hash.ts';
+import type { ToolRegistry } from './tools/registry.ts';
+import { maxArgumentLength } from './tools/spec.ts';
+import type { ToolCall, ToolResult } from './tools/tool.ts';
 
 /**
  * The pipeline as a list of stages, each a function from an async stream of documents to a stream
@@ -24,6 +30,8 @@ export interface DocWork {
   tools: string[];
   /** Per tool, why the pre-filter dropped the document (absent when it passed). */
   skipped: Record<string, string>;
+  /** Per tool, the pre-filter's short reason for the drop (what stats.json counts). */
+  skippedKind: Record<string, string>;
   /** Per tool that passed its pre-filter: p_i over the text and the positions chosen (for display and re-judging). */
   positions: Record<string, ToolPositions>;
   candidates: Candidate[];
@@ -39,29 +47,23 @@ export interface ToolPositions {
 
 export type Stage = (input: AsyncIterable<DocWork>) => AsyncIterable<DocWork>;
 
-/** Everything the stages need from outside, passed in (the core never constructs platform pieces). */
+/**
+ * Everything the stages need from outside, passed in (the core never constructs platform pieces). The stages know
+ * tools only through the registry's specs: prompt, pre-filter, positions, proposer, leakage rule, schema, runner.
+ */
 export interface PipelineParts {
   lm: CausalLM;
-  /** Dispatch only through this: a name it does not know is rejected. */
-  tool(name: string): Tool | undefined;
+  /** The tools; dispatch only through it: a name it does not know is rejected, arguments are schema-checked. */
+  registry: ToolRegistry;
   /** Runs calls with bounded concurrency and a timeout; results in input order, never throws. */
   execute(calls: readonly { call: ToolCall; doc: Doc }[]): Promise<ToolResult[]>;
-  prompts: Readonly<Record<string, ToolPrompt>>;
-  /** Per-tool document pre-filters (paper App. A.1). */
-  prefilter(tool: string, doc: Doc): { pass: boolean; reason?: string };
-  /** Heuristic positions (char offsets) for a tool. */
-  heuristicPositions(text: string, tool: string): number[];
-  /** Programmatic proposals from text before the position only. */
-  propose(tool: string, prefix: string, doc: Doc, at: number): ToolCall[];
-  /** The reason a call uses text after its position, or null. */
-  leaks(call: ToolCall, prefix: string): string | null;
+  /** Positions always considered for a tool, beside the capped heuristic ones (the web explorer's own call). */
+  pinnedPositions?(tool: string): number[];
 }
 
 /** A stable 32-bit seed per (run seed, document, tool, position): sampling does not depend on order. */
 export function seedFor(seed: number, ...parts: (string | number)[]): number {
-  let h = (0x811c9dc5 ^ seed) >>> 0;
-  for (const ch of parts.join('\u0000')) h = Math.imul(h ^ ch.codePointAt(0)!, 0x01000193) >>> 0;
-  return h;
+  return fnv1a(parts.join('\u0000'), FNV_OFFSET ^ seed);
 }
 
 /** At most n items, evenly spaced over the list (so heuristic positions cover the whole document). */
@@ -73,11 +75,15 @@ export function spread<T>(items: readonly T[], n: number): T[] {
 export function prefilterStage(parts: PipelineParts, config: AnnotateConfig) {
   return async function* (docs: AsyncIterable<Doc>): AsyncIterable<DocWork> {
     for await (const doc of docs) {
-      const work: DocWork = { doc, tools: [], skipped: {}, positions: {}, candidates: [] };
+      const work: DocWork = { doc, tools: [], skipped: {}, skippedKind: {}, positions: {}, candidates: [] };
       for (const tool of config.tools) {
-        const verdict = parts.prefilter(tool, doc);
+        const spec = parts.registry.get(tool);
+        const verdict = spec ? prefilter(spec, doc) : { pass: false, kind: 'unknown_tool', reason: `unknown tool ${tool}` };
         if (verdict.pass) work.tools.push(tool);
-        else work.skipped[tool] = verdict.reason ?? 'prefilter';
+        else {
+          work.skipped[tool] = verdict.reason ?? 'prefilter';
+          work.skippedKind[tool] = verdict.kind ?? 'prefilter';
+        }
       }
       yield work;
     }
@@ -91,7 +97,8 @@ export function proposeStage(parts: PipelineParts, config: AnnotateConfig): Stag
       const { doc } = work;
       for (const tool of work.tools) {
         const t = config.thresholds[tool];
-        const prompt = parts.prompts[tool];
+        const spec = parts.registry.get(tool)!; // the pre-filter stage passes registered tools only
+        const prompt = spec.prompt;
         const scores = await positionScores(parts.lm, doc.text, prompt, {
           windowTokens: config.windowTokens,
           batchSize: config.batchSize,
@@ -99,12 +106,16 @@ export function proposeStage(parts: PipelineParts, config: AnnotateConfig): Stag
         });
         const lmPositions = selectPositions(scores, doc.text, t.tauS, t.k);
         const pAt = new Map(scores.offsets.slice(0, -1).map((at, i) => [at, scores.p[i]]));
-        const heuristic = spread(parts.heuristicPositions(doc.text, tool), config.heuristicPositions);
+        const pinned = (parts.pinnedPositions?.(tool) ?? []).filter((at) => at >= 0 && at <= doc.text.length);
+        const found = heuristicPositions(spec, doc.text).filter((at) => !pinned.includes(at));
+        const heuristic = [...pinned, ...spread(found, config.heuristicPositions - pinned.length)];
         work.positions[tool] = { scores, lm: lmPositions, heuristic };
         const lmAt = new Map(lmPositions.map((p) => [p.at, p]));
         const positions = [...new Set([...lmAt.keys(), ...heuristic])].sort((a, b) => a - b);
         for (const at of positions) {
-          const base = { docId: doc.id, tool, at, positionP: pAt.get(at), kept: false, reason: 'pending' as const };
+          // `positionTool`: whose prompt or proposer chose the position; `tool`: what the call names (an LM sample
+          // under the QA prompt may call anything).
+          const base = { docId: doc.id, tool, positionTool: tool, at, positionP: pAt.get(at), kept: false, reason: 'pending' as const };
           const lmPos = lmAt.get(at);
           if (lmPos && config.lmProposals && t.m > 0) {
             const samples = await sampleCalls(parts.lm, prompt, scores, lmPos.token, {
@@ -118,7 +129,7 @@ export function proposeStage(parts: PipelineParts, config: AnnotateConfig): Stag
               else work.candidates.push({ ...base, input: '', proposer: 'lm', raw: s.raw, reason: s.error as Candidate['reason'] });
             }
           }
-          for (const call of parts.propose(tool, doc.text.slice(0, at), doc, at)) {
+          for (const call of proposeCalls(spec, doc.text.slice(0, at), doc, at)) {
             work.candidates.push({ ...base, tool: call.tool, input: call.input, proposer: 'programmatic' });
           }
         }
@@ -128,21 +139,23 @@ export function proposeStage(parts: PipelineParts, config: AnnotateConfig): Stag
   };
 }
 
-/** Registry check, leakage guard, input length and duplicates: rejections get a reason, not a silent drop. */
+/** Registry check, input length, duplicates, JSON Schema, leakage guard: rejections get a reason, not a silent drop. */
 export function guardStage(parts: PipelineParts): Stage {
   return async function* (input) {
     for await (const work of input) {
       const seen = new Set<string>();
       for (const c of work.candidates) {
         if (c.reason !== 'pending') continue;
-        const tool = parts.tool(c.tool);
+        const tool = parts.registry.get(c.tool);
         const key = `${c.tool}\u0000${c.input}\u0000${c.at}`;
         if (!tool) c.reason = `unknown_tool: ${c.tool}`;
-        else if (c.input.length > tool.argument.maxLength) c.reason = 'call_too_long';
+        else if (c.input.length > maxArgumentLength(tool) && tool.argument.property !== undefined) c.reason = 'call_too_long';
         else if (seen.has(key)) c.reason = 'duplicate';
         else {
-          const leak = parts.leaks({ tool: c.tool, input: c.input }, work.doc.text.slice(0, c.at));
-          if (leak) c.reason = `leakage: ${leak}`;
+          const invalid = parts.registry.schemaError(c.tool, c.input);
+          const leak = invalid ? null : leaks(tool, c.input, work.doc.text.slice(0, c.at));
+          if (invalid) c.reason = `schema_error: ${invalid}`;
+          else if (leak) c.reason = `leakage: ${leak}`;
         }
         seen.add(key);
       }
@@ -162,7 +175,7 @@ export function executeStage(parts: PipelineParts): Stage {
         if (r.ok) c.result = r.value;
         else {
           c.error = r.error;
-          c.reason = `tool_error: ${r.error}`;
+          c.reason = r.error.startsWith('schema_error: ') ? (r.error as Candidate['reason']) : `tool_error: ${r.error}`;
         }
       });
       yield work;
@@ -171,9 +184,11 @@ export function executeStage(parts: PipelineParts): Stage {
 }
 
 /** The call text e(c, r) for a candidate; `result` '' gives e(c, ε). */
-export function callText(parts: Pick<PipelineParts, 'tool'>, c: Pick<Candidate, 'tool' | 'input'>, result?: string): string {
-  const quoted = parts.tool(c.tool)?.argument.syntax === 'quoted';
-  return formatCall({ tool: c.tool, input: c.input }, { quoted, result });
+export function callText(parts: Pick<PipelineParts, 'registry'>, c: Pick<Candidate, 'tool' | 'input'>, result?: string): string {
+  const tool = parts.registry.get(c.tool);
+  const quoted = tool?.argument.syntax === 'quoted';
+  const written = result && tool?.formatResult ? tool.formatResult(result) : result;
+  return formatCall({ tool: c.tool, input: c.input }, { quoted, result: written });
 }
 
 /** L_a, L_b, L_c for every executed call, batched across the document's positions. */

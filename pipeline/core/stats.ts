@@ -8,6 +8,10 @@ export const TAU_F_GRID = [0, 0.25, 0.5, 1, 2] as const;
 export interface ToolStats {
   /** Documents whose pre-filter passed for this tool. */
   docs: number;
+  /** Documents the tool's pre-filter dropped, per reason kind (e.g. few_numbers, no_date). */
+  prefilterDrops: Record<string, number>;
+  /** LM-sampled calls under this tool's prompt that name no known tool or fail the schema (Gorilla's hallucination). */
+  hallucination: Hallucination;
   /** Positions considered: chosen by the LM (p_i > τ_s, top k) and by heuristics (overlaps counted once). */
   positions: { lm: number; heuristic: number; total: number };
   candidates: number;
@@ -20,19 +24,42 @@ export interface ToolStats {
   keptAtTauF: { tauF: number; kept: number }[];
 }
 
+export interface Hallucination {
+  /** LM samples that parsed as a call. */
+  lmCalls: number;
+  unknownTool: number;
+  schemaError: number;
+  /** (unknownTool + schemaError) / lmCalls, rounded to 1e-4; 0 when there were no LM calls. */
+  rate: number;
+}
+
 export interface RunStats {
   docsRead: number;
   badRecords: number;
   docsWithKeptCall: number;
   tokensScored?: number;
+  /** Over all tools. */
+  hallucination: Hallucination;
   tools: Record<string, ToolStats>;
 }
 
+const noHallucination = (): Hallucination => ({ lmCalls: 0, unknownTool: 0, schemaError: 0, rate: 0 });
+
+function countHallucination(h: Hallucination, kind: string): void {
+  if (kind === 'unclosed_call' || kind === 'parse_error') return; // not a call at all
+  h.lmCalls++;
+  if (kind === 'unknown_tool') h.unknownTool++;
+  if (kind === 'schema_error') h.schemaError++;
+  h.rate = Math.round(((h.unknownTool + h.schemaError) / h.lmCalls) * 1e4) / 1e4;
+}
+
 export function emptyStats(tools: readonly string[]): RunStats {
-  const stats: RunStats = { docsRead: 0, badRecords: 0, docsWithKeptCall: 0, tools: {} };
+  const stats: RunStats = { docsRead: 0, badRecords: 0, docsWithKeptCall: 0, hallucination: noHallucination(), tools: {} };
   for (const t of tools) {
     stats.tools[t] = {
       docs: 0,
+      prefilterDrops: {},
+      hallucination: noHallucination(),
       positions: { lm: 0, heuristic: 0, total: 0 },
       candidates: 0,
       byProposer: { lm: 0, programmatic: 0 },
@@ -49,6 +76,10 @@ export function emptyStats(tools: readonly string[]): RunStats {
 export function addDoc(stats: RunStats, work: DocWork): RunStats {
   stats.docsRead++;
   if (work.candidates.some((c) => c.kept)) stats.docsWithKeptCall++;
+  for (const [tool, kind] of Object.entries(work.skippedKind ?? {})) {
+    const s = stats.tools[tool];
+    if (s) s.prefilterDrops[kind] = (s.prefilterDrops[kind] ?? 0) + 1;
+  }
   for (const tool of work.tools) {
     const s = stats.tools[tool];
     if (!s) continue;
@@ -60,12 +91,16 @@ export function addDoc(stats: RunStats, work: DocWork): RunStats {
     s.positions.total += new Set([...p.lm.map((x) => x.at), ...p.heuristic]).size;
   }
   for (const c of work.candidates) {
-    const s = stats.tools[c.tool] ?? stats.tools[work.tools[0]];
+    const s = stats.tools[c.positionTool];
     if (!s) continue;
     s.candidates++;
     s.byProposer[c.proposer]++;
     const kind = reasonKind(c.reason);
     s.reasons[kind] = (s.reasons[kind] ?? 0) + 1;
+    if (c.proposer === 'lm') {
+      countHallucination(s.hallucination, kind);
+      countHallucination(stats.hallucination, kind);
+    }
     if (c.usefulness !== undefined) {
       s.scored++;
       survival([c.usefulness], TAU_F_GRID).forEach(({ kept }, i) => (s.keptAtTauF[i].kept += kept));

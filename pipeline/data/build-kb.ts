@@ -9,8 +9,8 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Relation } from '../core/tools/qa-questions.ts';
-import { subjectKey, type Fact, type KnowledgeBase } from '../core/tools/qa.ts';
+import type { Relation } from '../core/tools/qa/questions.ts';
+import { subjectKey, type Fact, type KnowledgeBase } from '../core/tools/qa/qa.ts';
 import { readWordNet, type Synset } from './wordnet.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));

@@ -2,7 +2,8 @@ import { closeSync, mkdirSync, openSync, readFileSync, readSync, rmSync, statSyn
 import { availableParallelism } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { SingleBar } from 'cli-progress';
-import { type AnnotateConfig, TOOL_NAMES, defaultConfig, validateConfig } from '../core/config.ts';
+import { type AnnotateConfig, defaultConfig, validateConfig } from '../core/config.ts';
+import { TOOL_NAMES } from '../core/tools/registry.ts';
 import type { RunStats } from '../core/stats.ts';
 import { resolveModel, type Dtype } from './hf-cache.ts';
 import { digestInputs } from './input-digest.ts';
@@ -201,19 +202,26 @@ function startProgress(total: number, quiet?: boolean) {
   };
 }
 
+/** A plain table: the first column left-aligned, the others right-aligned, two spaces apart. */
+export function alignedTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const all = [header, ...rows];
+  const width = header.map((_, j) => Math.max(...all.map((r) => [...(r[j] ?? '')].length)));
+  const pad = (cell: string, j: number) => {
+    const fill = ' '.repeat(width[j] - [...cell].length);
+    return j === 0 ? cell + fill : fill + cell;
+  };
+  return all.map((r) => r.map(pad).join('  ').trimEnd()).join('\n');
+}
+
 function printSummary(stats: RunStats, out: string, seconds: number): void {
-  const rows = Object.entries(stats.tools).map(([tool, s]) => ({
+  const grid = Object.values(stats.tools)[0]?.keptAtTauF.map(({ tauF }, i) => (i === 0 ? `kept@τ_f=${tauF}` : String(tauF))) ?? [];
+  const header = ['tool', 'docs', 'positions', 'lm calls', 'programmatic calls', 'scored', 'kept', ...grid];
+  const rows = Object.entries(stats.tools).map(([tool, s]) => [
     tool,
-    docs: s.docs,
-    positions: s.positions.total,
-    'lm calls': s.byProposer.lm,
-    'programmatic calls': s.byProposer.programmatic,
-    scored: s.scored,
-    kept: s.kept,
-    ...Object.fromEntries(s.keptAtTauF.map(({ tauF, kept }) => [`kept@τ_f=${tauF}`, kept])),
-  }));
+    ...[s.docs, s.positions.total, s.byProposer.lm, s.byProposer.programmatic, s.scored, s.kept, ...s.keptAtTauF.map((k) => k.kept)].map(String),
+  ]);
   console.log(`\n${stats.docsRead} documents read, ${stats.badRecords} bad records, ${stats.docsWithKeptCall} documents with a kept call, ${seconds.toFixed(1)} s`);
-  console.table(rows);
+  console.log(alignedTable(header, rows));
   const reasons = Object.entries(stats.tools).map(([tool, s]) => `${tool}: ${Object.entries(s.reasons).map(([r, n]) => `${r} ${n}`).join(', ')}`);
   console.log(`reasons — ${reasons.join(' | ')}`);
   console.log(`wrote ${out}/{train,calls,errors}.jsonl, config.json, stats.json`);

@@ -36,6 +36,7 @@ export function callRecord(c: Candidate) {
   return {
     docId: c.docId,
     tool: c.tool,
+    positionTool: c.positionTool === c.tool ? undefined : c.positionTool,
     input: c.input,
     at: c.at,
     proposer: c.proposer,

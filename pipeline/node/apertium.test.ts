@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { createEldDetector } from '../core/tools/language-id.ts';
-import { Translate } from '../core/tools/translate.ts';
+import { createEldDetector } from '../core/tools/translate/language-id.ts';
+import { Translate } from '../core/tools/translate/translate.ts';
 import { cleanOutput, createApertiumEngine, modesIntoEnglish, runProcess } from './apertium.ts';
 
 const engine = await createApertiumEngine();

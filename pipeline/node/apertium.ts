@@ -12,7 +12,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { TranslationEngine } from '../core/tools/translate.ts';
+import type { TranslationEngine } from '../core/tools/translate/translate.ts';
 
 export interface ApertiumOptions {
   /** @default 'apertium' (found on PATH) */

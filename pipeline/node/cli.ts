@@ -15,6 +15,7 @@ import { resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { judge } from '../core/judge.ts';
 import { paperNames } from '../core/losses.ts';
+import { TOOL_NAMES } from '../core/tools/registry.ts';
 
 const number = (name: string) => (value: string) => {
   const x = Number(value);
@@ -47,7 +48,7 @@ program
   .argument('[inputs...]', '.jsonl/.txt files or directories', DEFAULT_INPUTS)
   .option('--model <dir|org/name>', 'Hugging Face ONNX causal-LM directory, or a model id in the local HF cache (HF_HOME; never downloaded)', DEFAULT_MODEL)
   .addOption(dtypeOption())
-  .option('--tools <list>', 'comma-separated tools', 'Calculator,QA,Calendar,Translate')
+  .option('--tools <list>', 'comma-separated tools', TOOL_NAMES.join(','))
   .option('--tau-s <x>', 'τ_s for every tool (default: the paper\'s per tool)', number('--tau-s'))
   .option('--tau-f <x>', 'τ_f for every tool (default: the paper\'s per tool)', number('--tau-f'))
   .option('--k <n>', 'positions per document and tool', integer('--k'))

@@ -1,5 +1,5 @@
 import { parseCall } from '../core/call-syntax.ts';
-import { PAPER_THRESHOLDS, defaultConfig } from '../core/config.ts';
+import { defaultConfig } from '../core/config.ts';
 import { judge } from '../core/judge.ts';
 import { PAPER_WEIGHTS, paperNames } from '../core/losses.ts';
 import { makeWindow, scorePositions } from '../core/scoring.ts';
@@ -24,7 +24,7 @@ export async function scoreCommand(text: string, flags: ScoreFlags): Promise<voi
   const config = defaultConfig();
   const lm = await loadModel(flags.model, { dtype: flags.dtype });
   const { parts } = await createNodeParts(lm, config);
-  if (!parts.tool(parsed.call.tool)) throw new Error(`unknown tool "${parsed.call.tool}": use one of ${config.tools.join(', ')}`);
+  if (!parts.registry.get(parsed.call.tool)) throw new Error(`unknown tool "${parsed.call.tool}": use one of ${config.tools.join(', ')}`);
   const call = { tool: parsed.call.tool, input: parsed.call.input };
   const doc = { id: 'cli', text, date: flags.date };
   const [result] = await parts.execute([{ call, doc }]);
@@ -34,7 +34,7 @@ export async function scoreCommand(text: string, flags: ScoreFlags): Promise<voi
     { window, calls: [{ callOnly: callText(parts, call, ''), withResult: callText(parts, call, result.value) }] },
   ]);
   const losses = scored.losses[0];
-  const tauF = PAPER_THRESHOLDS[call.tool]?.tauF ?? 1;
+  const tauF = parts.registry.get(call.tool)!.thresholds.tauF;
   const v = judge(losses, tauF);
   console.log(`text:   ${text.slice(0, flags.at)}⟨${callText(parts, call, result.value)}⟩${text.slice(flags.at)}`);
   console.log(`scored: ${JSON.stringify(lm.decode(window.next))} (the next ${window.next.length} tokens)`);

@@ -4,7 +4,7 @@ import type { Losses } from '../../pipeline/core/losses.ts';
 
 export interface AnalyzeParams {
   text: string;
-  /** Tool names as in the registry, e.g. ["Calculator", "QA"]. */
+  /** Tool names as in the registry, e.g. Calculator, QA. */
   tools: string[];
   /** Positions kept per tool (top k by p_i; τ_s is applied on the page). */
   k: number;

@@ -1,19 +1,18 @@
 /**
- * The pipeline's parts for the browser: the CLI's own assembly (pipeline/core/parts.ts `createPipelineParts`) with
- * what the browser has passed in — the onnxruntime-web LM and the QA knowledge base — and no translation engine,
- * so Translate answers with its "translation engine not installed" error result, which the explorer shows as is.
+ * The pipeline's parts for the browser: the CLI's own assembly (pipeline/core/parts.ts `createPipelineParts`) over
+ * the registry's tool specs, with what the browser has passed in — the onnxruntime-web LM and the QA knowledge base —
+ * and no translation engine, so Translate answers with its "translation engine not installed" error result, which
+ * the explorer shows as is.
  *
  * One addition for the explorer: the user's own call, proposed at its character offset beside the pipeline's
  * heuristic positions and proposals (its tool's document pre-filter is waived; it still passes the same registry
- * check, leakage guard and scoring).
+ * check, schema, leakage guard and scoring). Each spec is wrapped, so the stages stay the pipeline's own.
  */
-import type { Doc } from '../../pipeline/core/document.ts';
 import type { CausalLM } from '../../pipeline/core/lm.ts';
 import { createPipelineParts } from '../../pipeline/core/parts.ts';
 import type { PipelineParts } from '../../pipeline/core/stages.ts';
-import type { KnowledgeBase } from '../../pipeline/core/tools/qa.ts';
-import type { ToolRegistry } from '../../pipeline/core/tools/registry.ts';
-import type { Tool } from '../../pipeline/core/tools/tool.ts';
+import { TOOL_SPECS } from '../../pipeline/core/tools/registry.ts';
+import type { ToolResources, ToolSpec } from '../../pipeline/core/tools/spec.ts';
 
 /** A call the user typed (set per explorer run). */
 export interface OwnCall {
@@ -22,31 +21,29 @@ export interface OwnCall {
   at: number;
 }
 
-export type BrowserParts = PipelineParts & { registry: ToolRegistry; tools: Map<string, Tool>; setOwn(own: OwnCall | null): void };
+export type BrowserParts = PipelineParts & { setOwn(own: OwnCall | null): void };
 
-export function browserParts(options: { lm: CausalLM; kb: KnowledgeBase }): BrowserParts {
-  const base = createPipelineParts({ lm: options.lm, kb: options.kb });
-  const tools = new Map(base.registry.names.map((name) => [name, base.registry.get(name)!]));
+export function browserParts(options: { lm: CausalLM; resources: ToolResources; specs?: readonly ToolSpec[] }): BrowserParts {
   let own: OwnCall | null = null;
+  const mine = (spec: ToolSpec) => (own && own.tool === spec.name ? own : null);
+  const wrap = (spec: ToolSpec): ToolSpec => ({
+    ...spec,
+    // The user asked for this call: its tool's document pre-filter does not apply.
+    prefilter: (doc) => (mine(spec) ? { pass: true, kind: 'own_call' } : (spec.prefilter?.(doc) ?? { pass: true })),
+    // First, so the cap on proposals per position never drops it.
+    propose: (prefix, doc, at) => {
+      const inputs = spec.propose?.(prefix, doc, at) ?? [];
+      const call = mine(spec);
+      return call && call.at === at ? [call.input, ...inputs.filter((input) => input !== call.input)] : inputs;
+    },
+  });
+  const base = createPipelineParts({ lm: options.lm, resources: options.resources, specs: (options.specs ?? TOOL_SPECS).map(wrap) });
   return {
     ...base,
-    tools,
+    // Kept beside the heuristic positions, whatever their cap.
+    pinnedPositions: (tool) => (own && own.tool === tool ? [own.at] : []),
     setOwn(call) {
       own = call;
-    },
-    // The user asked for this call: its tool's document pre-filter does not apply.
-    prefilter: (tool, doc) => (own && own.tool === tool ? { pass: true } : base.prefilter(tool, doc)),
-    // The own call's position goes first, so the stage's cap on heuristic positions never drops it.
-    heuristicPositions: (text, tool) => {
-      const found = base.heuristicPositions(text, tool);
-      return own && own.tool === tool ? [own.at, ...found.filter((at) => at !== own!.at)] : found;
-    },
-    propose: (tool: string, prefix: string, doc: Doc, at: number) => {
-      const calls = base.propose(tool, prefix, doc, at);
-      if (own && own.tool === tool && own.at === at && !calls.some((c) => c.input === own!.input)) {
-        calls.push({ tool, input: own.input });
-      }
-      return calls;
     },
   };
 }

@@ -10,7 +10,7 @@ const offsets = tokens.reduce((o, t) => [...o, o[o.length - 1] + t.length], [0])
 const at = (tok: string) => offsets[tokens.indexOf(tok)];
 
 const candidate = (over: Partial<Candidate>): Candidate => ({
-  docId: 'd', tool: 'Calculator', input: '400 / 1400', at: at(' 29%)'), proposer: 'programmatic',
+  docId: 'd', tool: 'Calculator', positionTool: 'Calculator', input: '400 / 1400', at: at(' 29%)'), proposer: 'programmatic',
   kept: false, reason: 'pending', result: '0.29', ...over,
 });
 

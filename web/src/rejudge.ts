@@ -44,8 +44,8 @@ export function rejudge(analysis: Analysis, thresholds: Thresholds): Decision[] 
   const chosen = chosenPositions(analysis, thresholds.tauS);
   return analysis.candidates.map((candidate) => {
     if (!isScoredOutcome(candidate.reason)) return { candidate, kept: false, reason: candidate.reason };
-    // Candidates are grouped under the tool whose prompt chose the position (a QA proposer may emit QA only).
-    const positions = chosen.get(candidate.tool);
+    // τ_s applies to the positions of the tool whose prompt chose the position, whatever tool the call names.
+    const positions = chosen.get(candidate.positionTool);
     if (positions && !positions.has(candidate.at)) return { candidate, kept: false, reason: 'below_tau_s' };
     if (!candidate.losses) return { candidate, kept: false, reason: 'not_scored' };
     const v = judge(candidate.losses, thresholds.tauF);

@@ -12,7 +12,7 @@ import type { CausalLM } from '../../pipeline/core/lm.ts';
 import { OrtCausalLM, type OrtModule } from '../../pipeline/core/ort-lm.ts';
 import type { PositionScores } from '../../pipeline/core/positions.ts';
 import { annotate } from '../../pipeline/core/stages.ts';
-import type { KnowledgeBase } from '../../pipeline/core/tools/qa.ts';
+import type { KnowledgeBase } from '../../pipeline/core/tools/qa/qa.ts';
 import type { Analysis, AnalyzeParams, BenchResult } from './analysis-types.ts';
 import { chooseBackend, fallbackToWasm, type BackendChoice, type BackendEnv } from './backend.ts';
 import { browserParts, type BrowserParts } from './browser-parts.ts';
@@ -116,12 +116,12 @@ async function load(req: Extract<Request, { type: 'load' }>) {
   }
   loaded = { ort, choice, lm, modelBytes: bytes, modelId: base };
   post({ id: req.id, type: 'progress', stage: 'tools', done: 0, total: 1 });
-  const { tools, prompts } = await getParts(lm);
+  const { registry } = await getParts(lm);
   return {
     choice,
     modelId: base,
     loadMs: performance.now() - t0,
-    tools: [...tools.values()].filter((t) => prompts[t.name]).map((t) => ({ name: t.name, description: t.description })),
+    tools: registry.tools.map((t) => ({ name: t.name, description: t.description })),
   };
 }
 
@@ -129,7 +129,7 @@ async function load(req: Extract<Request, { type: 'load' }>) {
 function getParts(lm: CausalLM) {
   parts ??= (async () => {
     const kb = (await import('../../pipeline/data/kb.json')).default as unknown as KnowledgeBase;
-    return browserParts({ lm, kb });
+    return browserParts({ lm, resources: { kb } });
   })();
   return parts;
 }
@@ -140,7 +140,7 @@ async function analyze(id: number, params: AnalyzeParams): Promise<Analysis> {
   const p = await getParts(lm);
   const own = params.own && params.own.at >= 0 && params.own.at <= params.text.length ? params.own : null;
   p.setOwn(own);
-  const tools = [...new Set([...params.tools, ...(own ? [own.tool] : [])])].filter((t) => p.tools.has(t) && p.prompts[t]);
+  const tools = [...new Set([...params.tools, ...(own ? [own.tool] : [])])].filter((t) => p.registry.get(t));
   // τ_s = 0 and τ_f = −∞: every top-k position is proposed and every call judged on the page (rejudge.ts).
   const thresholds: Record<string, ToolThresholds> = Object.fromEntries(
     tools.map((t) => [t, { tauS: 0, tauF: -Infinity, k: params.k, m: params.m }]),
@@ -165,7 +165,7 @@ async function analyze(id: number, params: AnalyzeParams): Promise<Analysis> {
     tokens,
     offsets: first?.offsets ?? [],
     tools: scores.map(({ tool, s, heuristic }) => ({ tool, p: Array.from(s.p), heuristic })),
-    syntax: Object.fromEntries([...p.tools].map(([name, t]) => [name, t.argument.syntax])),
+    syntax: Object.fromEntries(p.registry.tools.map((t) => [t.name, t.argument.syntax])),
     candidates,
     skipped,
     ownIndex: own ? candidates.findIndex((c) => c.proposer === 'programmatic' && c.tool === own.tool && c.input === own.input && c.at === own.at) : -1,

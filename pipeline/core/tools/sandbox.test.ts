@@ -7,6 +7,7 @@ import childProcess from 'node:child_process';
 import dns from 'node:dns';
 import fs from 'node:fs';
 import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import fsp from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
@@ -15,12 +16,15 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { afterAll, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { ToolExecutor } from '../execute.ts';
-import type { KnowledgeBase } from './qa.ts';
-import { createDefaultTools, ToolRegistry } from './registry.ts';
-import type { TranslationEngine } from './translate.ts';
+import type { KnowledgeBase } from './qa/qa.ts';
+import { TOOL_SPECS, ToolRegistry } from './registry.ts';
+import type { TranslationEngine } from './translate/translate.ts';
 
 const kb = JSON.parse(readFileSync(new URL('../../data/kb.json', import.meta.url), 'utf8')) as KnowledgeBase;
-const toolSources = readdirSync(new URL('.', import.meta.url)).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'));
+// Every source file of every tool folder, and the registry.
+const toolSources = (readdirSync(new URL('.', import.meta.url), { recursive: true }) as string[])
+  .map((f) => f.split('\\').join('/'))
+  .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'));
 const sourceText = toolSources.map((f) => [f, readFileSync(new URL(f, import.meta.url), 'utf8')] as const);
 
 const INPUTS: Record<string, string[]> = {
@@ -32,7 +36,9 @@ const INPUTS: Record<string, string[]> = {
 
 describe('tools are sandboxed', () => {
   it('no tool source imports a Node built-in or loads code dynamically', () => {
-    expect(toolSources).toEqual(expect.arrayContaining(['calculator.ts', 'calendar.ts', 'qa.ts', 'translate.ts', 'registry.ts']));
+    expect(toolSources).toEqual(
+      expect.arrayContaining(['calculator/calculate.ts', 'calendar/calendar.ts', 'qa/qa.ts', 'translate/translate.ts', 'registry.ts', 'spec.ts']),
+    );
     for (const [file, text] of sourceText) {
       expect(text, file).not.toMatch(/from ['"](node:|fs|child_process|net|http)/);
       expect(text, file).not.toMatch(/\brequire\(|(?<![.\w])import\(|(?<![.\w])eval\(|new Function/);
@@ -48,7 +54,7 @@ describe('tools are sandboxed', () => {
   it('runs every tool on normal and hostile inputs without touching fs, processes, network, eval', async () => {
     const fakeEngine: TranslationEngine = { languages: ['es'], translate: async (text) => `EN(${text})` };
     // Built before poisoning: the QA index and eld data load here, as the pipeline would at start-up.
-    const executor = new ToolExecutor(new ToolRegistry(createDefaultTools({ kb, translationEngine: fakeEngine })), { timeoutMs: 2000 });
+    const executor = new ToolExecutor(new ToolRegistry(TOOL_SPECS, { kb, translationEngine: fakeEngine }), { timeoutMs: 2000 });
 
     const poison = <T extends object>(target: T, label: string) => {
       for (const key of Object.keys(target) as (keyof T & string)[]) {

@@ -1,30 +1,11 @@
 import type { Doc } from '../document.ts';
+import type { ToolRunner, ToolSpec } from './spec.ts';
 
 /**
- * A tool: data plus one function. Dispatch goes only through the registry (registry.ts);
- * results and errors are plain values, never exceptions through the pipeline.
+ * A tool as the registry hands it out: its spec (spec.ts) and the runner built from it. Dispatch goes only through
+ * the registry (registry.ts); results and errors are plain values, never exceptions through the pipeline.
  */
-export interface Tool {
-  /** Name as written in call text: `[Calculator(2 + 3) -> 5]`. */
-  readonly name: string;
-  /** One line for prompts, the README and the web app. */
-  readonly description: string;
-  readonly argument: ArgumentSchema;
-  /**
-   * Execute one call. Must not throw for bad input (return `{ ok: false, error }`), must not touch the
-   * file system, the network or `eval`, and should honour `context.signal` (the executor's timeout).
-   */
-  run(input: string, context: ToolContext): Promise<ToolResult>;
-}
-
-export interface ArgumentSchema {
-  /** `quoted`: written as `QA("…")`; `raw`: `Calculator(1 + 2)`; `none`: `Calendar()`. */
-  syntax: 'quoted' | 'raw' | 'none';
-  /** Inputs longer than this (characters) are rejected before running. */
-  maxLength: number;
-  /** What the argument is, for prompts and docs. */
-  description: string;
-}
+export interface Tool extends ToolSpec, ToolRunner {}
 
 export interface ToolContext {
   /** The document the call was made in (the Calendar reads its date). */

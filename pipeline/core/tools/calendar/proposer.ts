@@ -1,7 +1,5 @@
-import type { Doc } from '../document.ts';
-import type { ToolCall } from '../tools/tool.ts';
-import type { Proposer } from './proposer.ts';
-import { findDates } from './text-spans.ts';
+import type { Doc } from '../../document.ts';
+import { findDates } from '../../text/spans.ts';
 
 /** Prefix endings after which today's date may help: "… as of", "… Today is", "… this year". */
 const DATE_CUE = /\b(?:today|tonight|now|currently|at present|this (?:year|month|week|day)|the (?:year|date|day)|as of|dated?)\W*$/i;
@@ -12,13 +10,10 @@ const DATE_CUE = /\b(?:today|tonight|now|currently|at present|this (?:year|month
  * ("June 30, 1867", "1867", "Monday", "today") starts right at the position. Looking at the text after `at` only
  * decides *whether* to propose; the call itself carries nothing from it.
  */
-export const calendarProposer: Proposer = {
-  tool: 'Calendar',
-  propose(prefix: string, doc: Doc, at: number): ToolCall[] {
-    if (!doc.date) return [];
-    const next = doc.text.slice(at, at + 40);
-    const lead = /^[\s("'“‘[]*/.exec(next)![0].length;
-    const dateNext = findDates(next).some((d) => d.start === lead);
-    return dateNext || DATE_CUE.test(prefix) ? [{ tool: 'Calendar', input: '' }] : [];
-  },
-};
+export function proposeCalendar(prefix: string, doc: Doc, at: number): string[] {
+  if (!doc.date) return [];
+  const next = doc.text.slice(at, at + 40);
+  const lead = /^[\s("'“‘[]*/.exec(next)![0].length;
+  const dateNext = findDates(next).some((d) => d.start === lead);
+  return dateNext || DATE_CUE.test(prefix) ? [''] : [];
+}

@@ -1,5 +1,6 @@
 import { all, create, type MathNode } from 'mathjs';
-import type { Tool, ToolResult } from './tool.ts';
+import type { ToolResult } from '../tool.ts';
+import type { ToolRunner } from '../spec.ts';
 
 /**
  * The paper's Calculator: arithmetic on numbers, result rounded to 2 decimals ("0.29", "1200").
@@ -59,16 +60,7 @@ math.import(
   { override: true },
 );
 
-export class Calculator implements Tool {
-  readonly name = 'Calculator';
-  readonly description =
-    'Computes an arithmetic expression: numbers, + - * / ^, parentheses, sqrt/abs/round/floor/ceil/exp/log/log10, pi, e; result rounded to 2 decimals.';
-  readonly argument = {
-    syntax: 'raw' as const,
-    maxLength: MAX_EXPRESSION_LENGTH,
-    description: 'an arithmetic expression, e.g. 400 / 1400',
-  };
-
+export class Calculator implements ToolRunner {
   async run(input: string): Promise<ToolResult> {
     return calculate(input);
   }

@@ -1,7 +1,6 @@
-import { formatQuestion, type Relation } from '../tools/qa-questions.ts';
-import type { ToolCall } from '../tools/tool.ts';
-import { MAX_PROPOSALS, type Proposer } from './proposer.ts';
-import { findEntities, tail } from './text-spans.ts';
+import { findEntities, tail } from '../../text/spans.ts';
+import { MAX_PROPOSALS } from '../spec.ts';
+import { formatQuestion, type Relation } from './questions.ts';
 
 /** Entities asked about, most recent first. */
 const ENTITIES = 4;
@@ -27,34 +26,31 @@ const DEFAULT_RELATIONS: readonly Relation[] = ['capital', 'population', 'defini
 
 /**
  * QA questions about the entities just before the position, in the forms the QA tool parses (`formatQuestion`
- * from qa-questions.ts, so proposer and tool agree by construction): the 4 most recent distinct entities, each with
+ * from questions.ts, so proposer and tool agree by construction): the 4 most recent distinct entities, each with
  * the relations suggested by cue words near the position ("capital" → "What is the capital of X?") and then the
  * defaults capital, population, definition ("Who is X?"); 3 relations per entity, at most 10 calls.
  * ALL-CAPS names from the Factbook ("FRANCO") are written in title case.
  */
-export const qaProposer: Proposer = {
-  tool: 'QA',
-  propose(prefix: string): ToolCall[] {
-    const window = tail(prefix, QA_LOOKBACK_CHARS);
-    const seen = new Set<string>();
-    const entities: string[] = [];
-    for (const e of findEntities(window).reverse()) {
-      const name = titleCaseCaps(e.text);
-      if (seen.has(name.toLowerCase())) continue;
-      seen.add(name.toLowerCase());
-      entities.push(name);
-      if (entities.length === ENTITIES) break;
-    }
-    const near = prefix.slice(-80);
-    const cued = CUES.filter(([re]) => re.test(near)).map(([, r]) => r);
-    const relations = [...new Set([...cued, ...DEFAULT_RELATIONS])].slice(0, RELATIONS_PER_ENTITY);
-    const calls: ToolCall[] = [];
-    for (const entity of entities) {
-      for (const relation of relations) calls.push({ tool: 'QA', input: formatQuestion(relation, entity) });
-    }
-    return calls.slice(0, MAX_PROPOSALS);
-  },
-};
+export function proposeQA(prefix: string): string[] {
+  const window = tail(prefix, QA_LOOKBACK_CHARS);
+  const seen = new Set<string>();
+  const entities: string[] = [];
+  for (const e of findEntities(window).reverse()) {
+    const name = titleCaseCaps(e.text);
+    if (seen.has(name.toLowerCase())) continue;
+    seen.add(name.toLowerCase());
+    entities.push(name);
+    if (entities.length === ENTITIES) break;
+  }
+  const near = prefix.slice(-80);
+  const cued = CUES.filter(([re]) => re.test(near)).map(([, r]) => r);
+  const relations = [...new Set([...cued, ...DEFAULT_RELATIONS])].slice(0, RELATIONS_PER_ENTITY);
+  const calls: string[] = [];
+  for (const entity of entities) {
+    for (const relation of relations) calls.push(formatQuestion(relation, entity));
+  }
+  return calls.slice(0, MAX_PROPOSALS);
+}
 
 /** "Francisco FRANCO" → "Francisco Franco"; "NATO", "EU" (≤ 4 letters, likely acronyms) stay. */
 function titleCaseCaps(name: string): string {

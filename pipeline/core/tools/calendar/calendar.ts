@@ -1,6 +1,7 @@
 import { UTCDate } from '@date-fns/utc';
 import { format } from 'date-fns';
-import type { Tool, ToolContext, ToolResult } from './tool.ts';
+import type { ToolRunner } from '../spec.ts';
+import type { ToolContext, ToolResult } from '../tool.ts';
 
 /**
  * The paper's Calendar: no argument; "today" is the document's date (its metadata, `doc.date`, ISO), rendered
@@ -8,11 +9,7 @@ import type { Tool, ToolContext, ToolResult } from './tool.ts';
  * on the machine's time zone. A timestamp with a time part ("2023-01-30T23:00:00-05:00") is read as the calendar
  * day written in it, not shifted to UTC: the document's own "today".
  */
-export class Calendar implements Tool {
-  readonly name = 'Calendar';
-  readonly description = "Returns today's date (the document's date), e.g. Today is Monday, January 30, 2023.";
-  readonly argument = { syntax: 'none' as const, maxLength: 0, description: 'no argument' };
-
+export class Calendar implements ToolRunner {
   async run(input: string, context: ToolContext): Promise<ToolResult> {
     if (input.trim() !== '') return { ok: false, error: 'Calendar takes no argument' };
     return todayFor(context.doc.date);

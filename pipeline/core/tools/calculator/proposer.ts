@@ -1,6 +1,5 @@
-import type { ToolCall } from '../tools/tool.ts';
-import { MAX_PROPOSALS, type Proposer } from './proposer.ts';
-import { findNumbers, findQuantities, type NumberSpan, tail, tokenIndexer } from './text-spans.ts';
+import { findNumbers, findQuantities, type NumberSpan, tail, tokenIndexer } from '../../text/spans.ts';
+import { MAX_PROPOSALS } from '../spec.ts';
 
 /** Numbers further back than this many tokens (words) from the position are not "recent". */
 export const CALCULATOR_LOOKBACK_TOKENS = 100;
@@ -18,32 +17,29 @@ const AVERAGE_CUE = /\baverage(?: of)?\W*$/i;
  * last two years; 0 and 1 are never
  * operands. Arguments are written as plain numbers ("27000000", no "$" or ","). At most 10 calls, deduplicated.
  */
-export const calculatorProposer: Proposer = {
-  tool: 'Calculator',
-  propose(fullPrefix: string): ToolCall[] {
-    // 100 tokens are well under 3,000 characters (SOTU: ~6 characters per token).
-    const prefix = tail(fullPrefix, 3000);
-    const recent = inWindow(prefix, findNumbers(prefix));
-    const quantities = distinctLatest(inWindow(prefix, findQuantities(prefix)).filter((n) => n.value !== 0 && n.value !== 1));
-    const years = distinctLatest(recent.filter((n) => n.year));
-    const inputs: string[] = [];
-    const last3 = quantities.slice(-3);
-    if (last3.length === 3 && last3.every((n) => n.percent === last3[0].percent)) {
-      const sum = last3.map(plain).join(' + ');
-      if (AVERAGE_CUE.test(prefix)) inputs.push(`(${sum}) / 3`);
-      else if (SUM_CUE.test(prefix)) inputs.push(sum);
-    }
-    const latest = quantities.slice(-RECENT_NUMBERS).reverse(); // most recent first
-    for (let j = 1; j < latest.length; j++) {
-      for (let i = 0; i < j; i++) inputs.push(...pairCalls(latest[i], latest[j]));
-    }
-    if (years.length >= 2) {
-      const [a, b] = years.slice(-2);
-      inputs.push(a.value > b.value ? `${plain(a)} - ${plain(b)}` : `${plain(b)} - ${plain(a)}`);
-    }
-    return [...new Set(inputs)].slice(0, MAX_PROPOSALS).map((input) => ({ tool: 'Calculator', input }));
-  },
-};
+export function proposeCalculator(fullPrefix: string): string[] {
+  // 100 tokens are well under 3,000 characters (SOTU: ~6 characters per token).
+  const prefix = tail(fullPrefix, 3000);
+  const recent = inWindow(prefix, findNumbers(prefix));
+  const quantities = distinctLatest(inWindow(prefix, findQuantities(prefix)).filter((n) => n.value !== 0 && n.value !== 1));
+  const years = distinctLatest(recent.filter((n) => n.year));
+  const inputs: string[] = [];
+  const last3 = quantities.slice(-3);
+  if (last3.length === 3 && last3.every((n) => n.percent === last3[0].percent)) {
+    const sum = last3.map(plain).join(' + ');
+    if (AVERAGE_CUE.test(prefix)) inputs.push(`(${sum}) / 3`);
+    else if (SUM_CUE.test(prefix)) inputs.push(sum);
+  }
+  const latest = quantities.slice(-RECENT_NUMBERS).reverse(); // most recent first
+  for (let j = 1; j < latest.length; j++) {
+    for (let i = 0; i < j; i++) inputs.push(...pairCalls(latest[i], latest[j]));
+  }
+  if (years.length >= 2) {
+    const [a, b] = years.slice(-2);
+    inputs.push(a.value > b.value ? `${plain(a)} - ${plain(b)}` : `${plain(b)} - ${plain(a)}`);
+  }
+  return [...new Set(inputs)].slice(0, MAX_PROPOSALS);
+}
 
 /** Calls for one pair; `recent` was written after `earlier`. */
 function pairCalls(recent: NumberSpan, earlier: NumberSpan): string[] {

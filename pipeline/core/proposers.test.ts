@@ -1,9 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import type { Doc } from '../document.ts';
-import { leaks } from '../leakage.ts';
-import { parseQuestion } from '../tools/qa-questions.ts';
-import { ADAMS_1827, JOHNSON_1867, JOHNSON_1868, MEXICO_ANTHEM, SPAIN_GOVERNMENT, WASHINGTON_1790 } from './excerpts.fixture.ts';
-import { defaultProposers, MAX_PROPOSALS, propose } from './index.ts';
+import type { Doc } from './document.ts';
+import { leaks } from './leakage.ts';
+import { proposeCalls } from './propose.ts';
+import { ADAMS_1827, JOHNSON_1867, JOHNSON_1868, MEXICO_ANTHEM, SPAIN_GOVERNMENT, WASHINGTON_1790 } from './testing/excerpts.fixture.ts';
+import { parseQuestion } from './tools/qa/questions.ts';
+import { TOOL_SPECS, toolSpec } from './tools/registry.ts';
+import { MAX_PROPOSALS } from './tools/spec.ts';
+
+/** The calls the propose stage gets for `tool` (its spec's proposer); none for a name not registered. */
+const propose = (tool: string, prefix: string, doc: Doc, at: number) => proposeCalls(toolSpec(tool) ?? { name: tool }, prefix, doc, at);
+const defaultProposers = TOOL_SPECS.map((spec) => ({ tool: spec.name, propose: (prefix: string, doc: Doc, at: number) => proposeCalls(spec, prefix, doc, at) }));
 
 /** Inputs proposed for `tool` right before the first occurrence of `marker` in the doc. */
 function inputsBefore(tool: string, doc: Doc, marker: string, offset = -1): string[] {
@@ -102,7 +108,7 @@ describe('all proposers', () => {
         expect(calls.length).toBeLessThanOrEqual(MAX_PROPOSALS);
         expect(p.propose(doc.text.slice(0, at), doc, at)).toEqual(calls);
         expect(new Set(calls.map((c) => c.input)).size).toBe(calls.length);
-        for (const c of calls) expect(leaks(c, doc.text.slice(0, at))).toBeNull();
+        for (const c of calls) expect(leaks(toolSpec(c.tool)!, c.input, doc.text.slice(0, at))).toBeNull();
       }
     }
   });

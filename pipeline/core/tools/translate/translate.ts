@@ -1,4 +1,5 @@
-import type { Tool, ToolContext, ToolResult } from './tool.ts';
+import type { ToolRunner } from '../spec.ts';
+import type { ToolContext, ToolResult } from '../tool.ts';
 
 /**
  * The paper's MT tool: a non-English span → English. Both halves are passed in, so this file stays isomorphic:
@@ -37,15 +38,7 @@ export interface TranslateOptions {
   installHint?: string;
 }
 
-export class Translate implements Tool {
-  readonly name = 'Translate'; // the paper's MT
-  readonly description = 'Translates a short non-English text into English.';
-  readonly argument = {
-    syntax: 'quoted' as const,
-    maxLength: MAX_TRANSLATE_LENGTH,
-    description: 'a short text in another language, e.g. la casa es grande',
-  };
-
+export class Translate implements ToolRunner {
   constructor(private readonly options: TranslateOptions) {}
 
   async run(input: string, context?: ToolContext): Promise<ToolResult> {
@@ -76,11 +69,6 @@ export class Translate implements Tool {
       return fail(`translation failed: ${(error as Error).message ?? String(error)}`);
     }
   }
-}
-
-/** Alias in the style of the other tools' factories. */
-export function createTranslate(options: TranslateOptions): Translate {
-  return new Translate(options);
 }
 
 function fail(error: string): ToolResult {

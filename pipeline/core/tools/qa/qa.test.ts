@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createQA, subjectKey, type KnowledgeBase } from './qa.ts';
-import { formatQuestion, parseQuestion, QUESTION_TEMPLATES, RELATIONS } from './qa-questions.ts';
+import { formatQuestion, parseQuestion, QUESTION_TEMPLATES, RELATIONS } from './questions.ts';
 
-const kb = JSON.parse(readFileSync(new URL('../../data/kb.json', import.meta.url), 'utf8')) as KnowledgeBase;
+const kb = JSON.parse(readFileSync(new URL('../../../data/kb.json', import.meta.url), 'utf8')) as KnowledgeBase;
 const qa = createQA(kb);
 const ask = async (question: string) => qa.run(question);
 

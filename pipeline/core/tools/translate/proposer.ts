@@ -1,6 +1,4 @@
-import type { ToolCall } from '../tools/tool.ts';
-import type { Proposer } from './proposer.ts';
-import { ENGLISH_WORDS, findForeignSpans, tail } from './text-spans.ts';
+import { ENGLISH_WORDS, findForeignSpans, tail } from '../../text/spans.ts';
 
 /** How far back (characters) a foreign span may end and still be "the one just read". */
 export const TRANSLATE_LOOKBACK_CHARS = 200;
@@ -11,19 +9,16 @@ export const TRANSLATE_LOOKBACK_CHARS = 200;
  * word that ends right at the position ("Himno Nacional Mexicano") also counts: `findForeignSpans` needs the
  * English gloss after it to be sure, and the proposer must not look there. One call at most.
  */
-export const translateProposer: Proposer = {
-  tool: 'Translate',
-  propose(fullPrefix: string): ToolCall[] {
-    // A span ending in the last 200 characters starts at most ~120 + 200 back; 600 leaves room.
-    const prefix = tail(fullPrefix, 600);
-    const quoted = quotedAtEnd(prefix);
-    if (quoted) return [{ tool: 'Translate', input: quoted }];
-    const spans = findForeignSpans(prefix);
-    const last = spans[spans.length - 1];
-    if (!last || prefix.length - last.end > TRANSLATE_LOOKBACK_CHARS) return [];
-    return [{ tool: 'Translate', input: last.text }];
-  },
-};
+export function proposeTranslate(fullPrefix: string): string[] {
+  // A span ending in the last 200 characters starts at most ~120 + 200 back; 600 leaves room.
+  const prefix = tail(fullPrefix, 600);
+  const quoted = quotedAtEnd(prefix);
+  if (quoted) return [quoted];
+  const spans = findForeignSpans(prefix);
+  const last = spans[spans.length - 1];
+  if (!last || prefix.length - last.end > TRANSLATE_LOOKBACK_CHARS) return [];
+  return [last.text];
+}
 
 /** The inside of a quotation that closes at the end of the prefix, if it could be a foreign name. */
 function quotedAtEnd(prefix: string): string | null {

@@ -1,10 +1,11 @@
 import MiniSearch from 'minisearch';
-import { parseQuestion, type Relation } from './qa-questions.ts';
-import type { Tool, ToolResult } from './tool.ts';
+import type { ToolRunner } from '../spec.ts';
+import type { ToolResult } from '../tool.ts';
+import { parseQuestion, type Relation } from './questions.ts';
 
 /**
  * The paper's QA tool, answered from a local knowledge base instead of Atlas: short factual questions in the
- * forms of qa-questions.ts → short answers ("What is the capital of Pennsylvania?" → "Harrisburg").
+ * forms of questions.ts → short answers ("What is the capital of Pennsylvania?" → "Harrisburg").
  * Retrieval: exact match on the normalized subject, else a fuzzy subject match (minisearch, edit distance ≤ 20%
  * of each term) that must be unambiguous. Anything else — an unknown form, an unknown subject, an ambiguous
  * one — is an error result, never a guess. The KB is passed in (pipeline/data/kb.json, built by build-kb.ts).
@@ -50,16 +51,7 @@ export function subjectKey(subject: string): string {
 }
 
 /** Answers questions from a knowledge base; also usable without the Tool wrapper (`answer`). */
-export class QA implements Tool {
-  readonly name = 'QA';
-  readonly description =
-    'Answers a short factual question (capitals, populations, currencies, languages, elements, who/what is X) from a local knowledge base.';
-  readonly argument = {
-    syntax: 'quoted' as const,
-    maxLength: MAX_QUESTION_LENGTH,
-    description: 'a question, e.g. What is the capital of Pennsylvania?',
-  };
-
+export class QA implements ToolRunner {
   /** relation → subject key → first fact (the builder writes the preferred source first). */
   private readonly exact = new Map<Relation, Map<string, Fact>>();
   private fuzzyIndex: MiniSearch<{ id: number; key: string }> | null = null;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ADAMS_1827, JOHNSON_1867, JOHNSON_1868, MEXICO_ANTHEM, SPAIN_GOVERNMENT, WASHINGTON_1790 } from './excerpts.fixture.ts';
-import { englishRatio, findDates, findEntities, findForeignSpans, findNumbers, findQuantities, tail } from './text-spans.ts';
+import { ADAMS_1827, JOHNSON_1867, JOHNSON_1868, MEXICO_ANTHEM, SPAIN_GOVERNMENT, WASHINGTON_1790 } from '../testing/excerpts.fixture.ts';
+import { englishRatio, findDates, findEntities, findForeignSpans, findNumbers, findQuantities, tail } from './spans.ts';
 
 describe('findNumbers', () => {
   it('reads dollar amounts with thousands separators and flags years', () => {

@@ -1,0 +1,53 @@
+/**
+ * The Calendar tool, whole: `[Calendar() -> Today is Monday, January 30, 2023.]`. No argument; "today" is the
+ * document's date. The engine is calendar.ts, the proposer proposer.ts.
+ */
+import type { Doc } from '../../document.ts';
+import { paperPrompt } from '../../prompts.ts';
+import { positionBefore } from '../../text/boundaries.ts';
+import { findDates } from '../../text/spans.ts';
+import { PAPER_DEFAULTS, type PrefilterVerdict, type ToolSpec } from '../spec.ts';
+import { Calendar } from './calendar.ts';
+import { proposeCalendar } from './proposer.ts';
+
+const NAME = 'Calendar';
+
+export const calendar: ToolSpec = {
+  name: NAME,
+  description: "Returns today's date (the document's date), e.g. Today is Monday, January 30, 2023.",
+  parameters: { type: 'object', properties: {}, additionalProperties: false },
+  argument: { syntax: 'none' },
+  create: () => new Calendar(),
+  prompt: paperPrompt(
+    NAME,
+    'Your task is to add calls to a Calendar API to a piece of text. The API calls should help you get information ' +
+      'required to complete the text. You can call the API by writing "[Calendar()]".',
+    {
+      input: 'Today is the first Friday of the year.',
+      output: 'Today is the first [Calendar()] Friday of the year.',
+    },
+  ),
+  thresholds: PAPER_DEFAULTS,
+  prefilter: calendarPrefilter,
+  /** Before dates, years, weekday names and "today"-like words. */
+  positions: (text) => findDates(text).map((d) => positionBefore(text, d.start)),
+  // No argument, so nothing to leak: the answer comes from the document's date.
+  leaks: () => null,
+  propose: proposeCalendar,
+  examples: [
+    {
+      text: 'Today is the first Friday of the year, and the shops are open.',
+      at: 8,
+      input: '',
+      result: 'Today is Friday, January 6, 2023.',
+      date: '2023-01-06',
+    },
+  ],
+};
+
+/** The paper uses documents whose date is known (URL/metadata); here `doc.date` (YYYY-MM-DD). */
+function calendarPrefilter(doc: Doc): PrefilterVerdict {
+  return doc.date && /^\d{4}-\d{2}-\d{2}$/.test(doc.date)
+    ? { pass: true, kind: 'dated', reason: `document date ${doc.date}` }
+    : { pass: false, kind: 'no_date', reason: 'no document date' };
+}

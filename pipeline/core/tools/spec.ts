@@ -1,0 +1,123 @@
+import type { Doc } from '../document.ts';
+import type { ToolPrompt } from '../prompts.ts';
+import type { ToolContext, ToolResult } from './tool.ts';
+
+/**
+ * A tool is one folder, `pipeline/core/tools/<name>/`, whose `index.ts` exports one `ToolSpec`: everything the
+ * pipeline knows about the tool. The registry (registry.ts) lists the specs; stages, config, CLI, stats and the web
+ * app loop over them and never name a tool.
+ *
+ * Required: what a call is (name, description, JSON Schema, call syntax), how it runs, how the LM is asked for it
+ * (prompt) and the paper's thresholds. Optional: the pre-filter, heuristic positions, leakage rule and programmatic
+ * proposer — each with a stated default when absent (no pre-filter: every document passes; no positions: only the
+ * LM's; no leakage rule: every word of the argument must appear before the call; no proposer: only LM samples).
+ */
+export interface ToolSpec {
+  /** As written in call text, `[Calculator(2 + 3) -> 5]`: letters, digits, "_", starting with a letter. */
+  readonly name: string;
+  /** One line, for prompts, `toolformer tools`, the README and the web app. */
+  readonly description: string;
+  /**
+   * JSON Schema of the arguments object (an object schema, as OpenAI function calling and MCP `inputSchema` want).
+   * The call syntax has one positional argument, which fills `argument.property`; a call is validated against this
+   * schema before dispatch, and a failure is the candidate's reason `schema_error: …`.
+   */
+  readonly parameters: ObjectSchema;
+  /** How the argument is written in call text. */
+  readonly argument: ArgumentSyntax;
+  /**
+   * The runnable tool, built once per pipeline from what the platform passes in (`resources`: the Node CLI and the
+   * web app pass `kb`, `translationEngine`, `languageDetector`; a tool reads only its own keys). `run` must not throw
+   * for bad input (return `{ ok: false, error }`), must not touch files, network or `eval`, and should honour
+   * `context.signal`.
+   */
+  create(resources: ToolResources): ToolRunner;
+  /** How a result is written into call text, `[Tool(args) -> <here>]` (before escaping). @default the result as is */
+  formatResult?(result: string): string;
+  /** P(x): the prompt variants the LM is asked with (prompts.ts `paperPrompt`). */
+  readonly prompt: ToolPrompt;
+  /** The paper's per-tool τ_s, τ_f, k, m (App. A). */
+  readonly thresholds: ToolThresholds;
+  /** Document pre-filter (paper App. A.1). The verdict's `kind` is the short reason counted in stats.json. */
+  prefilter?(doc: Doc): PrefilterVerdict;
+  /** Heuristic positions (character offsets) where this tool's result would plausibly help. */
+  positions?(text: string): number[];
+  /** The reason `input` uses text after its position (`prefix` is the text before it), or null. */
+  leaks?(input: string, prefix: string): string | null;
+  /** Arguments to call with at `at`, from `prefix = doc.text.slice(0, at)` only; at most MAX_PROPOSALS. */
+  propose?(prefix: string, doc: Doc, at: number): string[];
+  /** Worked examples (text, position, call, result): README, golden losses, `toolformer tools`. */
+  readonly examples?: readonly ToolExample[];
+}
+
+export interface ArgumentSyntax {
+  /** `quoted`: `QA("…")`; `raw`: `Calculator(1 + 2)`; `none`: `Calendar()`. */
+  readonly syntax: 'quoted' | 'raw' | 'none';
+  /** The schema property the call's one argument fills (absent for `none`). */
+  readonly property?: string;
+}
+
+/** The part of JSON Schema the specs use: an object of string properties. */
+export interface ObjectSchema {
+  type: 'object';
+  properties: Record<string, { type: 'string'; description?: string; minLength?: number; maxLength?: number; pattern?: string }>;
+  required?: string[];
+  additionalProperties: false;
+}
+
+export interface ToolRunner {
+  run(input: string, context: ToolContext): Promise<ToolResult>;
+}
+
+/** What a platform hands the tools (a tool reads only its own keys, e.g. QA reads `kb`). */
+export type ToolResources = Readonly<Record<string, unknown>>;
+
+export interface ToolExample {
+  text: string;
+  /** Character offset of the call. */
+  at: number;
+  input: string;
+  result: string;
+  date?: string;
+}
+
+export interface PrefilterVerdict {
+  pass: boolean;
+  /** Short, fixed reason (e.g. "few_numbers"): what stats.json counts drops by. */
+  kind?: string;
+  /** Human-readable detail. */
+  reason?: string;
+}
+
+/** Per-tool thresholds (paper App. A). A CLI flag such as --tau-f overrides one for every tool. */
+export interface ToolThresholds {
+  /** τ_s: minimum p_i(" [") for an LM-chosen position. */
+  tauS: number;
+  /** τ_f: minimum usefulness min(L_a, L_b) − L_c, nats, to keep a call. */
+  tauF: number;
+  /** k: most LM-chosen positions per document and tool. */
+  k: number;
+  /** m: calls sampled from the LM per position. */
+  m: number;
+}
+
+/** The paper's defaults (App. A): τ_s 0.05, τ_f 1.0, k 5, m 5. */
+export const PAPER_DEFAULTS: ToolThresholds = { tauS: 0.05, tauF: 1.0, k: 5, m: 5 };
+
+/** Upper bound on the calls one proposer returns for one position. */
+export const MAX_PROPOSALS = 10;
+
+/** Longest argument a spec's schema allows, characters (0 for a tool without argument). */
+export function maxArgumentLength(spec: Pick<ToolSpec, 'parameters' | 'argument'>): number {
+  const property = spec.argument.property;
+  if (property === undefined) return 0;
+  return spec.parameters.properties[property]?.maxLength ?? Number.POSITIVE_INFINITY;
+}
+
+/** The arguments object a call's one positional argument stands for: `Calculator(1 + 2)` → `{expression: "1 + 2"}`. */
+export function argumentsOf(spec: Pick<ToolSpec, 'argument'>, input: string): Record<string, string> {
+  const property = spec.argument.property;
+  if (property !== undefined) return { [property]: input };
+  // A tool without argument: an empty call is `{}`; anything written inside the parentheses is an extra argument.
+  return input.trim() === '' ? {} : { argument: input };
+}
