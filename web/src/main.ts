@@ -10,7 +10,7 @@
 import { isDtype, type Dtype } from '../../pipeline/core/dtypes.ts';
 import type { BackendPreference } from './backend.ts';
 import { ModelClient } from './model-client.ts';
-import { initialState, mountExplorer } from './ui/explorer.ts';
+import { initialState, mountExplorer, type ToolInfo } from './ui/explorer.ts';
 import { mountInference } from './ui/inference.ts';
 import { mountRunViewer } from './ui/run-viewer.ts';
 import { mountWorkedExample } from './ui/worked-example.ts';
@@ -29,7 +29,7 @@ mountWorkedExample($('#worked-example'));
 mountRunViewer($('#run-viewer'));
 
 const client = new ModelClient();
-let toolsReady: (tools: { name: string; description: string }[]) => void = () => {};
+let toolsReady: (tools: ToolInfo[]) => void = () => {};
 let toolsFailed: (e: unknown) => void = () => {};
 const toolsPromise = new Promise<{ name: string; description: string }[]>((resolve, reject) => { toolsReady = resolve; toolsFailed = reject; });
 mountExplorer($('#explorer'), client, toolsPromise, initialState(params));

@@ -37,7 +37,7 @@ export interface GenerateResult {
 }
 
 export interface ResultOf {
-  load: { choice: BackendChoice; modelId: string; loadMs: number; tools: { name: string; description: string }[] };
+  load: { choice: BackendChoice; modelId: string; loadMs: number; tools: { name: string; description: string; examples: { text: string; at: number; input: string }[] }[] };
   analyze: Analysis;
   golden: GoldenResult[];
   bench: BenchResult;

@@ -121,7 +121,11 @@ async function load(req: Extract<Request, { type: 'load' }>) {
     choice,
     modelId: base,
     loadMs: performance.now() - t0,
-    tools: registry.tools.map((t) => ({ name: t.name, description: t.description })),
+    tools: registry.tools.map((t) => ({
+      name: t.name,
+      description: t.description,
+      examples: (t.examples ?? []).map((e) => ({ text: e.text, at: e.at, input: e.input })),
+    })),
   };
 }
 

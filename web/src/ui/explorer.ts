@@ -19,7 +19,10 @@ export interface ExplorerState {
   /** A call of the user's own, scored beside the proposed ones (tool, argument, character offset). */
   own: { tool: string; input: string; at: number } | null;
   date: string;
-  tools: Set<string>;
+  /** Tools to run; null = every tool the worker's registry has. */
+  tools: Set<string> | null;
+  /** No ?own= in the URL: once the tools are known, the registry's worked example for `text` (if any) is the own call. */
+  ownFromExamples: boolean;
   tauS: number;
   k: number;
   m: number;
@@ -29,11 +32,14 @@ export interface ExplorerState {
 export interface ToolInfo {
   name: string;
   description: string;
+  /** The tool's worked examples (its spec's `examples`). */
+  examples: { text: string; at: number; input: string }[];
 }
 
 /**
  * Initial state, overridable from the URL (shareable views; the browser tests use them to keep runs small):
- * ?tools=Calculator,QA&k=5&m=2&tauS=0&tauF=0.5&text=…&own=Calculator|600 / 2400|34 (own= empty: no call of your own).
+ * ?tools=<Tool>,<Tool>&k=5&m=2&tauS=0&tauF=0.5&text=…&own=<Tool>|<argument>|<offset> (own= empty: no call of your own).
+ * Without ?tools every registered tool runs; without ?own the registry's worked example for the text is the own call.
  */
 export function initialState(params: URLSearchParams): ExplorerState {
   const num = (key: string, fallback: number) => {
@@ -41,12 +47,13 @@ export function initialState(params: URLSearchParams): ExplorerState {
     return params.has(key) && Number.isFinite(v) ? v : fallback;
   };
   const ownParam = params.get('own');
-  const [tool, input, at] = (ownParam ?? 'Calculator|600 / 2400|34').split('|');
+  const [tool, input, at] = (ownParam ?? '').split('|');
   return {
     text: params.get('text') ?? DEFAULT_TEXT,
     own: ownParam === '' || !tool || !Number.isFinite(Number(at)) ? null : { tool, input: input ?? '', at: Number(at) },
     date: params.get('date') ?? '2023-01-30',
-    tools: new Set((params.get('tools') ?? 'Calculator,QA,Calendar,Translate').split(',').filter(Boolean)),
+    ownFromExamples: ownParam === null,
+    tools: params.has('tools') ? new Set(params.get('tools')!.split(',').filter(Boolean)) : null,
     tauS: num('tauS', 0),
     k: num('k', 5),
     m: num('m', 2),
@@ -67,10 +74,10 @@ export function mountExplorer(root: HTMLElement, client: ModelClient, ready: Pro
   const dateInput = h('input', { type: 'date', id: 'ex-date', 'data-testid': 'ex-date', value: state.date });
   const toolSet = h('fieldset', {}, h('legend', {}, 'Tools'));
   const toolBox = ({ name, description }: ToolInfo) => {
-    const box = h('input', { type: 'checkbox', id: `ex-tool-${name}`, 'data-testid': `ex-tool-${name}`, checked: state.tools.has(name) });
+    const box = h('input', { type: 'checkbox', id: `ex-tool-${name}`, 'data-testid': `ex-tool-${name}`, checked: state.tools?.has(name) ?? true });
     box.addEventListener('change', () => {
-      if (box.checked) state.tools.add(name);
-      else state.tools.delete(name);
+      if (box.checked) state.tools?.add(name);
+      else state.tools?.delete(name);
       rerunSoon();
     });
     return h('label', { class: 'inline', for: `ex-tool-${name}`, title: description }, box, name);
@@ -120,7 +127,7 @@ export function mountExplorer(root: HTMLElement, client: ModelClient, ready: Pro
     try {
       const result = await client.request(
         'analyze',
-        { params: { text, tools: [...state.tools], k: state.k, m: state.m, seed: 1, date: state.date || undefined, own: state.own ?? undefined } },
+        { params: { text, tools: [...(state.tools ?? [])], k: state.k, m: state.m, seed: 1, date: state.date || undefined, own: state.own ?? undefined } },
         (stage, done, total) => {
           if (id !== runCounter) return;
           progress.max = total || 1;
@@ -243,8 +250,18 @@ export function mountExplorer(root: HTMLElement, client: ModelClient, ready: Pro
 
   void ready.then(
     (tools) => {
+      state.tools ??= new Set(tools.map((t) => t.name));
       for (const t of tools) toolSet.append(toolBox(t));
       for (const name of [...state.tools]) if (!tools.some((t) => t.name === name)) state.tools.delete(name);
+      const example = state.ownFromExamples
+        ? tools.flatMap((t) => t.examples.map((e) => ({ tool: t.name, ...e }))).find((e) => e.text === state.text)
+        : undefined;
+      if (example) {
+        state.own = { tool: example.tool, input: example.input, at: example.at };
+        ownTool.value = example.tool;
+        ownInput.value = example.input;
+        ownAt.value = String(example.at);
+      }
       runButton.disabled = false;
       return run();
     },

@@ -57,6 +57,13 @@ export const calculator: ToolSpec = {
   propose: (prefix) => proposeCalculator(prefix),
   examples: [
     { text: 'Out of 1400 participants, 400 (or 29%) passed the test.', at: 33, input: '400 / 1400', result: '0.29' },
+    // The web explorer's default text and call.
+    {
+      text: 'Out of 2,400 participants, 600 (or 25%) passed the test and 1,800 failed. The capital of France is Paris.',
+      at: 34,
+      input: '600 / 2400',
+      result: '0.25',
+    },
     { text: 'The budget grew from 3,200 to 4,800 dollars, a rise of 1,600 dollars.', at: 54, input: '4800 - 3200', result: '1600' },
   ],
 };
