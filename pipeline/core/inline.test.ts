@@ -3,7 +3,7 @@ import type { Candidate } from './candidates.ts';
 import { inlineCalls } from './inline.ts';
 
 const kept = (at: number, result: string, usefulness: number): Candidate => ({
-  docId: 'd', tool: 'Calculator', input: '1 + 2', at, proposer: 'programmatic', result,
+  docId: 'd', tool: 'Calculator', positionTool: 'Calculator', input: '1 + 2', at, proposer: 'programmatic', result,
   losses: { noCall: 2, callOnly: 2, withResult: 2 - usefulness }, usefulness, kept: true, reason: 'kept',
 });
 const format = (c: Candidate) => `[Calculator(${c.input}) -> ${c.result}]`;

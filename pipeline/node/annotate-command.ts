@@ -17,7 +17,8 @@ export interface AnnotateFlags {
   model: string;
   /** Which ONNX file of the model (onnx/model.onnx, model_fp16.onnx, …). @default "fp32" */
   dtype?: Dtype;
-  tools: string;
+  /** Comma-separated; @default every registered tool */
+  tools?: string;
   tauS?: number;
   tauF?: number;
   k?: number;
@@ -45,7 +46,7 @@ export interface AnnotateFlags {
 /** Turn CLI flags into a validated config; a bad value is a one-line error naming the fix. */
 export function configFromFlags(flags: AnnotateFlags): AnnotateConfig {
   const config = defaultConfig({
-    tools: flags.tools.split(',').map((t) => t.trim()).filter(Boolean),
+    tools: (flags.tools ?? TOOL_NAMES.join(',')).split(',').map((t) => t.trim()).filter(Boolean),
     seed: flags.seed,
     batchSize: flags.batchSize,
     toolConcurrency: flags.concurrency,
@@ -139,7 +140,8 @@ export async function annotateCommand(inputs: string[], flags: AnnotateFlags): P
   else if (!RunFiles.readCheckpoint(flags.out)) console.error(`toolformer: no checkpoint in ${flags.out}: starting a fresh run`);
   const lm = await loadModel(flags.model, { dtype: flags.dtype });
   const resolved = await resolveModel(flags.model);
-  // The pipeline's modules (mathjs, the tools) load only once flags and model are known to be good.
+  // The run's modules load only once flags and model are known to be good (the tool specs came with the config:
+  // the registry is where the tools and their thresholds are listed).
   const [{ runAnnotate }, { createNodeParts }] = await Promise.all([import('./annotate-run.ts'), import('./parts.ts')]);
   const parts = await createNodeParts(lm, config);
   const meta = {

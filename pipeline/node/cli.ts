@@ -15,7 +15,6 @@ import { resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { judge } from '../core/judge.ts';
 import { paperNames } from '../core/losses.ts';
-import { TOOL_NAMES } from '../core/tools/registry.ts';
 
 const number = (name: string) => (value: string) => {
   const x = Number(value);
@@ -48,7 +47,7 @@ program
   .argument('[inputs...]', '.jsonl/.txt files or directories', DEFAULT_INPUTS)
   .option('--model <dir|org/name>', 'Hugging Face ONNX causal-LM directory, or a model id in the local HF cache (HF_HOME; never downloaded)', DEFAULT_MODEL)
   .addOption(dtypeOption())
-  .option('--tools <list>', 'comma-separated tools', TOOL_NAMES.join(','))
+  .option('--tools <list>', 'comma-separated tools (default: every tool in the registry)')
   .option('--tau-s <x>', 'τ_s for every tool (default: the paper\'s per tool)', number('--tau-s'))
   .option('--tau-f <x>', 'τ_f for every tool (default: the paper\'s per tool)', number('--tau-f'))
   .option('--k <n>', 'positions per document and tool', integer('--k'))
@@ -214,6 +213,20 @@ program
   .action(async (opts) => {
     const { mcpCommand } = await import('./mcp/mcp-command.ts');
     await mcpCommand(opts);
+  });
+
+program
+  .command('tools')
+  .description('the registered tools as function-calling definitions (JSON on stdout)')
+  .option('--format <openai|mcp>', 'OpenAI tools array or MCP tools/list entries', 'openai')
+  .action(async (opts: { format: string }) => {
+    if (opts.format !== 'openai' && opts.format !== 'mcp') throw new Error(`--format must be openai or mcp (got ${JSON.stringify(opts.format)})`);
+    const [{ TOOL_SPECS }, { mcpTools, openAiTools }] = await Promise.all([
+      import('../core/tools/registry.ts'),
+      import('../core/tools/definitions.ts'),
+    ]);
+    const tools = opts.format === 'mcp' ? mcpTools(TOOL_SPECS) : openAiTools(TOOL_SPECS);
+    console.log(JSON.stringify(tools, null, 2));
   });
 
 // `toolformer … | head`: a reader that stops early ends the output, not the process with a stack trace (the summary
