@@ -10,10 +10,10 @@ import type { AnnotateConfig } from '../core/config.ts';
 import { defaultConfig } from '../core/config.ts';
 import type { Doc } from '../core/document.ts';
 import type { CausalLM } from '../core/lm.ts';
-import { PAPER_WEIGHTS } from '../core/losses.ts';
 import { createPipelineParts } from '../core/parts.ts';
-import { makeWindow, type PositionToScore } from '../core/scoring.ts';
+import type { PositionToScore } from '../core/scoring.ts';
 import { callText, executeStage, guardStage, prefilterStage, proposeStage } from '../core/stages.ts';
+import { callTokens, planWindow } from '../core/window.ts';
 import { nodeResources } from '../node/parts.ts';
 import { ROOT } from './model.ts';
 
@@ -41,8 +41,6 @@ export async function buildWorkload(lm: CausalLM, docs: readonly Doc[]): Promise
     yield* docs;
   }
   const stream = executeStage(parts)(guardStage(parts)(proposeStage(parts, config)(prefilterStage(parts, config)(source()))));
-  const room = lm.maxLength - PAPER_WEIGHTS.length - 1 - config.maxCallTokens;
-  const contextTokens = Math.max(1, Math.min(config.contextTokens, room));
   const out: Workload['docs'] = [];
   let calls = 0;
   let positions = 0;
@@ -50,15 +48,16 @@ export async function buildWorkload(lm: CausalLM, docs: readonly Doc[]): Promise
     const byPosition = new Map<number, PositionToScore['calls']>();
     for (const c of work.candidates) {
       if (c.reason !== 'pending' || c.result === undefined) continue;
-      if (lm.encode(callText(parts, c, c.result)).length >= config.maxCallTokens) continue;
+      if (callTokens(lm, [callText(parts, c, c.result)]) > config.maxCallTokens) continue;
       const list = byPosition.get(c.at) ?? [];
       list.push({ callOnly: callText(parts, c, ''), withResult: callText(parts, c, c.result) });
       byPosition.set(c.at, list);
     }
-    const scored = [...byPosition].map(([at, list]) => ({
-      window: makeWindow(lm, work.doc.text, at, { contextTokens, span: PAPER_WEIGHTS.length }),
-      calls: list,
-    }));
+    // The score stage's own window plan (window.ts): the context the pipeline scores, beside the longest call.
+    const scored = [...byPosition].flatMap(([at, list]) => {
+      const plan = planWindow(lm, work.doc.text, at, list.map((c) => c.withResult), { contextTokens: config.contextTokens });
+      return plan ? [{ window: plan.window, calls: list }] : [];
+    });
     calls += scored.reduce((s, p) => s + p.calls.length, 0);
     positions += scored.length;
     out.push({ id: work.doc.id, positions: scored });

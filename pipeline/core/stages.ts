@@ -6,16 +6,16 @@ import { judge } from './judge.ts';
 import type { CausalLM } from './lm.ts';
 import { heuristicPositions } from './heuristic-positions.ts';
 import { leaks } from './leakage.ts';
-import { PAPER_WEIGHTS } from './losses.ts';
 import { type PositionScores, type SelectedPosition, positionScores, selectPositions } from './positions.ts';
 import { prefilter } from './prefilter.ts';
 import { proposeCalls } from './propose.ts';
 import { sampleCalls } from './sample-calls.ts';
-import { makeWindow, scorePositions } from './scoring.ts';
+import { scorePositions } from './scoring.ts';
 import { fnv1a, FNV_OFFSET } from './text/hash.ts';
 import type { ToolRegistry } from './tools/registry.ts';
 import { maxArgumentLength } from './tools/spec.ts';
 import type { ToolCall, ToolResult } from './tools/tool.ts';
+import { callTokens, planWindow } from './window.ts';
 
 /**
  * The pipeline as a list of stages, each a function from an async stream of documents to a stream
@@ -202,26 +202,25 @@ export function scoreStage(parts: PipelineParts, config: AnnotateConfig): Stage 
         const calls = (byPosition.get(c.at) ?? []).concat(c);
         byPosition.set(c.at, calls);
       }
-      // Each position's context is what the model has room for beside its longest call (at most maxCallTokens);
-      // L_a, L_b and L_c of one position share that context, so they stay comparable.
-      const span = PAPER_WEIGHTS.length;
+      // Each position's window is planned beside its longest call (window.ts, the plan every caller uses); calls
+      // longer than maxCallTokens, or leaving no room for context, are call_too_long.
       const positions = [...byPosition.entries()].map(([at, calls]) => {
         const texts = calls.map((c) => ({ callOnly: callText(parts, c, ''), withResult: callText(parts, c, c.result) }));
-        const lengths = texts.map((t) => lm.encode(t.withResult).length + 1);
-        const usable = calls.filter((c, j) => {
-          if (lengths[j] <= config.maxCallTokens) return true;
-          c.reason = 'call_too_long';
-          return false;
+        const lengths = texts.map((t) => callTokens(lm, [t.withResult]));
+        const fits = lengths.map((n) => n <= config.maxCallTokens);
+        calls.forEach((c, j) => {
+          if (!fits[j]) c.reason = 'call_too_long';
         });
+        const usable = texts.filter((_, j) => fits[j]);
         const longest = Math.max(0, ...lengths.filter((n) => n <= config.maxCallTokens));
-        const contextTokens = Math.min(config.contextTokens, lm.maxLength - 1 - span - longest);
-        return { at, calls: usable, texts: texts.filter((_, j) => lengths[j] <= config.maxCallTokens), contextTokens };
+        const plan = planWindow(lm, work.doc.text, at, longest, { contextTokens: config.contextTokens });
+        return { calls: calls.filter((_, j) => fits[j]), texts: usable, plan };
       });
-      for (const p of positions) if (p.contextTokens < 1) for (const c of p.calls) c.reason = 'call_too_long';
-      const scorable = positions.filter((p) => p.calls.length > 0 && p.contextTokens >= 1);
+      for (const p of positions) if (!p.plan) for (const c of p.calls) c.reason = 'call_too_long';
+      const scorable = positions.filter((p) => p.calls.length > 0 && p.plan);
       const scored = await scorePositions(
         lm,
-        scorable.map((p) => ({ window: makeWindow(lm, work.doc.text, p.at, { contextTokens: p.contextTokens, span }), calls: p.texts })),
+        scorable.map((p) => ({ window: p.plan!.window, calls: p.texts })),
         { batchSize: config.batchSize },
       );
       scorable.forEach((p, i) => p.calls.forEach((c, j) => (c.losses = scored[i].losses[j])));

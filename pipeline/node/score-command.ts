@@ -1,9 +1,10 @@
 import { parseCall } from '../core/call-syntax.ts';
 import { defaultConfig } from '../core/config.ts';
 import { judge } from '../core/judge.ts';
-import { PAPER_WEIGHTS, paperNames } from '../core/losses.ts';
-import { makeWindow, scorePositions } from '../core/scoring.ts';
+import { paperNames } from '../core/losses.ts';
+import { scorePositions } from '../core/scoring.ts';
 import { callText } from '../core/stages.ts';
+import { callTokens, planWindow } from '../core/window.ts';
 import type { Dtype } from './hf-cache.ts';
 import { loadModel } from './load-model.ts';
 import { createNodeParts } from './parts.ts';
@@ -29,10 +30,12 @@ export async function scoreCommand(text: string, flags: ScoreFlags): Promise<voi
   const doc = { id: 'cli', text, date: flags.date };
   const [result] = await parts.execute([{ call, doc }]);
   if (!result.ok) throw new Error(`${call.tool} returned an error: ${result.error}`);
-  const window = makeWindow(lm, text, flags.at, { contextTokens: config.contextTokens, span: PAPER_WEIGHTS.length });
-  const [scored] = await scorePositions(lm, [
-    { window, calls: [{ callOnly: callText(parts, call, ''), withResult: callText(parts, call, result.value) }] },
-  ]);
+  const texts = { callOnly: callText(parts, call, ''), withResult: callText(parts, call, result.value) };
+  // The score stage's own window plan: the context is cut so that [bos] e(c, r) x_{<i} x_i…x_{i+4} fits the model.
+  const plan = planWindow(lm, text, flags.at, [texts.withResult], { contextTokens: config.contextTokens });
+  if (!plan) throw new Error(`the call takes ${callTokens(lm, [texts.withResult])} tokens: no room for text in a ${lm.maxLength}-token model`);
+  const { window } = plan;
+  const [scored] = await scorePositions(lm, [{ window, calls: [texts] }]);
   const losses = scored.losses[0];
   const tauF = parts.registry.get(call.tool)!.thresholds.tauF;
   const v = judge(losses, tauF);

@@ -5,13 +5,12 @@
  */
 import { formatCall } from '../../pipeline/core/call-syntax.ts';
 import type { CausalLM } from '../../pipeline/core/lm.ts';
-import { PAPER_WEIGHTS } from '../../pipeline/core/losses.ts';
-import { makeWindow, scorePositions } from '../../pipeline/core/scoring.ts';
+import { defaultConfig } from '../../pipeline/core/config.ts';
+import { scorePositions } from '../../pipeline/core/scoring.ts';
+import { planWindow } from '../../pipeline/core/window.ts';
 import { TOOL_SPECS } from '../../pipeline/core/tools/registry.ts';
 import type { GoldenCase, GoldenResult } from './analysis-types.ts';
 
-/** Text tokens of context before the position (the CLI's default contextTokens is larger; any fixed value works). */
-export const GOLDEN_CONTEXT_TOKENS = 64;
 
 /** The tools' own worked examples (each spec's `examples`), in registry order. */
 export const GOLDEN_CASES: GoldenCase[] = TOOL_SPECS.flatMap((spec) =>
@@ -25,16 +24,18 @@ export const GOLDEN_CASES: GoldenCase[] = TOOL_SPECS.flatMap((spec) =>
   })),
 );
 
+/** Each case scored at the window the score stage would plan for it (window.ts, the run's default contextTokens). */
 export async function scoreGolden(lm: CausalLM, cases: readonly GoldenCase[]): Promise<GoldenResult[]> {
+  const { contextTokens } = defaultConfig();
   const scored = await scorePositions(
     lm,
-    cases.map((c) => ({
-      window: makeWindow(lm, c.text, c.at, { contextTokens: GOLDEN_CONTEXT_TOKENS, span: PAPER_WEIGHTS.length }),
-      calls: [{
-        callOnly: formatCall({ tool: c.tool, input: c.input }, { quoted: c.quoted, result: '' }),
-        withResult: formatCall({ tool: c.tool, input: c.input }, { quoted: c.quoted, result: c.result }),
-      }],
-    })),
+    cases.map((c) => {
+      const call = { tool: c.tool, input: c.input };
+      const texts = { callOnly: formatCall(call, { quoted: c.quoted, result: '' }), withResult: formatCall(call, { quoted: c.quoted, result: c.result }) };
+      const plan = planWindow(lm, c.text, c.at, [texts.withResult], { contextTokens });
+      if (!plan) throw new Error(`golden case ${c.tool}(${c.input}): no room for text in a ${lm.maxLength}-token model`);
+      return { window: plan.window, calls: [texts] };
+    }),
   );
   return scored.map((s) => ({ losses: s.losses[0] }));
 }
