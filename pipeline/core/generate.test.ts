@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { ToolExecutor } from './execute.ts';
 import { generate, inTopK, stripCalls } from './generate.ts';
 import { FakeLM } from './testing/fake-lm.ts';
-import { Calculator } from './tools/calculator.ts';
-import { Calendar } from './tools/calendar.ts';
+import { calculator } from './tools/calculator/index.ts';
+import { calendar } from './tools/calendar/index.ts';
 import { ToolRegistry } from './tools/registry.ts';
 
 /**
@@ -32,7 +32,7 @@ function scripted(prompt: string, script: string, pOpen: number, follow: Record<
   });
 }
 
-const executor = () => new ToolExecutor(new ToolRegistry([new Calculator(), new Calendar()]));
+const executor = () => new ToolExecutor(new ToolRegistry([calculator, calendar]));
 
 describe('generate (paper §4)', () => {
   it('starts a call when " [" is in the top k, runs it at "->", inserts the result and "]", and goes on', async () => {

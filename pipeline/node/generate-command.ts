@@ -6,16 +6,15 @@
  *
  * Tools are the pipeline's (registry dispatch, Apertium for Translate when installed) with the executor's limits.
  */
-import { createReadStream, createWriteStream, readFileSync } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { ToolExecutor } from '../core/execute.ts';
 import { generate, type GenerateOptions, type Generation } from '../core/generate.ts';
 import type { CausalLM } from '../core/lm.ts';
-import type { KnowledgeBase } from '../core/tools/qa.ts';
-import { ToolRegistry, createDefaultTools } from '../core/tools/registry.ts';
+import { TOOL_SPECS, ToolRegistry } from '../core/tools/registry.ts';
 import { createApertiumEngine } from './apertium.ts';
 import { loadModel } from './load-model.ts';
-import { KB_PATH } from './parts.ts';
+import { nodeResources } from './parts.ts';
 
 export interface GenerateCommandOptions {
   model: string;
@@ -33,8 +32,7 @@ export interface GenerateCommandOptions {
 
 /** The default tools behind an executor with the pipeline's limits. */
 export async function createNodeExecutor(): Promise<ToolExecutor> {
-  const kb = JSON.parse(readFileSync(KB_PATH, 'utf8')) as KnowledgeBase;
-  const registry = new ToolRegistry(createDefaultTools({ kb, translationEngine: await createApertiumEngine() }));
+  const registry = new ToolRegistry(TOOL_SPECS, { ...nodeResources(), translationEngine: await createApertiumEngine() });
   return new ToolExecutor(registry);
 }
 

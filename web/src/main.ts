@@ -31,7 +31,7 @@ mountRunViewer($('#run-viewer'));
 const client = new ModelClient();
 let toolsReady: (tools: ToolInfo[]) => void = () => {};
 let toolsFailed: (e: unknown) => void = () => {};
-const toolsPromise = new Promise<{ name: string; description: string }[]>((resolve, reject) => { toolsReady = resolve; toolsFailed = reject; });
+const toolsPromise = new Promise<ToolInfo[]>((resolve, reject) => { toolsReady = resolve; toolsFailed = reject; });
 mountExplorer($('#explorer'), client, toolsPromise, initialState(params));
 const inferModel = /^[\w-]+$/.test(params.get('infer-model') ?? '') ? (params.get('infer-model') as string) : 'toolformer';
 mountInference($('#inference'), client, toolsPromise, inferModel);
