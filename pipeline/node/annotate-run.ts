@@ -52,7 +52,7 @@ export function callRecord(c: Candidate) {
 }
 
 /** The train.jsonl record of a judged document: its text with the kept calls inlined; null when none was kept. */
-export function trainRecord(parts: Pick<PipelineParts, 'tool'>, work: DocWork) {
+export function trainRecord(parts: Pick<PipelineParts, 'registry'>, work: DocWork) {
   const kept = work.candidates.filter((c) => c.kept);
   if (kept.length === 0) return null;
   const inlined = inlineCalls(work.doc.text, kept, (c) => callText(parts, c, c.result));

@@ -5,10 +5,9 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { defaultConfig } from '../../core/config.ts';
-import type { KnowledgeBase } from '../../core/tools/qa.ts';
-import { ToolRegistry, createDefaultTools } from '../../core/tools/registry.ts';
+import { TOOL_SPECS, ToolRegistry } from '../../core/tools/registry.ts';
 import { createApertiumEngine } from '../apertium.ts';
-import { KB_PATH } from '../parts.ts';
+import { nodeResources } from '../parts.ts';
 import { serveHttp } from './http.ts';
 import { registryHost } from './registry-host.ts';
 import { createMcpServer } from './server.ts';
@@ -30,15 +29,15 @@ export async function mcpCommand(flags: McpFlags): Promise<void> {
   if (flags.http === undefined && (flags.host !== undefined || token !== undefined || flags.allowOrigin.length > 0)) {
     throw new Error('--host, --token and --allow-origin apply to --http <port> only (stdio needs none of them)');
   }
-  const kb = JSON.parse(readFileSync(KB_PATH, 'utf8')) as KnowledgeBase;
   const engine = await createApertiumEngine();
-  const all = new ToolRegistry(createDefaultTools({ kb, translationEngine: engine }));
+  const resources = { ...nodeResources(), translationEngine: engine };
+  const all = new ToolRegistry(TOOL_SPECS, resources);
   const wanted = flags.tools?.split(',').map((t) => t.trim()).filter(Boolean) ?? all.names;
   for (const name of wanted) {
     const r = all.resolve(name);
     if (!r.ok) throw new Error(`--tools: ${r.error}`);
   }
-  const registry = new ToolRegistry(wanted.map((name) => all.get(name)!));
+  const registry = new ToolRegistry(wanted.map((name) => TOOL_SPECS.find((s) => s.name === name)!), resources);
   // The pipeline's limits: its per-call timeout and concurrency (config.ts), the executor's input/result caps.
   const config = defaultConfig({});
   const host = registryHost(registry, { timeoutMs: config.toolTimeoutMs, concurrency: config.toolConcurrency });

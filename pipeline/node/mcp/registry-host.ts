@@ -5,6 +5,7 @@
  */
 import { ToolExecutor, type ExecuteOptions } from '../../core/execute.ts';
 import type { ToolRegistry } from '../../core/tools/registry.ts';
+import { maxArgumentLength } from '../../core/tools/spec.ts';
 import type { Tool } from '../../core/tools/tool.ts';
 import type { HostOutcome, HostedTool, ObjectSchema, ToolHost } from './server.ts';
 
@@ -15,7 +16,7 @@ export function toolSchema(tool: Tool): ObjectSchema {
   if (tool.argument.syntax === 'none') return { type: 'object', properties: {}, additionalProperties: false };
   return {
     type: 'object',
-    properties: { [ARGUMENT]: { type: 'string', description: tool.argument.description, maxLength: tool.argument.maxLength } },
+    properties: { [ARGUMENT]: { type: 'string', description: tool.parameters.properties[tool.argument.property ?? '']?.description ?? '', maxLength: maxArgumentLength(tool) } },
     required: [ARGUMENT],
     additionalProperties: false,
   };
@@ -29,7 +30,7 @@ function argumentOf(tool: Tool, args: Record<string, unknown>): { ok: true; inpu
   const value = args[ARGUMENT];
   if (value === undefined) return { ok: false, error: `${tool.name}: missing required argument "${ARGUMENT}"` };
   if (typeof value !== 'string') return { ok: false, error: `${tool.name}: argument "${ARGUMENT}" must be a string` };
-  if (value.length > tool.argument.maxLength) return { ok: false, error: `${tool.name}: argument "${ARGUMENT}" is longer than ${tool.argument.maxLength} characters` };
+  if (value.length > maxArgumentLength(tool)) return { ok: false, error: `${tool.name}: argument "${ARGUMENT}" is longer than ${maxArgumentLength(tool)} characters` };
   return { ok: true, input: value };
 }
 
