@@ -41,7 +41,7 @@ describe('toolformer mcp over stdio', () => {
 
   it('tools/list returns the four tools, each with an object schema', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['Calculator', 'Calendar', 'QA', 'Translate']);
+    expect(tools.map((t) => t.name)).toEqual(['Calculator', 'QA', 'Calendar', 'Translate']);
     for (const tool of tools) {
       expect(tool.inputSchema.type).toBe('object');
       expect(tool.description).toMatch(/\w/);
@@ -139,7 +139,7 @@ describe('toolformer mcp --http', () => {
     const client = await connect({ Authorization: `Bearer ${TOKEN}` });
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name)).toEqual(['Calculator', 'Calendar', 'QA', 'Translate']);
+      expect(tools.map((t) => t.name)).toEqual(['Calculator', 'QA', 'Calendar', 'Translate']);
       expect(text(await client.callTool({ name: 'Calculator', arguments: { input: '400 / 1400' } }))).toBe('0.29');
       expect((await client.callTool({ name: 'Calculator', arguments: { input: '2 +' } })).isError).toBe(true);
       expect((await protocolError(client.callTool({ name: 'Teleport', arguments: {} }))).code).toBe(ErrorCode.InvalidParams);
