@@ -31,6 +31,11 @@ export class RedisServer {
   private child: ChildProcess | null = null;
   private constructor(readonly port: number, private readonly dir: string) {}
 
+  /** The server's process id (for its CPU time in /proc). */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
   get url(): string {
     return `redis://127.0.0.1:${this.port}`;
   }
