@@ -109,3 +109,44 @@ export function addDoc(stats: RunStats, work: DocWork): RunStats {
   }
   return stats;
 }
+
+const addCounts = (total: Record<string, number>, part: Record<string, number>) => {
+  for (const [key, n] of Object.entries(part)) total[key] = (total[key] ?? 0) + n;
+};
+
+function addHallucination(total: Hallucination, part: Hallucination): void {
+  total.lmCalls += part.lmCalls;
+  total.unknownTool += part.unknownTool;
+  total.schemaError += part.schemaError;
+  total.rate = total.lmCalls ? Math.round(((total.unknownTool + total.schemaError) / total.lmCalls) * 1e4) / 1e4 : 0;
+}
+
+/**
+ * Add `part` into `total` (mutates and returns `total`): the stats of a run cut into chunks, summed in chunk order,
+ * equal the stats of the run in one piece — every field of RunStats and ToolStats is summed here, and keys new to
+ * `total` (reason kinds, pre-filter drops) are appended in `part`'s order, which is their first-occurrence order.
+ */
+export function mergeStats(total: RunStats, part: RunStats): RunStats {
+  total.docsRead += part.docsRead;
+  total.badRecords += part.badRecords;
+  total.docsWithKeptCall += part.docsWithKeptCall;
+  if (part.tokensScored !== undefined) total.tokensScored = (total.tokensScored ?? 0) + part.tokensScored;
+  addHallucination(total.hallucination, part.hallucination);
+  for (const [tool, p] of Object.entries(part.tools)) {
+    const t = total.tools[tool];
+    t.docs += p.docs;
+    addCounts(t.prefilterDrops, p.prefilterDrops);
+    addHallucination(t.hallucination, p.hallucination);
+    t.positions.lm += p.positions.lm;
+    t.positions.heuristic += p.positions.heuristic;
+    t.positions.total += p.positions.total;
+    t.candidates += p.candidates;
+    t.byProposer.lm += p.byProposer.lm;
+    t.byProposer.programmatic += p.byProposer.programmatic;
+    addCounts(t.reasons, p.reasons);
+    t.scored += p.scored;
+    t.kept += p.kept;
+    p.keptAtTauF.forEach(({ kept }, i) => (t.keptAtTauF[i].kept += kept));
+  }
+  return total;
+}

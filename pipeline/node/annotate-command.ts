@@ -27,6 +27,8 @@ export interface AnnotateFlags {
   seed: number;
   batchSize: number;
   concurrency: number;
+  /** Milliseconds a tool call may run. @default defaultConfig's toolTimeoutMs */
+  toolTimeout?: number;
   lmProposals: boolean;
   out: string;
   resume?: boolean;
@@ -50,6 +52,7 @@ export function configFromFlags(flags: AnnotateFlags): AnnotateConfig {
     seed: flags.seed,
     batchSize: flags.batchSize,
     toolConcurrency: flags.concurrency,
+    ...(flags.toolTimeout !== undefined && { toolTimeoutMs: flags.toolTimeout }),
     lmProposals: flags.lmProposals,
   });
   for (const t of Object.values(config.thresholds)) {
@@ -61,6 +64,7 @@ export function configFromFlags(flags: AnnotateFlags): AnnotateConfig {
   // Checked here, not only in validateConfig, so that the message names the flag.
   if (config.tools.length === 0) throw new Error(`no tools: pass --tools with some of ${TOOL_NAMES.join(', ')}`);
   if (flags.batchSize < 1) throw new Error(`--batch-size must be ≥ 1 (got ${flags.batchSize}): pass --batch-size 16`);
+  if (config.toolTimeoutMs < 1) throw new Error(`--tool-timeout must be ≥ 1 ms (got ${config.toolTimeoutMs}): pass --tool-timeout 2000`);
   if (flags.concurrency < 1) throw new Error(`--concurrency must be ≥ 1 (got ${flags.concurrency}): pass --concurrency 4`);
   const problem = validateConfig(config, TOOL_NAMES);
   if (problem) throw new Error(problem);

@@ -56,6 +56,7 @@ program
   .option('--seed <n>', 'random seed', integer('--seed'), 0)
   .option('--batch-size <n>', 'sequences per forward pass', integer('--batch-size'), 16)
   .option('--concurrency <n>', 'concurrent tool calls', integer('--concurrency'), 4)
+  .option('--tool-timeout <ms>', 'a tool call running longer is a tool_error (wall-clock, so a loaded machine can change results)', integer('--tool-timeout'))
   .option('--no-lm-proposals', 'only programmatic proposers (no LM sampling)')
   .option('--out <dir>', 'output directory', 'out/run')
   .option('--resume', 'continue a killed run in --out from its checkpoint')

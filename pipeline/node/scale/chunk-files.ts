@@ -7,9 +7,9 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AnnotateConfig } from '../../core/config.ts';
-import { type RunStats, emptyStats } from '../../core/stats.ts';
+import { type RunStats, emptyStats, mergeStats } from '../../core/stats.ts';
 import { OUTPUT_FILES, RunFiles } from '../run-files.ts';
-import { type ChunkResult, mergeStats } from './chunks.ts';
+import type { ChunkResult } from './chunks.ts';
 
 export interface Manifest {
   /** digestOf(RunIdentity) plus the inputs' digest: chunk files of another run are never mixed in. */

@@ -104,26 +104,3 @@ export async function annotateChunk(parts: PipelineParts, config: AnnotateConfig
   }
   return { index: chunk.index, firstItem: chunk.firstItem, items: chunk.items.length, docs: n, train, calls, errors, stats };
 }
-
-/** Add `part` into `total` (mutates and returns `total`); keys new to `total` are appended in `part`'s order. */
-export function mergeStats(total: RunStats, part: RunStats): RunStats {
-  total.docsRead += part.docsRead;
-  total.badRecords += part.badRecords;
-  total.docsWithKeptCall += part.docsWithKeptCall;
-  if (part.tokensScored !== undefined) total.tokensScored = (total.tokensScored ?? 0) + part.tokensScored;
-  for (const [tool, p] of Object.entries(part.tools)) {
-    const t = total.tools[tool];
-    t.docs += p.docs;
-    t.positions.lm += p.positions.lm;
-    t.positions.heuristic += p.positions.heuristic;
-    t.positions.total += p.positions.total;
-    t.candidates += p.candidates;
-    t.byProposer.lm += p.byProposer.lm;
-    t.byProposer.programmatic += p.byProposer.programmatic;
-    for (const [reason, n] of Object.entries(p.reasons)) t.reasons[reason] = (t.reasons[reason] ?? 0) + n;
-    t.scored += p.scored;
-    t.kept += p.kept;
-    p.keptAtTauF.forEach(({ kept }, i) => (t.keptAtTauF[i].kept += kept));
-  }
-  return total;
-}

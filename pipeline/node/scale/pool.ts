@@ -7,10 +7,10 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { join } from 'node:path';
 import type { AnnotateConfig } from '../../core/config.ts';
-import type { RunStats } from '../../core/stats.ts';
+import { type RunStats, mergeStats } from '../../core/stats.ts';
 import { openRun } from '../annotate-run.ts';
 import { RunFiles } from '../run-files.ts';
-import { type Chunk, type ChunkResult, mergeStats, readChunks } from './chunks.ts';
+import { type Chunk, type ChunkResult, readChunks } from './chunks.ts';
 import type { ToChild } from './pool-child.ts';
 import type { Dtype } from '../hf-cache.ts';
 

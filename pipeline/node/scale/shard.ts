@@ -6,8 +6,8 @@
  */
 import type { AnnotateConfig } from '../../core/config.ts';
 import type { PipelineParts } from '../../core/stages.ts';
-import { type RunStats, emptyStats } from '../../core/stats.ts';
-import { annotateChunk, mergeStats, readChunks } from './chunks.ts';
+import { type RunStats, emptyStats, mergeStats } from '../../core/stats.ts';
+import { annotateChunk, readChunks } from './chunks.ts';
 import { hasChunk, writeChunk, writeManifest } from './chunk-files.ts';
 
 export async function runShard(args: {

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { type RunStats, emptyStats, mergeStats } from './stats.ts';
+
+/** Every number in `stats` (nested), by path; `rate` fields excluded (they are ratios, not sums). */
+function leaves(value: unknown, path = '', out = new Map<string, number>()): Map<string, number> {
+  if (typeof value === 'number') {
+    if (!path.endsWith('.rate')) out.set(path, value);
+  } else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) leaves(v, `${path}.${k}`, out);
+  }
+  return out;
+}
+
+/** Stats with every numeric leaf set from a seed, and a few keys in the open-ended maps. */
+function filled(seed: number, extraKey: string): RunStats {
+  const stats = emptyStats(['Calculator', 'QA']);
+  let n = seed;
+  const fill = (o: Record<string, unknown>) => {
+    for (const [k, v] of Object.entries(o)) {
+      if (typeof v === 'number' && k !== 'tauF') o[k] = n++;
+      else if (v && typeof v === 'object') fill(v as Record<string, unknown>);
+    }
+  };
+  for (const t of Object.values(stats.tools)) {
+    t.prefilterDrops[extraKey] = 1;
+    t.reasons.kept = 2;
+    t.reasons[extraKey] = 3;
+  }
+  stats.tokensScored = 0;
+  fill(stats as unknown as Record<string, unknown>);
+  return stats;
+}
+
+describe('mergeStats', () => {
+  it('sums every counter of RunStats and ToolStats (a field added to the stats but not to the merge fails here)', () => {
+    const a = filled(1, 'few_numbers');
+    const b = filled(1000, 'no_date');
+    const total = mergeStats(mergeStats(emptyStats(['Calculator', 'QA']), a), b);
+    const [la, lb, lt] = [leaves(a), leaves(b), leaves(total)];
+    expect(lt.size).toBeGreaterThan(30);
+    for (const [path, v] of lt) {
+      if (path.endsWith('.tauF')) continue;
+      expect(v, path).toBe((la.get(path) ?? 0) + (lb.get(path) ?? 0));
+    }
+    // Keys first seen in a come first, then those new in b: the order a single pass over the documents writes.
+    expect(Object.keys(total.tools.QA.prefilterDrops)).toEqual(['few_numbers', 'no_date']);
+  });
+
+  it('recomputes the hallucination rate from the summed counts', () => {
+    const a = emptyStats(['QA']);
+    const b = emptyStats(['QA']);
+    Object.assign(a.hallucination, { lmCalls: 10, unknownTool: 1, schemaError: 0, rate: 0.1 });
+    Object.assign(b.hallucination, { lmCalls: 30, unknownTool: 2, schemaError: 3, rate: 0.1667 });
+    const total = mergeStats(mergeStats(emptyStats(['QA']), a), b);
+    expect(total.hallucination).toEqual({ lmCalls: 40, unknownTool: 3, schemaError: 3, rate: 0.15 });
+  });
+});
