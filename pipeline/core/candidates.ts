@@ -1,3 +1,4 @@
+import type { ControlLoss } from './distractor.ts';
 import type { Losses } from './losses.ts';
 
 /**
@@ -24,6 +25,8 @@ export interface Candidate {
   error?: string;
   losses?: Losses;
   usefulness?: number;
+  /** The counterfactual control's measurement (distractor.ts), when the run used one and the call reached τ_f. */
+  control?: ControlLoss;
   kept: boolean;
   reason: Reason;
 }
@@ -35,6 +38,7 @@ export interface Candidate {
 export type Reason =
   | 'kept'
   | 'below_tau_f'
+  | 'below_control'
   | 'pending'
   | `unclosed_call`
   | `parse_error: ${string}`

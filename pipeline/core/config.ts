@@ -1,3 +1,4 @@
+import { DEFAULT_SAMPLING_GATE, type SamplingGate } from './sampling-gate.ts';
 import { TOOL_SPECS } from './tools/registry.ts';
 import type { ToolThresholds } from './tools/spec.ts';
 
@@ -32,6 +33,16 @@ export interface AnnotateConfig {
   heuristicPositions: number;
   /** Whether the LM samples calls (m per position); programmatic proposers run regardless. */
   lmProposals: boolean;
+  /**
+   * Stop sampling for a tool once its first samples show the LM does not write calls under its prompt
+   * (sampling-gate.ts); null samples throughout (`--force-lm-sampling`).
+   */
+  samplingGate: SamplingGate | null;
+  /**
+   * The counterfactual control (distractor.ts): a call that reaches τ_f is kept only if its true result beats a
+   * distractor of the same tool by this many nats of L_c; null: no control (`--control-margin <nats>`).
+   */
+  controlMargin: number | null;
   /** Concurrent tool calls and the per-call timeout, ms. */
   toolConcurrency: number;
   toolTimeoutMs: number;
@@ -50,6 +61,8 @@ export function defaultConfig(overrides: Partial<AnnotateConfig> = {}): Annotate
     temperature: 1,
     heuristicPositions: 10,
     lmProposals: true,
+    samplingGate: { ...DEFAULT_SAMPLING_GATE },
+    controlMargin: 1,
     toolConcurrency: 4,
     toolTimeoutMs: 2000,
     ...overrides,
@@ -69,5 +82,8 @@ export function validateConfig(config: AnnotateConfig, knownTools: readonly stri
   }
   if (!(config.contextTokens >= 1)) return `contextTokens must be ≥ 1`;
   if (!(config.batchSize >= 1)) return `batch size must be ≥ 1 (got ${config.batchSize})`;
+  if (config.controlMargin !== null && !Number.isFinite(config.controlMargin)) return `control margin must be a number of nats (got ${config.controlMargin}): pass --control-margin 0.5`;
+  const gate = config.samplingGate;
+  if (gate && !(Number.isInteger(gate.minSamples) && gate.minSamples >= 1 && gate.minParseRate >= 0 && gate.minParseRate <= 1)) return 'sampling gate: minSamples must be an integer ≥ 1 and minParseRate in [0, 1]';
   return null;
 }

@@ -4,6 +4,9 @@ export interface Doc {
   text: string;
   /** Where it came from, e.g. "sotu" or a file path. */
   source?: string;
-  /** ISO date (YYYY-MM-DD) from the document's metadata; the Calendar tool's "today". */
+  /**
+   * ISO date from the document's metadata — YYYY-MM-DD, or YYYY when only the year is known — the Calendar tool's
+   * "today". Absent when the source gives none (the Calendar tool then skips the document).
+   */
   date?: string;
 }

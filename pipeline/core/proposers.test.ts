@@ -18,29 +18,33 @@ function inputsBefore(tool: string, doc: Doc, marker: string, offset = -1): stri
 }
 
 describe('calculator proposer', () => {
-  it('after "a sum total of", puts the sum of the last three numbers first, then the pairs', () => {
+  it('after "a sum total of", puts the sum of the last three numbers first, then differences and sums of pairs', () => {
     const inputs = inputsBefore('Calculator', ADAMS_1827, '$27,000,000');
     expect(inputs).toEqual([
       '10000000 + 21226000 + 5774000',
-      '5774000 / 21226000',
-      '21226000 + 5774000', // the sum the text states next: 27,000,000
       '21226000 - 5774000',
-      '21226000 * 5774000',
-      '5774000 / 10000000',
-      '10000000 + 5774000',
+      '21226000 + 5774000', // the sum the text states next: 27,000,000
       '10000000 - 5774000',
-      '10000000 * 5774000',
-      '10000000 / 21226000',
+      '10000000 + 5774000',
+      '21226000 - 10000000',
+      '10000000 + 21226000',
+      '1827 - 1817',
     ]);
   });
 
-  it('offers the difference the text states next, and nothing from the date "June 30, 1867"', () => {
+  it('offers the difference the text states next, and nothing from the date "June 30, 1867"; no ratio or product without a cue', () => {
     expect(inputsBefore('Calculator', JOHNSON_1867, '$743,210')).toEqual([
-      '19235483 / 19978693',
-      '19978693 + 19235483',
       '19978693 - 19235483', // = 743,210
-      '19978693 * 19235483',
+      '19978693 + 19235483',
     ]);
+  });
+
+  it('offers a ratio where a share is being stated, and a product where the text says "each"', () => {
+    const share: Doc = { id: 's', text: 'Of 1,400 schools, 400 were new: a share of 29 per cent.' };
+    expect(inputsBefore('Calculator', share, '29 per')).toContain('400 / 1400 * 100');
+    const each: Doc = { id: 'e', text: 'We sent 12 ships with 30 men each, so 360 men sailed.' };
+    expect(inputsBefore('Calculator', each, '360')).toContain('12 * 30');
+    expect(inputsBefore('Calculator', share, '29 per')).not.toContain('1400 * 400');
   });
 
   it('with one quantity read, offers only the difference of the two years; with none, nothing', () => {
@@ -53,11 +57,14 @@ describe('QA proposer', () => {
   it('asks about the entities just read, in forms the QA tool parses', () => {
     const inputs = inputsBefore('QA', JOHNSON_1868, 'Asuncion');
     expect(inputs).toContain('What is the capital of Paraguay?');
-    expect(inputs.slice(0, 3)).toEqual([
+    // The topic (the text's first entity) first, then the most recent ones; capital, then population; no "Who is X?".
+    expect(inputs.slice(0, 4)).toEqual([
+      'What is the capital of Charles A. Washburn?',
       'What is the capital of South Atlantic Squadron?',
-      'What is the population of South Atlantic Squadron?',
-      'Who is South Atlantic Squadron?',
+      'What is the capital of United States?',
+      'What is the capital of Paraguay?',
     ]);
+    expect(inputs.some((q) => q.startsWith('Who'))).toBe(false);
     expect(inputs.length).toBeLessThanOrEqual(MAX_PROPOSALS);
     for (const q of inputs) expect(parseQuestion(q)).not.toBeNull();
   });

@@ -76,6 +76,50 @@ describe('the stages on a fake LM', () => {
     expect(kept.losses!.callOnly).toBeCloseTo(kept.losses!.noCall, 6);
   });
 
+  it('measures the counterfactual control: the true result beats a distractor ("97") by far', async () => {
+    const [c] = await run(['40 + 2']);
+    expect(c.reason).toBe('kept');
+    expect(c.control!.distractor).toBe('97');
+    expect(c.control!.margin).toBeGreaterThan(1);
+  });
+
+  it('drops a call whose result helps no more than a wrong one (below_control), and keeps it without the control', async () => {
+    const anyResult = new FakeLM((context, next) => (context.endsWith('is ') && next === '4' ? (/-> \d/.test(context) ? 0.9 : 0.01) : undefined));
+    const config = defaultConfig({ tools: ['Add'], lmProposals: false });
+    config.thresholds.Add = { tauS: 1, tauF: 0.5, k: 0, m: 0 };
+    const judged = async (controlMargin: number | null) => {
+      const out = [];
+      async function* docs(): AsyncIterable<Doc> {
+        yield { id: 'd', text };
+      }
+      const p = createPipelineParts({ lm: anyResult, resources: {}, specs: [adder(['40 + 2'])] });
+      for await (const work of annotate(p, { ...config, controlMargin }, docs())) out.push(...work.candidates);
+      return out[0];
+    };
+    const controlled = await judged(1);
+    expect(controlled.reason).toBe('below_control');
+    expect(controlled.usefulness).toBeGreaterThan(0.5);
+    expect(Math.abs(controlled.control!.margin)).toBeLessThan(0.1);
+    expect((await judged(null)).reason).toBe('kept');
+  });
+
+  it('samples no calls for a tool the run has stopped sampling for', async () => {
+    const sampler = new FakeLM((context, next) => (context.endsWith(' [') ? (next === 'x' ? 0.9 : undefined) : undefined));
+    const config = defaultConfig({ tools: ['Add'], lmProposals: true });
+    config.thresholds.Add = { tauS: 0, tauF: 0.5, k: 2, m: 2 };
+    const lmCalls = async (sampleFor?: (tool: string) => boolean) => {
+      const out = [];
+      async function* docs(): AsyncIterable<Doc> {
+        yield { id: 'd', text };
+      }
+      const p = createPipelineParts({ lm: sampler, resources: {}, specs: [adder([])] });
+      for await (const work of annotate(p, config, docs(), sampleFor ? { sampleFor } : {})) out.push(...work.candidates);
+      return out.filter((c) => c.proposer === 'lm').length;
+    };
+    expect(await lmCalls()).toBe(4); // k 2 × m 2
+    expect(await lmCalls(() => false)).toBe(0);
+  });
+
   it('applies the tool\'s τ_f', async () => {
     const [c] = await run(['40 + 2'], 100);
     expect(c.reason).toBe('below_tau_f');

@@ -2,7 +2,8 @@ import { formatCall } from './call-syntax.ts';
 import type { Candidate } from './candidates.ts';
 import type { AnnotateConfig } from './config.ts';
 import type { Doc } from './document.ts';
-import { judge } from './judge.ts';
+import { judge, usefulness } from './judge.ts';
+import { measureControl } from './distractor.ts';
 import type { CausalLM } from './lm.ts';
 import { heuristicPositions } from './heuristic-positions.ts';
 import { leaks } from './leakage.ts';
@@ -90,13 +91,24 @@ export function prefilterStage(parts: PipelineParts, config: AnnotateConfig) {
   };
 }
 
+/** What a run tells the stages beyond the config. */
+export interface RunControls {
+  /**
+   * Whether to sample calls for a tool before its next document (the sampling gate, sampling-gate.ts, over the
+   * run's counts so far). @default always
+   */
+  sampleFor?(tool: string): boolean;
+}
+
 /** Positions (LM p_i with τ_s and top-k, plus heuristics) and, at each, LM-sampled and programmatic calls. */
-export function proposeStage(parts: PipelineParts, config: AnnotateConfig): Stage {
+export function proposeStage(parts: PipelineParts, config: AnnotateConfig, controls: RunControls = {}): Stage {
   return async function* (input) {
     for await (const work of input) {
       const { doc } = work;
       for (const tool of work.tools) {
         const t = config.thresholds[tool];
+        // Decided once per document, before any sampling in it: the same counts in a resumed run.
+        const sample = config.lmProposals && t.m > 0 && (controls.sampleFor?.(tool) ?? true);
         const spec = parts.registry.get(tool)!; // the pre-filter stage passes registered tools only
         const prompt = spec.prompt;
         const scores = await positionScores(parts.lm, doc.text, prompt, {
@@ -117,7 +129,7 @@ export function proposeStage(parts: PipelineParts, config: AnnotateConfig): Stag
           // under the QA prompt may call anything).
           const base = { docId: doc.id, tool, positionTool: tool, at, positionP: pAt.get(at), kept: false, reason: 'pending' as const };
           const lmPos = lmAt.get(at);
-          if (lmPos && config.lmProposals && t.m > 0) {
+          if (lmPos && sample) {
             const samples = await sampleCalls(parts.lm, prompt, scores, lmPos.token, {
               m: t.m,
               maxNewTokens: config.maxSampleTokens,
@@ -172,8 +184,10 @@ export function executeStage(parts: PipelineParts): Stage {
       const results = await parts.execute(pending.map((c) => ({ call: { tool: c.tool, input: c.input }, doc: work.doc })));
       pending.forEach((c, i) => {
         const r = results[i];
-        if (r.ok) c.result = r.value;
-        else {
+        if (r.ok) {
+          const style = parts.registry.get(c.tool)?.styleResult;
+          c.result = style ? style(r.value, c.input, work.doc.text.slice(0, c.at)) : r.value;
+        } else {
           c.error = r.error;
           c.reason = r.error.startsWith('schema_error: ') ? (r.error as Candidate['reason']) : `tool_error: ${r.error}`;
         }
@@ -229,7 +243,27 @@ export function scoreStage(parts: PipelineParts, config: AnnotateConfig): Stage 
   };
 }
 
-/** The verdict, from stored losses and the tool's τ_f (pure). */
+/**
+ * The counterfactual control (option `controlMargin`): for each scored call that reaches its τ_f, L_c of a
+ * distractor result of the same tool at the same position (distractor.ts), stored on the candidate.
+ */
+export function controlStage(parts: PipelineParts, config: AnnotateConfig): Stage {
+  return async function* (input) {
+    for await (const work of input) {
+      if (config.controlMargin !== null) {
+        const reaching = work.candidates.filter((c) => c.reason === 'pending' && c.losses && usefulness(c.losses) >= (config.thresholds[c.tool]?.tauF ?? Infinity));
+        await measureControl(parts.lm, work.doc.text, reaching, work.candidates, (c, result) => callText(parts, c, result), {
+          contextTokens: config.contextTokens,
+          maxCallTokens: config.maxCallTokens,
+          batchSize: config.batchSize,
+        });
+      }
+      yield work;
+    }
+  };
+}
+
+/** The verdict, from stored losses, the tool's τ_f and (when the run uses it) the control's margin (pure). */
 export function judgeStage(config: AnnotateConfig): Stage {
   return async function* (input) {
     for await (const work of input) {
@@ -239,6 +273,10 @@ export function judgeStage(config: AnnotateConfig): Stage {
         c.usefulness = v.usefulness;
         c.kept = v.kept;
         c.reason = v.reason;
+        if (c.kept && config.controlMargin !== null && c.control && c.control.margin < config.controlMargin) {
+          c.kept = false;
+          c.reason = 'below_control';
+        }
       }
       yield work;
     }
@@ -246,7 +284,14 @@ export function judgeStage(config: AnnotateConfig): Stage {
 }
 
 /** All stages chained, from documents to judged work. */
-export function annotate(parts: PipelineParts, config: AnnotateConfig, docs: AsyncIterable<Doc>): AsyncIterable<DocWork> {
-  const stages: Stage[] = [proposeStage(parts, config), guardStage(parts), executeStage(parts), scoreStage(parts, config), judgeStage(config)];
+export function annotate(parts: PipelineParts, config: AnnotateConfig, docs: AsyncIterable<Doc>, controls: RunControls = {}): AsyncIterable<DocWork> {
+  const stages: Stage[] = [
+    proposeStage(parts, config, controls),
+    guardStage(parts),
+    executeStage(parts),
+    scoreStage(parts, config),
+    controlStage(parts, config),
+    judgeStage(config),
+  ];
   return stages.reduce<AsyncIterable<DocWork>>((stream, stage) => stage(stream), prefilterStage(parts, config)(docs));
 }

@@ -1,5 +1,6 @@
 import { type Candidate, reasonKind } from './candidates.ts';
 import { survival } from './judge.ts';
+import { type SamplingCounts, parseRate } from './sampling-gate.ts';
 import type { DocWork } from './stages.ts';
 
 /** τ_f values at which stats.json reports how many calls would be kept (from stored losses). */
@@ -12,6 +13,11 @@ export interface ToolStats {
   prefilterDrops: Record<string, number>;
   /** LM-sampled calls under this tool's prompt that name no known tool or fail the schema (Gorilla's hallucination). */
   hallucination: Hallucination;
+  /**
+   * LM samples under this tool's prompt and how many parsed as a call; `stoppedAtDoc`: the documents read when the
+   * sampling gate stopped sampling for the tool (absent while it samples).
+   */
+  lmSampling: SamplingCounts & { parseRate: number; stoppedAtDoc?: number };
   /** Positions considered: chosen by the LM (p_i > τ_s, top k) and by heuristics (overlaps counted once). */
   positions: { lm: number; heuristic: number; total: number };
   candidates: number;
@@ -60,6 +66,7 @@ export function emptyStats(tools: readonly string[]): RunStats {
       docs: 0,
       prefilterDrops: {},
       hallucination: noHallucination(),
+      lmSampling: { samples: 0, parsed: 0, parseRate: 0 },
       positions: { lm: 0, heuristic: 0, total: 0 },
       candidates: 0,
       byProposer: { lm: 0, programmatic: 0 },
@@ -89,6 +96,15 @@ export function addDoc(stats: RunStats, work: DocWork): RunStats {
     s.positions.lm += p.lm.length;
     s.positions.heuristic += p.heuristic.length;
     s.positions.total += new Set([...p.lm.map((x) => x.at), ...p.heuristic]).size;
+  }
+  for (const c of work.candidates) {
+    if (c.proposer !== 'lm') continue;
+    const sampling = stats.tools[c.positionTool]?.lmSampling;
+    if (!sampling) continue;
+    sampling.samples++;
+    const kind = reasonKind(c.reason);
+    if (kind !== 'unclosed_call' && kind !== 'parse_error') sampling.parsed++;
+    sampling.parseRate = parseRate(sampling);
   }
   for (const c of work.candidates) {
     const s = stats.tools[c.positionTool];

@@ -30,6 +30,12 @@ export interface AnnotateFlags {
   /** Milliseconds a tool call may run. @default defaultConfig's toolTimeoutMs */
   toolTimeout?: number;
   lmProposals: boolean;
+  /** Keep sampling even where samples never parse (turns the sampling gate off). */
+  forceLmSampling?: boolean;
+  /** Counterfactual control margin, nats (absent: the default). */
+  controlMargin?: number;
+  /** `--no-control`: false. */
+  control?: boolean;
   out: string;
   resume?: boolean;
   /** Replace an earlier run in --out (its files only). */
@@ -54,6 +60,9 @@ export function configFromFlags(flags: AnnotateFlags): AnnotateConfig {
     toolConcurrency: flags.concurrency,
     ...(flags.toolTimeout !== undefined && { toolTimeoutMs: flags.toolTimeout }),
     lmProposals: flags.lmProposals,
+    ...(flags.forceLmSampling ? { samplingGate: null } : {}),
+    ...(flags.controlMargin !== undefined ? { controlMargin: flags.controlMargin } : {}),
+    ...(flags.control === false ? { controlMargin: null } : {}),
   });
   for (const t of Object.values(config.thresholds)) {
     if (flags.tauS !== undefined) t.tauS = flags.tauS;
@@ -181,7 +190,7 @@ export async function annotateCommand(inputs: string[], flags: AnnotateFlags): P
     const { runPool } = await import('./scale/pool.ts');
     stats = workers > 1
       ? await runPool({ workers, model: resolved.dir, dtype: flags.dtype, inputs, outDir: flags.out, resume: flags.resume, maxDocs: flags.maxDocs, config, meta, chunkItems, onChunk: onDoc })
-      : await runAnnotate(parts.parts, { inputs, outDir: flags.out, resume: flags.resume, maxDocs: flags.maxDocs, config, meta, onDoc });
+      : await runAnnotate(parts.parts, { inputs, outDir: flags.out, resume: flags.resume, maxDocs: flags.maxDocs, config, meta, onDoc, onNotice: progress.notice });
   }
   progress.stop();
   printSummary(stats, flags.out, (performance.now() - started) / 1000);
@@ -203,6 +212,12 @@ function startProgress(total: number, quiet?: boolean) {
         lastLog = performance.now();
         console.error(`annotate: ${docs}${total ? '/' + total : ''} docs, ${kept} kept calls`);
       }
+    },
+    /** A one-off message (e.g. the sampling gate's) on its own line, the bar redrawn below it. */
+    notice(message: string) {
+      bar?.stop();
+      console.error(`toolformer: ${message}`);
+      bar?.start(total, 0, { kept: 0 });
     },
     stop: () => bar?.stop(),
   };

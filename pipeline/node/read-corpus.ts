@@ -24,7 +24,7 @@ export type CorpusErrorCode =
   | 'malformed-json'
   | 'not-an-object' // a JSON value that is not an object (array, number, null…)
   | 'missing-field' // no `text`
-  | 'wrong-type' // `id`, `text`, `source` or `date` of the wrong type, or a date that is not YYYY-MM-DD
+  | 'wrong-type' // `id`, `text`, `source` or `date` of the wrong type, or a date that is not YYYY-MM-DD / YYYY
   | 'empty-text' // text empty or whitespace only
   | 'duplicate-id' // an id already seen earlier in this stream (the first one wins)
   | 'too-long'; // a record over `maxDocBytes`
@@ -259,7 +259,7 @@ function parseRecord(value: unknown, file: string, line: number, fallbackId: str
   }
   const date = rec.date as string | undefined | null;
   if (typeof date === 'string' && !isValidDate(date)) {
-    return err('wrong-type', file, line, `"date" is ${JSON.stringify(date.slice(0, 40))}, expected YYYY-MM-DD`);
+    return err('wrong-type', file, line, `"date" is ${JSON.stringify(date.slice(0, 40))}, expected YYYY-MM-DD or YYYY`);
   }
   if (rec.text === null) return err('wrong-type', file, line, '"text" is null, expected a string');
   const id = typeof rec.id === 'string' && rec.id !== '' ? rec.id : fallbackId;
@@ -278,6 +278,7 @@ function checkDoc(doc: Doc, file: string, line: number, seen: Set<string>): Corp
 
 /** A real calendar day in YYYY-MM-DD ("2023-02-30" is rejected). */
 function isValidDate(s: string): boolean {
+  if (/^\d{4}$/.test(s)) return true; // only the year is known (ISO 8601 reduced precision)
   if (!DATE.test(s)) return false;
   const d = new Date(`${s}T00:00:00Z`);
   return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;

@@ -32,6 +32,13 @@ export interface ToolSpec {
    * `context.signal`.
    */
   create(resources: ToolResources): ToolRunner;
+  /**
+   * The result as the text around the call would write it, from the text before the call only (`prefix`): the
+   * Calculator's `82487.3` becomes `$82,487.30` after "$343,697 … $261,209.70" — a result helps predict the next
+   * tokens only in the text's own form. Applied to each candidate after its call ran (results are cached per
+   * document, styles are per position). @default the result as is
+   */
+  styleResult?(result: string, input: string, prefix: string): string;
   /** How a result is written into call text, `[Tool(args) -> <here>]` (before escaping). @default the result as is */
   formatResult?(result: string): string;
   /** P(x): the prompt variants the LM is asked with (prompts.ts `paperPrompt`). */

@@ -10,6 +10,7 @@ import type { ToolSpec } from '../spec.ts';
 import { Calculator, MAX_EXPRESSION_LENGTH } from './calculate.ts';
 import { calculatorPrefilter } from './prefilter.ts';
 import { proposeCalculator } from './proposer.ts';
+import { styleCalculatorResult } from './style.ts';
 
 const NAME = 'Calculator';
 
@@ -38,6 +39,7 @@ export const calculator: ToolSpec = {
   },
   argument: { syntax: 'raw', property: 'expression' },
   create: () => new Calculator(),
+  styleResult: styleCalculatorResult,
   prompt: paperPrompt(
     NAME,
     'Your task is to add calls to a Calculator API to a piece of text. The calls should help you get information ' +

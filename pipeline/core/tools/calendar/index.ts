@@ -45,9 +45,12 @@ export const calendar: ToolSpec = {
   ],
 };
 
-/** The paper uses documents whose date is known (URL/metadata); here `doc.date` (YYYY-MM-DD). */
+/**
+ * The paper uses documents whose date is known (URL/metadata); here `doc.date` (YYYY-MM-DD, or YYYY when a source
+ * gives only the year). A document without a date is skipped: a date is never made up.
+ */
 function calendarPrefilter(doc: Doc): PrefilterVerdict {
-  return doc.date && /^\d{4}-\d{2}-\d{2}$/.test(doc.date)
+  return doc.date && /^\d{4}(-\d{2}-\d{2})?$/.test(doc.date)
     ? { pass: true, kind: 'dated', reason: `document date ${doc.date}` }
     : { pass: false, kind: 'no_date', reason: 'no document date' };
 }

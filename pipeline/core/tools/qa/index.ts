@@ -50,8 +50,8 @@ export const qa: ToolSpec = {
   ),
   thresholds: PAPER_DEFAULTS,
   prefilter: qaPrefilter,
-  /** Before capitalised entities. */
-  positions: (text) => findEntities(text).map((e) => positionBefore(text, e.start)),
+  /** Before capitalised entities, and before a number or date that a QA cue announces ("Population: 4,892,305"). */
+  positions: (text) => [...findEntities(text).map((e) => positionBefore(text, e.start)), ...cuedValues(text)],
   leaks: qaLeak,
   propose: (prefix) => proposeQA(prefix),
   examples: [
@@ -63,6 +63,19 @@ export const qa: ToolSpec = {
     },
   ],
 };
+
+/** A fact the knowledge base holds is announced just before: "Population:", "Area: total:", "a population of". */
+const VALUE_CUE = /\b(?:population|inhabitants|area|independence|independent)\b[^.\n\d]{0,14}$/i;
+
+/** Positions before numbers (and day-month-year dates) that a QA cue announces. */
+function cuedValues(text: string): number[] {
+  const out: number[] = [];
+  for (const m of text.matchAll(/\d[\d,.]*/g)) {
+    if (m.index > 0 && /[\w.,]/.test(text[m.index - 1])) continue;
+    if (VALUE_CUE.test(text.slice(Math.max(0, m.index - 40), m.index))) out.push(positionBefore(text, m.index));
+  }
+  return out;
+}
 
 /**
  * The document names something a question could be about — one capitalised entity that is neither a sentence

@@ -21,35 +21,56 @@ const CUES: ReadonlyArray<[RegExp, Relation]> = [
   [/\b(?:element|symbol|atomic)\b/i, 'symbol'],
   [/\b(?:located|lies|situated|country)\b/i, 'country'],
 ];
-/** Asked when no cue is near: the commonest facts in the knowledge base. */
-const DEFAULT_RELATIONS: readonly Relation[] = ['capital', 'population', 'definition'];
+/**
+ * Asked when no cue is near: the commonest facts in the knowledge base. Not "Who is X?": its answers are dictionary
+ * glosses of the name's most frequent sense ("French" → a sculptor, "Land" → an inventor), not words a text goes on
+ * with.
+ */
+const DEFAULT_RELATIONS: readonly Relation[] = ['capital', 'population'];
 
 /**
- * QA questions about the entities just before the position, in the forms the QA tool parses (`formatQuestion`
- * from questions.ts, so proposer and tool agree by construction): the 4 most recent distinct entities, each with
- * the relations suggested by cue words near the position ("capital" → "What is the capital of X?") and then the
- * defaults capital, population, definition ("Who is X?"); 3 relations per entity, at most 10 calls.
- * ALL-CAPS names from the Factbook ("FRANCO") are written in title case.
+ * QA questions about the entities before the position, in the forms the QA tool parses (`formatQuestion` from
+ * questions.ts, so proposer and tool agree by construction). Entities: the document's topic — the name before the
+ * colon of a title line such as "Saint Vincent and the Grenadines: People and Society." (the Factbook's), else the
+ * document's first entity — and the 4 most recent distinct entities. Relations: those suggested by cue words near
+ * the position ("Population:" → "What is the population of X?"), then capital and population; at most 3. Questions
+ * go relation by relation (each relation for the topic, then for the recent entities), at most 10. ALL-CAPS names
+ * from the Factbook ("FRANCO") are written in title case.
  */
 export function proposeQA(prefix: string): string[] {
   const window = tail(prefix, QA_LOOKBACK_CHARS);
   const seen = new Set<string>();
   const entities: string[] = [];
-  for (const e of findEntities(window).reverse()) {
-    const name = titleCaseCaps(e.text);
-    if (seen.has(name.toLowerCase())) continue;
+  const add = (raw: string) => {
+    const name = titleCaseCaps(raw);
+    if (seen.has(name.toLowerCase())) return;
     seen.add(name.toLowerCase());
     entities.push(name);
-    if (entities.length === ENTITIES) break;
+  };
+  const topic = documentTopic(prefix);
+  if (topic) add(topic);
+  for (const e of findEntities(window).reverse()) {
+    if (entities.length === ENTITIES + (topic ? 1 : 0)) break;
+    add(e.text);
   }
   const near = prefix.slice(-80);
   const cued = CUES.filter(([re]) => re.test(near)).map(([, r]) => r);
   const relations = [...new Set([...cued, ...DEFAULT_RELATIONS])].slice(0, RELATIONS_PER_ENTITY);
   const calls: string[] = [];
-  for (const entity of entities) {
-    for (const relation of relations) calls.push(formatQuestion(relation, entity));
+  for (const relation of relations) {
+    for (const entity of entities) calls.push(formatQuestion(relation, entity));
   }
   return calls.slice(0, MAX_PROPOSALS);
+}
+
+/** A title line "Name: Section." (or "Name: Section (continued).") at the start of the text gives the topic. */
+const TITLE_LINE = /^([^:\n]{2,60}): [^:\n]{2,60}\.\n/;
+
+/** What the document is about: the name of its title line, else its first entity; null when neither is before `prefix`'s end. */
+export function documentTopic(prefix: string): string | null {
+  const title = TITLE_LINE.exec(prefix);
+  if (title) return title[1].replace(/\s*\(.*\)\s*$/, '').trim(); // "Holy See (Vatican City)" → "Holy See"
+  return findEntities(prefix.slice(0, 300))[0]?.text ?? null;
 }
 
 /** "Francisco FRANCO" → "Francisco Franco"; "NATO", "EU" (≤ 4 letters, likely acronyms) stay. */

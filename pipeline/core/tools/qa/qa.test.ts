@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { createQA, subjectKey, type KnowledgeBase } from './qa.ts';
+import { qa as qaSpec } from './index.ts';
+import { proposeQA } from './proposer.ts';
+import { createQA, shortAnswer, subjectKey, type KnowledgeBase } from './qa.ts';
 import { formatQuestion, parseQuestion, QUESTION_TEMPLATES, RELATIONS } from './questions.ts';
 
 const kb = JSON.parse(readFileSync(new URL('../../../data/kb.json', import.meta.url), 'utf8')) as KnowledgeBase;
@@ -58,6 +60,16 @@ describe('QA over kb.json', () => {
     // "South" must not become "South Africa" or "South Korea".
     expect(qa.answer('What is the capital of South?')).toEqual({ error: 'no answer: unknown subject' });
   });
+  it('never lets a typo fix change the entity: names under 10 letters must match exactly', async () => {
+    for (const name of ['Granada', 'GDR', 'Plata', 'Vice']) {
+      expect(await ask(`What is the capital of ${name}?`), name).toEqual({ ok: false, error: 'no answer: unknown subject' });
+    }
+  });
+  it('answers with the few words a text goes on with', () => {
+    expect(shortAnswer('4,167 sq km (118 islands and atolls')).toBe('4,167 sq km');
+    expect(shortAnswer('Kingston; note: seat of government')).toBe('Kingston');
+    expect(shortAnswer('Andorra la Vella')).toBe('Andorra la Vella');
+  });
   it('lists subjects per relation for proposers', () => {
     expect(qa.subjects('capital')).toEqual(expect.arrayContaining(['Pennsylvania', 'France']));
     expect(qa.subjects('element')).toHaveLength(118);
@@ -91,5 +103,20 @@ describe('QA: hostile inputs (issue 5 §2)', () => {
   it('an empty knowledge base answers nothing', async () => {
     const empty = createQA({ sources: {}, facts: [] });
     expect(await empty.run('What is the capital of France?')).toEqual({ ok: false, error: 'no answer: no capital facts' });
+  });
+});
+
+describe('QA proposer and positions (issue 10)', () => {
+  const text = 'Saint Vincent and the Grenadines: People and Society.\nReligions: Christian 75%, Muslim 2%\nPopulation: 102,627 (July 2015 est.)';
+  const at = text.indexOf(' 102,627');
+  it('asks about the document\'s topic first, with the relation its cue names, and never "Who is X?"', () => {
+    const questions = proposeQA(text.slice(0, at));
+    expect(questions[0]).toBe('What is the population of Saint Vincent and the Grenadines?');
+    expect(questions.some((q) => q.startsWith('Who') || /^What (?:is|was) [^?]+\?$/.test(q) && !/ of /.test(q))).toBe(false);
+  });
+  it('places a QA call before a number a cue announces ("Population: 102,627"), not before every number', () => {
+    const positions = qaSpec.positions!(text);
+    expect(positions).toContain(at);
+    expect(positions).not.toContain(text.indexOf(' 75%'));
   });
 });

@@ -6,7 +6,7 @@ import { parseQuestion, type Relation } from './questions.ts';
 /**
  * The paper's QA tool, answered from a local knowledge base instead of Atlas: short factual questions in the
  * forms of questions.ts → short answers ("What is the capital of Pennsylvania?" → "Harrisburg").
- * Retrieval: exact match on the normalized subject, else a fuzzy subject match (minisearch, edit distance ≤ 20%
+ * Retrieval: exact match on the normalized subject, else a typo fix for long names only (see `fuzzyMatch`; minisearch
  * of each term) that must be unambiguous. Anything else — an unknown form, an unknown subject, an ambiguous
  * one — is an error result, never a guess. The KB is passed in (pipeline/data/kb.json, built by build-kb.ts).
  */
@@ -24,6 +24,18 @@ export interface KnowledgeBase {
   /** Where the facts come from: package, version, licence. */
   sources: Record<string, { package: string; version: string; license: string }>;
   facts: Fact[];
+}
+
+/** Shortest subject (letters and digits) a one-edit typo fix is tried for. */
+export const FUZZY_MIN_LENGTH = 10;
+
+/**
+ * The answer in the form a text would go on with: the fact up to its first parenthesis or semicolon
+ * ("4,167 sq km (118 islands and atolls" → "4,167 sq km"), so a result is the few words the text says next.
+ */
+export function shortAnswer(object: string): string {
+  const cut = object.split(/\s*[(;]/)[0].trim();
+  return cut === '' ? object.trim() : cut;
 }
 
 /** Questions longer than this are rejected (the longest real subject is ~60 characters). */
@@ -98,22 +110,26 @@ export class QA implements ToolRunner {
     if (!byKey) return { error: `no answer: no ${parsed.relation} facts` };
 
     const exact = byKey.get(key);
-    if (exact) return { answer: exact.object, fact: exact, match: 'exact' };
+    if (exact) return { answer: shortAnswer(exact.object), fact: exact, match: 'exact' };
 
     const fuzzy = this.fuzzyMatch(key, byKey);
     if ('error' in fuzzy) return fuzzy;
-    return { answer: fuzzy.object, fact: fuzzy, match: 'fuzzy' };
+    return { answer: shortAnswer(fuzzy.object), fact: fuzzy, match: 'fuzzy' };
   }
 
   /**
-   * Typo-tolerant lookup. Accepted only when the best candidate has as many words as the query (so "South" never
-   * becomes "South Africa") and no other candidate with a different answer scores as well.
+   * Typo-tolerant lookup, for long names only: a subject of at least FUZZY_MIN_LENGTH characters may differ from a
+   * known one by one edit ("Pensylvania"). Shorter names are too close to other entities for a fix to be safe —
+   * Granada/Grenada, GDR/FDR, Plata/Plato, Vice/Nice are one edit apart and name different things — so they must
+   * match exactly. Accepted only when the best candidate has as many words as the query (so "South" never becomes
+   * "South Africa") and no other candidate with a different answer scores as well.
    */
   private fuzzyMatch(key: string, byKey: Map<string, Fact>): Fact | { error: string } {
+    if (key.replace(/ /g, '').length < FUZZY_MIN_LENGTH) return { error: 'no answer: unknown subject' };
     const index = this.index();
     const words = key.split(' ').length;
     const hits = index
-      .search(key, { fuzzy: 0.2, prefix: false, combineWith: 'AND' })
+      .search(key, { fuzzy: (term) => (term.length >= FUZZY_MIN_LENGTH ? 1 : 0), prefix: false, combineWith: 'AND' })
       .filter((hit) => byKey.has(hit.key as string) && (hit.key as string).split(' ').length === words);
     if (hits.length === 0) return { error: 'no answer: unknown subject' };
     const best = byKey.get(hits[0].key as string) as Fact;
