@@ -31,9 +31,9 @@ describe('heuristicPositions', () => {
     ]);
   });
 
-  it('Calendar: before a full date and before years', () => {
+  it('Calendar: before a full date, before the year inside it, and before years', () => {
     const ps = heuristicPositions(JOHNSON_1867.text, 'Calendar');
-    expect(after(JOHNSON_1867.text, ps, 14)).toEqual([' June 30, 1867', ' 1867 over tha', ' 1866 was $850']);
+    expect(after(JOHNSON_1867.text, ps, 14)).toEqual([' June 30, 1867', ' 1867, includi', ' 1867 over tha', ' 1866 was $850']);
   });
 
   it('QA: before each named entity', () => {

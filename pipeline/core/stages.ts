@@ -273,7 +273,8 @@ export function judgeStage(config: AnnotateConfig): Stage {
         c.usefulness = v.usefulness;
         c.kept = v.kept;
         c.reason = v.reason;
-        if (c.kept && config.controlMargin !== null && c.control && c.control.margin < config.controlMargin) {
+        const margin = controlMarginFor(config, c.tool);
+        if (c.kept && margin !== null && c.control && c.control.margin < margin) {
           c.kept = false;
           c.reason = 'below_control';
         }
@@ -281,6 +282,12 @@ export function judgeStage(config: AnnotateConfig): Stage {
       yield work;
     }
   };
+}
+
+/** The control margin for a tool's calls: null when the run has no control, else the tool's own or the run's. */
+export function controlMarginFor(config: AnnotateConfig, tool: string): number | null {
+  if (config.controlMargin === null) return null;
+  return config.thresholds[tool]?.controlMargin ?? config.controlMargin;
 }
 
 /** All stages chained, from documents to judged work. */

@@ -69,6 +69,7 @@ export function configFromFlags(flags: AnnotateFlags): AnnotateConfig {
     if (flags.tauF !== undefined) t.tauF = flags.tauF;
     if (flags.k !== undefined) t.k = flags.k;
     if (flags.m !== undefined) t.m = flags.m;
+    if (flags.controlMargin !== undefined) t.controlMargin = flags.controlMargin; // one margin for every tool
   }
   // Checked here, not only in validateConfig, so that the message names the flag.
   if (config.tools.length === 0) throw new Error(`no tools: pass --tools with some of ${TOOL_NAMES.join(', ')}`);

@@ -23,7 +23,9 @@ const sample = readFileSync(join(root, 'corpus/sample.jsonl'), 'utf8').trim().sp
 writeFileSync(corpus, [sample[0], '{"id": "broken", "text": ', sample[1], sample[2], ''].join('\n'));
 const docs = new Map(sample.slice(0, 3).map((l) => [JSON.parse(l).id as string, JSON.parse(l).text as string]));
 
-const config = defaultConfig({ tools: ['Calculator', 'QA', 'Calendar'], seed: 7 });
+// The paper's filter alone (no counterfactual control, tested in core/stages.test.ts): the tiny random model's
+// results barely beat a distractor, and these tests are about judging and inlining.
+const config = defaultConfig({ tools: ['Calculator', 'QA', 'Calendar'], seed: 7, controlMargin: null });
 for (const t of Object.values(config.thresholds)) Object.assign(t, { k: 3, m: 2, tauF: 0.05 });
 
 let lm: CausalLM;

@@ -26,7 +26,9 @@ const foreign = {
 };
 writeFileSync(join(tmp, 'corpus.jsonl'), [...sample.slice(1, 5), JSON.stringify(foreign), '{"id": 1}', ''].join('\n'));
 const flags = (concurrency: number, batchSize: number): AnnotateFlags => ({
-  model: 'models/tiny-random', tools: 'Calculator,QA,Calendar,Translate', k: 3, m: 2, tauF: 0.05, seed: 5,
+  // Control margin 0: the counterfactual control runs (its scoring must not depend on batching either) but keeps
+  // what beats its distractor at all, so the random model keeps some calls.
+  model: 'models/tiny-random', tools: 'Calculator,QA,Calendar,Translate', k: 3, m: 2, tauF: 0.05, controlMargin: 0, seed: 5,
   concurrency, batchSize, lmProposals: true, out: '', quiet: true,
 });
 const settings = [[1, 1], [8, 16], [1, 16]] as const;

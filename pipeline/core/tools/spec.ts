@@ -106,6 +106,11 @@ export interface ToolThresholds {
   k: number;
   /** m: calls sampled from the LM per position. */
   m: number;
+  /**
+   * The counterfactual control's margin for this tool, nats (distractor.ts), when the run uses the control; absent:
+   * the run's `controlMargin`. Measured per tool on the labelled dev split (pipeline/eval/data-quality/).
+   */
+  controlMargin?: number;
 }
 
 /** The paper's defaults (App. A): τ_s 0.05, τ_f 1.0, k 5, m 5. */

@@ -29,8 +29,7 @@ export const calendar: ToolSpec = {
   ),
   thresholds: PAPER_DEFAULTS,
   prefilter: calendarPrefilter,
-  /** Before dates, years, weekday names and "today"-like words. */
-  positions: (text) => findDates(text).map((d) => positionBefore(text, d.start)),
+  positions: calendarPositions,
   // No argument, so nothing to leak: the answer comes from the document's date.
   leaks: () => null,
   propose: proposeCalendar,
@@ -44,6 +43,20 @@ export const calendar: ToolSpec = {
     },
   ],
 };
+
+/**
+ * Before dates, years, weekday names and "today"-like words — and before the year inside a date ("July 1, ‸ 1893"),
+ * where the year is what a year-only result predicts.
+ */
+function calendarPositions(text: string): number[] {
+  const out: number[] = [];
+  for (const d of findDates(text)) {
+    out.push(positionBefore(text, d.start));
+    const year = /\b\d{4}\b(?!.*\b\d{4}\b)/.exec(d.text);
+    if (year && year.index > 0) out.push(positionBefore(text, d.start + year.index));
+  }
+  return out;
+}
 
 /**
  * The paper uses documents whose date is known (URL/metadata); here `doc.date` (YYYY-MM-DD, or YYYY when a source
