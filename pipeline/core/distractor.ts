@@ -22,7 +22,8 @@ export function distractorFor(result: string, sameToolResults: readonly string[]
       return String(x);
     });
   }
-  const other = [...sameToolResults].sort().find((r) => r !== result && r.trim() !== '' && !r.includes(result) && !result.includes(r));
+  const lower = result.toLowerCase();
+  const other = [...sameToolResults].sort().find((r) => r.trim() !== '' && !r.toLowerCase().includes(lower) && !lower.includes(r.toLowerCase()));
   return other ?? null;
 }
 

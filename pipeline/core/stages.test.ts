@@ -103,6 +103,21 @@ describe('the stages on a fake LM', () => {
     expect((await judged(null)).reason).toBe('kept');
   });
 
+  it('scores each writing a tool offers for a result as its own candidate, and keeps the one that helps', async () => {
+    const config = defaultConfig({ tools: ['Add'], lmProposals: false });
+    config.thresholds.Add = { tauS: 1, tauF: 0.5, k: 0, m: 0 };
+    const spec = { ...adder(['40 + 2']), resultForms: (r: string) => [`${r}.0`] };
+    const out = [];
+    async function* docs(): AsyncIterable<Doc> {
+      yield { id: 'd', text };
+    }
+    for await (const work of annotate(createPipelineParts({ lm, resources: {}, specs: [spec] }), config, docs())) out.push(...work.candidates);
+    expect(out.map((c) => [c.input, c.result, c.reason])).toEqual([
+      ['40 + 2', '42', 'kept'],
+      ['40 + 2', '42.0', 'below_tau_f'],
+    ]);
+  });
+
   it('samples no calls for a tool the run has stopped sampling for', async () => {
     const sampler = new FakeLM((context, next) => (context.endsWith(' [') ? (next === 'x' ? 0.9 : undefined) : undefined));
     const config = defaultConfig({ tools: ['Add'], lmProposals: true });

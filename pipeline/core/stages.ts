@@ -182,16 +182,21 @@ export function executeStage(parts: PipelineParts): Stage {
     for await (const work of input) {
       const pending = work.candidates.filter((c) => c.reason === 'pending');
       const results = await parts.execute(pending.map((c) => ({ call: { tool: c.tool, input: c.input }, doc: work.doc })));
+      const forms = new Map<Candidate, Candidate[]>();
       pending.forEach((c, i) => {
         const r = results[i];
         if (r.ok) {
-          const style = parts.registry.get(c.tool)?.styleResult;
-          c.result = style ? style(r.value, c.input, work.doc.text.slice(0, c.at)) : r.value;
+          const spec = parts.registry.get(c.tool);
+          c.result = spec?.styleResult ? spec.styleResult(r.value, c.input, work.doc.text.slice(0, c.at)) : r.value;
+          const others = (spec?.resultForms?.(c.result) ?? []).filter((f) => f !== c.result);
+          if (others.length > 0) forms.set(c, others.map((result) => ({ ...c, result })));
         } else {
           c.error = r.error;
           c.reason = r.error.startsWith('schema_error: ') ? (r.error as Candidate['reason']) : `tool_error: ${r.error}`;
         }
       });
+      // Other writings of a result go right after it, so the candidates' order stays the proposal order.
+      if (forms.size > 0) work.candidates = work.candidates.flatMap((c) => [c, ...(forms.get(c) ?? [])]);
       yield work;
     }
   };

@@ -39,6 +39,12 @@ export interface ToolSpec {
    * document, styles are per position). @default the result as is
    */
   styleResult?(result: string, input: string, prefix: string): string;
+  /**
+   * Other writings of a result worth scoring when the text before the call cannot tell which one the text uses
+   * (QA: "Dublin" and "DUBLIN"; the Factbook writes capitals in upper case in some fields). Each becomes a candidate
+   * of its own beside the first; the loss filter keeps the writing that helps. @default none
+   */
+  resultForms?(result: string): string[];
   /** How a result is written into call text, `[Tool(args) -> <here>]` (before escaping). @default the result as is */
   formatResult?(result: string): string;
   /** P(x): the prompt variants the LM is asked with (prompts.ts `paperPrompt`). */

@@ -51,6 +51,8 @@ export const qa: ToolSpec = {
   // Control margin 0.5: a QA distractor is another answer from the same document (a name, not a shifted number), and
   // on the labelled dev split margin 1 dropped correct capitals (Algiers: 0.97) without dropping a wrong call.
   thresholds: { ...PAPER_DEFAULTS, controlMargin: 0.5 },
+  /** A name answer is also tried in capitals ("DUBLIN (capital)" in the Factbook's urban-areas field). */
+  resultForms: (answer) => (/\p{Ll}/u.test(answer) && !/\d/.test(answer) && answer.length <= 40 ? [answer.toUpperCase()] : []),
   prefilter: qaPrefilter,
   /** Before capitalised entities, and before a number or date that a QA cue announces ("Population: 4,892,305"). */
   positions: (text) => [...findEntities(text).map((e) => positionBefore(text, e.start)), ...cuedValues(text)],
