@@ -17,7 +17,7 @@ const tmp = mkdtempSync(join(tmpdir(), 'reliability-'));
 let corpus: BadCorpus;
 const args = (out: string, ...extra: string[]) => [
   'annotate', ...corpus.inputs, '--model', TINY_MODEL, '--out', out, '--tools', 'Calculator,QA,Calendar',
-  '--k', '2', '--m', '2', '--tau-f', '0.05', '--control-margin', '0', '--seed', '11', '--quiet', '--workers', '1', ...extra,
+  '--k', '2', '--m', '2', '--tau-f', '0.05', '--control-margin', '-1', '--seed', '11', '--quiet', '--workers', '1', ...extra,
 ];
 
 /** A file's bytes; a kill can land between the creation of two output files, so a missing one reads as empty. */
