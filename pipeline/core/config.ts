@@ -1,4 +1,4 @@
-import { DEFAULT_SAMPLING_GATE, type SamplingGate } from './sampling-gate.ts';
+import { DEFAULT_SAMPLING_GATE, type SamplingCounts, type SamplingGate } from './sampling-gate.ts';
 import { TOOL_SPECS } from './tools/registry.ts';
 import type { ToolThresholds } from './tools/spec.ts';
 
@@ -34,10 +34,15 @@ export interface AnnotateConfig {
   /** Whether the LM samples calls (m per position); programmatic proposers run regardless. */
   lmProposals: boolean;
   /**
-   * Stop sampling for a tool once its first samples show the LM does not write calls under its prompt
-   * (sampling-gate.ts); null samples throughout (`--force-lm-sampling`).
+   * Do not LM-sample a tool whose probe samples do not parse (sampling-gate.ts); null samples every tool
+   * (`--force-lm-sampling`).
    */
   samplingGate: SamplingGate | null;
+  /**
+   * The probe's counts per tool (sampling-probe.ts), set by the CLI before a run so that every process of the run
+   * decides alike; absent: no probe, every tool is sampled.
+   */
+  samplingProbe?: Record<string, SamplingCounts>;
   /**
    * The counterfactual control (distractor.ts): a call that reaches τ_f is kept only if its true result beats a
    * distractor of the same tool by this many nats of L_c; null: no control (`--control-margin <nats>`).

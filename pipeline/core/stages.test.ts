@@ -118,23 +118,6 @@ describe('the stages on a fake LM', () => {
     ]);
   });
 
-  it('samples no calls for a tool the run has stopped sampling for', async () => {
-    const sampler = new FakeLM((context, next) => (context.endsWith(' [') ? (next === 'x' ? 0.9 : undefined) : undefined));
-    const config = defaultConfig({ tools: ['Add'], lmProposals: true });
-    config.thresholds.Add = { tauS: 0, tauF: 0.5, k: 2, m: 2 };
-    const lmCalls = async (sampleFor?: (tool: string) => boolean) => {
-      const out = [];
-      async function* docs(): AsyncIterable<Doc> {
-        yield { id: 'd', text };
-      }
-      const p = createPipelineParts({ lm: sampler, resources: {}, specs: [adder([])] });
-      for await (const work of annotate(p, config, docs(), sampleFor ? { sampleFor } : {})) out.push(...work.candidates);
-      return out.filter((c) => c.proposer === 'lm').length;
-    };
-    expect(await lmCalls()).toBe(4); // k 2 × m 2
-    expect(await lmCalls(() => false)).toBe(0);
-  });
-
   it('applies the tool\'s τ_f', async () => {
     const [c] = await run(['40 + 2'], 100);
     expect(c.reason).toBe('below_tau_f');

@@ -11,6 +11,7 @@ import { type PositionScores, type SelectedPosition, positionScores, selectPosit
 import { prefilter } from './prefilter.ts';
 import { proposeCalls } from './propose.ts';
 import { sampleCalls } from './sample-calls.ts';
+import { keepSampling } from './sampling-gate.ts';
 import { scorePositions } from './scoring.ts';
 import { fnv1a, FNV_OFFSET } from './text/hash.ts';
 import type { ToolRegistry } from './tools/registry.ts';
@@ -91,24 +92,15 @@ export function prefilterStage(parts: PipelineParts, config: AnnotateConfig) {
   };
 }
 
-/** What a run tells the stages beyond the config. */
-export interface RunControls {
-  /**
-   * Whether to sample calls for a tool before its next document (the sampling gate, sampling-gate.ts, over the
-   * run's counts so far). @default always
-   */
-  sampleFor?(tool: string): boolean;
-}
-
 /** Positions (LM p_i with τ_s and top-k, plus heuristics) and, at each, LM-sampled and programmatic calls. */
-export function proposeStage(parts: PipelineParts, config: AnnotateConfig, controls: RunControls = {}): Stage {
+export function proposeStage(parts: PipelineParts, config: AnnotateConfig): Stage {
   return async function* (input) {
     for await (const work of input) {
       const { doc } = work;
       for (const tool of work.tools) {
         const t = config.thresholds[tool];
-        // Decided once per document, before any sampling in it: the same counts in a resumed run.
-        const sample = config.lmProposals && t.m > 0 && (controls.sampleFor?.(tool) ?? true);
+        // Decided before the run by the probe (config.samplingProbe), so every process of a run decides alike.
+        const sample = config.lmProposals && t.m > 0 && keepSampling(config.samplingProbe?.[tool], config.samplingGate);
         const spec = parts.registry.get(tool)!; // the pre-filter stage passes registered tools only
         const prompt = spec.prompt;
         const scores = await positionScores(parts.lm, doc.text, prompt, {
@@ -296,9 +288,9 @@ export function controlMarginFor(config: AnnotateConfig, tool: string): number |
 }
 
 /** All stages chained, from documents to judged work. */
-export function annotate(parts: PipelineParts, config: AnnotateConfig, docs: AsyncIterable<Doc>, controls: RunControls = {}): AsyncIterable<DocWork> {
+export function annotate(parts: PipelineParts, config: AnnotateConfig, docs: AsyncIterable<Doc>): AsyncIterable<DocWork> {
   const stages: Stage[] = [
-    proposeStage(parts, config, controls),
+    proposeStage(parts, config),
     guardStage(parts),
     executeStage(parts),
     scoreStage(parts, config),

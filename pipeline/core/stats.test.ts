@@ -4,7 +4,7 @@ import { type RunStats, emptyStats, mergeStats } from './stats.ts';
 /** Every number in `stats` (nested), by path; `rate` fields excluded (they are ratios, not sums). */
 function leaves(value: unknown, path = '', out = new Map<string, number>()): Map<string, number> {
   if (typeof value === 'number') {
-    if (!path.endsWith('.rate')) out.set(path, value);
+    if (!path.endsWith('.rate') && !path.endsWith('.parseRate')) out.set(path, value);
   } else if (value && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) leaves(v, `${path}.${k}`, out);
   }

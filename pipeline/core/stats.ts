@@ -13,11 +13,8 @@ export interface ToolStats {
   prefilterDrops: Record<string, number>;
   /** LM-sampled calls under this tool's prompt that name no known tool or fail the schema (Gorilla's hallucination). */
   hallucination: Hallucination;
-  /**
-   * LM samples under this tool's prompt and how many parsed as a call; `stoppedAtDoc`: the documents read when the
-   * sampling gate stopped sampling for the tool (absent while it samples).
-   */
-  lmSampling: SamplingCounts & { parseRate: number; stoppedAtDoc?: number };
+  /** LM samples under this tool's prompt in the run and how many parsed as a call (the probe's are in config.json). */
+  lmSampling: SamplingCounts & { parseRate: number };
   /** Positions considered: chosen by the LM (p_i > τ_s, top k) and by heuristics (overlaps counted once). */
   positions: { lm: number; heuristic: number; total: number };
   candidates: number;
@@ -153,6 +150,9 @@ export function mergeStats(total: RunStats, part: RunStats): RunStats {
     t.docs += p.docs;
     addCounts(t.prefilterDrops, p.prefilterDrops);
     addHallucination(t.hallucination, p.hallucination);
+    t.lmSampling.samples += p.lmSampling.samples;
+    t.lmSampling.parsed += p.lmSampling.parsed;
+    t.lmSampling.parseRate = parseRate(t.lmSampling);
     t.positions.lm += p.positions.lm;
     t.positions.heuristic += p.positions.heuristic;
     t.positions.total += p.positions.total;

@@ -158,6 +158,12 @@ export async function annotateCommand(inputs: string[], flags: AnnotateFlags): P
   // the registry is where the tools and their thresholds are listed).
   const [{ runAnnotate }, { createNodeParts }] = await Promise.all([import('./annotate-run.ts'), import('./parts.ts')]);
   const parts = await createNodeParts(lm, config);
+  if (config.samplingGate && config.lmProposals) {
+    // Before anything is written: the probe's counts are part of the run's config (config.json, the queue's run id).
+    const [{ probeSampling }, { probeNotices }] = await Promise.all([import('../core/sampling-probe.ts'), import('../core/sampling-gate.ts')]);
+    config.samplingProbe = await probeSampling(parts.parts, config);
+    for (const line of probeNotices(config.samplingProbe, config.samplingGate)) console.error(`toolformer: ${line}`);
+  }
   const meta = {
     model: resolved.cache ? `${resolved.cache.id}@${resolved.cache.revision}` : relative(process.cwd(), resolve(flags.model)) || '.',
     ...(flags.dtype && flags.dtype !== 'fp32' ? { modelDtype: flags.dtype } : {}),
@@ -191,7 +197,7 @@ export async function annotateCommand(inputs: string[], flags: AnnotateFlags): P
     const { runPool } = await import('./scale/pool.ts');
     stats = workers > 1
       ? await runPool({ workers, model: resolved.dir, dtype: flags.dtype, inputs, outDir: flags.out, resume: flags.resume, maxDocs: flags.maxDocs, config, meta, chunkItems, onChunk: onDoc })
-      : await runAnnotate(parts.parts, { inputs, outDir: flags.out, resume: flags.resume, maxDocs: flags.maxDocs, config, meta, onDoc, onNotice: progress.notice });
+      : await runAnnotate(parts.parts, { inputs, outDir: flags.out, resume: flags.resume, maxDocs: flags.maxDocs, config, meta, onDoc });
   }
   progress.stop();
   printSummary(stats, flags.out, (performance.now() - started) / 1000);
@@ -213,12 +219,6 @@ function startProgress(total: number, quiet?: boolean) {
         lastLog = performance.now();
         console.error(`annotate: ${docs}${total ? '/' + total : ''} docs, ${kept} kept calls`);
       }
-    },
-    /** A one-off message (e.g. the sampling gate's) on its own line, the bar redrawn below it. */
-    notice(message: string) {
-      bar?.stop();
-      console.error(`toolformer: ${message}`);
-      bar?.start(total, 0, { kept: 0 });
     },
     stop: () => bar?.stop(),
   };

@@ -6,7 +6,6 @@ import type { Doc } from '../core/document.ts';
 import { inlineCalls } from '../core/inline.ts';
 import type { Losses } from '../core/losses.ts';
 import { type DocWork, type PipelineParts, annotate, callText } from '../core/stages.ts';
-import { keepSampling } from '../core/sampling-gate.ts';
 import { type RunStats, addDoc, emptyStats } from '../core/stats.ts';
 import { digestInputs } from './input-digest.ts';
 import { type CorpusError, readCorpus } from './read-corpus.ts';
@@ -26,8 +25,6 @@ export interface RunOptions {
   resume?: boolean;
   /** Called after each document. */
   onDoc?: (done: { docs: number; stats: RunStats; work?: DocWork }) => void;
-  /** A one-line message about the run (the sampling gate closing for a tool), said once per run. */
-  onNotice?: (message: string) => void;
 }
 
 /** Losses and usefulness are written rounded to 1e-4 nats: runs agree across batch sizes (float rounding). */
@@ -141,19 +138,7 @@ export async function runAnnotate(parts: PipelineParts, options: RunOptions): Pr
   }
 
   try {
-    // The sampling gate reads the run's checkpointed counts, so a resumed run stops where an uninterrupted one does.
-    const sampleFor = (tool: string): boolean => {
-      const sampling = stats.tools[tool]?.lmSampling;
-      if (!sampling || keepSampling(sampling, config.samplingGate)) return true;
-      if (sampling.stoppedAtDoc === undefined) {
-        sampling.stoppedAtDoc = stats.docsRead;
-        options.onNotice?.(
-          `${tool}: ${sampling.parsed} of ${sampling.samples} LM-sampled calls parsed as a call; no more sampling for ${tool} in this run (--force-lm-sampling samples throughout)`,
-        );
-      }
-      return false;
-    };
-    for await (const work of annotate(parts, config, documents(), { sampleFor })) {
+    for await (const work of annotate(parts, config, documents())) {
       addDoc(stats, work);
       for (const c of work.candidates) files.push('calls.jsonl', callRecord(c));
       const train = trainRecord(parts, work);
