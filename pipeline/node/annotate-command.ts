@@ -162,7 +162,7 @@ export async function annotateCommand(inputs: string[], flags: AnnotateFlags): P
     // Before anything is written: the probe's counts are part of the run's config (config.json, the queue's run id).
     const [{ probeSampling }, { probeNotices }] = await Promise.all([import('../core/sampling-probe.ts'), import('../core/sampling-gate.ts')]);
     config.samplingProbe = await probeSampling(parts.parts, config);
-    for (const line of probeNotices(config.samplingProbe, config.samplingGate)) console.error(`toolformer: ${line}`);
+    for (const line of probeNotices(config.samplingProbe, config.samplingGate)) console.log(line); // information, not an error: stdout
   }
   const meta = {
     model: resolved.cache ? `${resolved.cache.id}@${resolved.cache.revision}` : relative(process.cwd(), resolve(flags.model)) || '.',

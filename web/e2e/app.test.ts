@@ -105,6 +105,11 @@ describe.skipIf(!chromiumAvailable())('web app in headless Chromium', () => {
         // τ_f re-judges from stored numbers: kept just below its usefulness, dropped just above; no model run.
         const decision = () => ownRow.locator('td').last().textContent();
         await setSlider(page, 'ex-tau-f', Math.floor((u - 0.05) * 20) / 20);
+        // The counterfactual control is on, as in annotate: the call's measured margin over a distractor result
+        // (column "control") must reach the tool's margin (1 nat for Calculator); off, τ_f alone decides.
+        const margin = Number(cells[9]);
+        expect(await decision()).toBe(Number.isFinite(margin) && margin < 1 ? 'dropped: below_control' : 'kept');
+        await page.click('[data-testid="ex-control"]');
         expect(await decision()).toBe('kept');
         expect(await text(page, 'ex-inlined')).toContain('(or [Calculator(600 / 2400) -> 0.25] 25%)');
         await setSlider(page, 'ex-tau-f', Math.ceil((u + 0.05) * 20) / 20);

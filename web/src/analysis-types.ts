@@ -46,6 +46,11 @@ export interface Analysis {
   ownIndex: number;
   /** The k the positions were chosen with (top k by p_i per tool). */
   k: number;
+  /**
+   * Per tool, the counterfactual control's margin in nats that the pipeline's defaults use (distractor.ts; QA has
+   * its own); each scored call's measured margin is on the candidate (`control`).
+   */
+  controlMargins: Record<string, number | null>;
   ms: number;
 }
 

@@ -15,15 +15,15 @@ const candidate = (over: Partial<Candidate>): Candidate => ({
 });
 
 const analysis: Analysis = {
-  text, tokens, offsets, k: 2, ms: 1, syntax: { Calculator: 'raw' }, ownIndex: -1, skipped: {},
+  text, tokens, offsets, k: 2, ms: 1, syntax: { Calculator: 'raw' }, ownIndex: -1, skipped: {}, controlMargins: { Calculator: 1 },
   tools: [{ tool: 'Calculator', p: [0, 0.01, 0.02, 0, 0.03, 0.04, 0.3, 0.06, 0], heuristic: [at(' 400')] }],
   candidates: [
     // usefulness 1.3 at the best position
-    candidate({ losses: { noCall: 2.5, callOnly: 2.1, withResult: 0.8 } }),
+    candidate({ losses: { noCall: 2.5, callOnly: 2.1, withResult: 0.8 }, control: { distractor: '0.39', margin: 1.7 } }),
     // usefulness 0.4 at a position with p 0.06 (second of the top 2)
     candidate({ at: at(' passed'), input: '1400 - 400', result: '1000', losses: { noCall: 1.0, callOnly: 1.1, withResult: 0.6 } }),
     // heuristic position with p 0.03: never dropped by τ_s
-    candidate({ at: at(' 400'), input: '1400 / 2', result: '700', losses: { noCall: 3.0, callOnly: 3.0, withResult: 1.5 } }),
+    candidate({ at: at(' 400'), input: '1400 / 2', result: '700', losses: { noCall: 3.0, callOnly: 3.0, withResult: 1.5 }, control: { distractor: '800', margin: 0.2 } }),
     candidate({ input: '400 /', result: undefined, error: 'syntax', reason: 'tool_error: syntax' }),
   ],
 };
@@ -46,6 +46,20 @@ describe('rejudge', () => {
     expect(rejudge(analysis, { tauS: 0, tauF: 0.3 })[1].kept).toBe(true);
     const high = rejudge(analysis, { tauS: 0.1, tauF: 0.3 });
     expect(high.map((x) => x.reason)).toEqual(['kept', 'below_tau_s', 'kept', 'tool_error: syntax']);
+  });
+});
+
+describe('rejudge with the counterfactual control', () => {
+  it('drops a call kept at τ_f whose result beats its distractor by less than the margin; without control it stays', () => {
+    const margins = analysis.controlMargins;
+    expect(rejudge(analysis, { tauS: 0, tauF: 1.0, controlMargins: margins }).map((x) => x.reason)).toEqual(['kept', 'below_tau_f', 'below_control', 'tool_error: syntax']);
+    expect(rejudge(analysis, { tauS: 0, tauF: 1.0 })[2].reason).toBe('kept');
+    // A margin of 0.1 lets the 0.2 one through; τ_f still decides first.
+    expect(rejudge(analysis, { tauS: 0, tauF: 1.0, controlMargins: { Calculator: 0.1 } })[2].reason).toBe('kept');
+    expect(rejudge(analysis, { tauS: 0, tauF: 1.6, controlMargins: margins })[2].reason).toBe('below_tau_f');
+    // A stored below_control verdict is re-judged from the numbers like kept and below_tau_f.
+    const stored = { ...analysis, candidates: analysis.candidates.map((c, i) => (i === 2 ? { ...c, reason: 'below_control' as const } : c)) };
+    expect(rejudge(stored, { tauS: 0, tauF: 1.0 })[2].reason).toBe('kept');
   });
 });
 

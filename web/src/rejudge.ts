@@ -15,6 +15,11 @@ import type { Analysis } from './analysis-types.ts';
 export interface Thresholds {
   tauS: number;
   tauF: number;
+  /**
+   * Apply the counterfactual control (distractor.ts) with these margins per tool, nats (Analysis.controlMargins);
+   * absent: no control. A call kept at τ_f whose measured margin is below its tool's is dropped as below_control.
+   */
+  controlMargins?: Record<string, number | null>;
 }
 
 export interface Decision {
@@ -38,7 +43,7 @@ export function chosenPositions(analysis: Analysis, tauS: number): Map<string, S
 }
 
 /** Reasons decided before scoring stay as they are: the thresholds cannot change them. */
-const isScoredOutcome = (reason: string) => reason === 'pending' || reason === 'kept' || reason === 'below_tau_f';
+const isScoredOutcome = (reason: string) => ['pending', 'kept', 'below_tau_f', 'below_control'].includes(reason);
 
 export function rejudge(analysis: Analysis, thresholds: Thresholds): Decision[] {
   const chosen = chosenPositions(analysis, thresholds.tauS);
@@ -49,6 +54,10 @@ export function rejudge(analysis: Analysis, thresholds: Thresholds): Decision[] 
     if (positions && !positions.has(candidate.at)) return { candidate, kept: false, reason: 'below_tau_s' };
     if (!candidate.losses) return { candidate, kept: false, reason: 'not_scored' };
     const v = judge(candidate.losses, thresholds.tauF);
+    const margin = thresholds.controlMargins?.[candidate.tool] ?? null;
+    if (v.kept && margin !== null && candidate.control && candidate.control.margin < margin) {
+      return { candidate, kept: false, reason: 'below_control', usefulness: v.usefulness };
+    }
     return { candidate, kept: v.kept, reason: v.reason, usefulness: v.usefulness };
   });
 }

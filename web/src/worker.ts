@@ -11,7 +11,7 @@ import { DTYPE_FILES } from '../../pipeline/core/dtypes.ts';
 import type { CausalLM } from '../../pipeline/core/lm.ts';
 import { OrtCausalLM, type OrtModule } from '../../pipeline/core/ort-lm.ts';
 import type { PositionScores } from '../../pipeline/core/positions.ts';
-import { annotate } from '../../pipeline/core/stages.ts';
+import { annotate, controlMarginFor } from '../../pipeline/core/stages.ts';
 import type { KnowledgeBase } from '../../pipeline/core/tools/qa/qa.ts';
 import type { Analysis, AnalyzeParams, BenchResult } from './analysis-types.ts';
 import { chooseBackend, fallbackToWasm, type BackendChoice, type BackendEnv } from './backend.ts';
@@ -147,7 +147,7 @@ async function analyze(id: number, params: AnalyzeParams): Promise<Analysis> {
   const tools = [...new Set([...params.tools, ...(own ? [own.tool] : [])])].filter((t) => p.registry.get(t));
   // τ_s = 0 and τ_f = −∞: every top-k position is proposed and every call judged on the page (rejudge.ts).
   const thresholds: Record<string, ToolThresholds> = Object.fromEntries(
-    tools.map((t) => [t, { tauS: 0, tauF: -Infinity, k: params.k, m: params.m }]),
+    tools.map((t) => [t, { ...defaultConfig().thresholds[t], tauS: 0, tauF: -Infinity, k: params.k, m: params.m }]),
   );
   const config = defaultConfig({ tools, thresholds, seed: params.seed, lmProposals: params.m > 0 });
   post({ id, type: 'progress', stage: 'positions, sampling, executing and scoring calls', done: 0, total: 1 });
@@ -174,6 +174,7 @@ async function analyze(id: number, params: AnalyzeParams): Promise<Analysis> {
     skipped,
     ownIndex: own ? candidates.findIndex((c) => c.proposer === 'programmatic' && c.tool === own.tool && c.input === own.input && c.at === own.at) : -1,
     k: params.k,
+    controlMargins: Object.fromEntries(tools.map((t) => [t, controlMarginFor(config, t)])),
     ms: performance.now() - t0,
   };
 }

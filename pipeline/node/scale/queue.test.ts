@@ -16,7 +16,7 @@ const tmp = mkdtempSync(join(tmpdir(), 'queue-'));
 const FILES = ['train.jsonl', 'calls.jsonl', 'errors.jsonl', 'stats.json', 'config.json'];
 const annotate = (out: string, ...extra: string[]) => [
   'annotate', 'corpus.jsonl', '--model', TINY_MODEL, '--out', out, '--tools', 'Calculator,Calendar', '--k', '2', '--m', '2',
-  '--tau-f', '0.05', '--seed', '7', '--quiet', '--chunk', '3', ...extra,
+  '--tau-f', '0.05', '--control-margin', '-1', '--seed', '7', '--quiet', '--chunk', '3', ...extra,
 ];
 // One sandboxed process per worker (2 cores); a 2 s lock, so a killed worker's chunk is redone within seconds.
 const worker = (redis: RedisServer, ...extra: string[]) => ['worker', '--queue', redis.url, '--model', TINY_MODEL, '--processes', '1', '--lock-ms', '2000', ...extra];

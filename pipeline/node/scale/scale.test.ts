@@ -13,7 +13,7 @@ const tmp = mkdtempSync(join(tmpdir(), 'scale-'));
 const FILES = ['train.jsonl', 'calls.jsonl', 'errors.jsonl', 'stats.json', 'config.json'];
 const args = (out: string, ...extra: string[]) => [
   'annotate', 'corpus.jsonl', '--model', TINY_MODEL, '--out', out, '--tools', 'Calculator,Calendar', '--k', '2', '--m', '2',
-  '--tau-f', '0.05', '--seed', '7', '--quiet', '--chunk', '3', ...extra,
+  '--tau-f', '0.05', '--control-margin', '-1', '--seed', '7', '--quiet', '--chunk', '3', ...extra,
 ];
 const read = (out: string, file: string) => readFileSync(join(tmp, out, file), 'utf8');
 

@@ -27,6 +27,8 @@ export interface ExplorerState {
   k: number;
   m: number;
   tauF: number;
+  /** Apply the counterfactual control with the pipeline's default margins (as `annotate` does; `--no-control`: off). */
+  control: boolean;
 }
 
 export interface ToolInfo {
@@ -38,7 +40,8 @@ export interface ToolInfo {
 
 /**
  * Initial state, overridable from the URL (shareable views; the browser tests use them to keep runs small):
- * ?tools=<Tool>,<Tool>&k=5&m=2&tauS=0&tauF=0.5&text=…&own=<Tool>|<argument>|<offset> (own= empty: no call of your own).
+ * ?tools=<Tool>,<Tool>&k=5&m=2&tauS=0&tauF=0.5&control=0&text=…&own=<Tool>|<argument>|<offset> (own= empty: no call of
+ * your own; control=0: no counterfactual control).
  * Without ?tools every registered tool runs; without ?own the registry's worked example for the text is the own call.
  */
 export function initialState(params: URLSearchParams): ExplorerState {
@@ -58,6 +61,7 @@ export function initialState(params: URLSearchParams): ExplorerState {
     k: num('k', 5),
     m: num('m', 2),
     tauF: num('tauF', 0.5),
+    control: params.get('control') !== '0',
   };
 }
 
@@ -97,6 +101,10 @@ export function mountExplorer(root: HTMLElement, client: ModelClient, ready: Pro
   const tauS = slider({ id: 'ex-tau-s', label: 'τ_s', min: 0, max: 0.2, step: 0.001, value: state.tauS, format: (v) => v.toFixed(3), onInput: (v) => { state.tauS = v; render(); } });
   const tauF = slider({ id: 'ex-tau-f', label: 'τ_f', min: -5, max: 5, step: 0.05, value: state.tauF, format: (v) => fmt(v), onInput: (v) => { state.tauF = v; render(); } });
   const k = slider({ id: 'ex-k', label: 'k', min: 1, max: 20, step: 1, value: state.k, onInput: (v) => { state.k = v; rerunSoon(); } });
+  const controlBox = h('input', { type: 'checkbox', id: 'ex-control', 'data-testid': 'ex-control', checked: state.control });
+  controlBox.addEventListener('change', () => { state.control = controlBox.checked; render(); });
+  const control = h('label', { for: 'ex-control', title: 'A call kept at τ_f must also beat a wrong result of the same tool (a distractor) by its margin in L_c' },
+    controlBox, ' counterfactual control (the pipeline\'s margins)');
   const m = slider({ id: 'ex-m', label: 'm', min: 0, max: 10, step: 1, value: state.m, onInput: (v) => { state.m = v; rerunSoon(); } });
 
   // Outputs.
@@ -156,7 +164,7 @@ export function mountExplorer(root: HTMLElement, client: ModelClient, ready: Pro
   function render(): void {
     if (!analysis) return;
     const a = analysis;
-    const decisions = rejudge(a, { tauS: state.tauS, tauF: state.tauF });
+    const decisions = rejudge(a, { tauS: state.tauS, tauF: state.tauF, controlMargins: state.control ? a.controlMargins : undefined });
     const chosen = chosenPositions(a, state.tauS);
     strips.replaceChildren(
       ...a.tools.map((t) => heatStrip({ tool: t.tool, tokens: a.tokens, offsets: a.offsets, p: t.p, chosen: chosen.get(t.tool) ?? new Set() })),
@@ -169,7 +177,8 @@ export function mountExplorer(root: HTMLElement, client: ModelClient, ready: Pro
     const head = () => h('thead', {}, h('tr', {},
       h('th', {}, 'tool'), h('th', { class: 'num' }, 'char'), h('th', {}, 'from'), h('th', {}, 'call'), h('th', {}, 'result'),
       h('th', { class: 'num' }, 'L_a'), h('th', { class: 'num' }, 'L_b'), h('th', { class: 'num' }, 'L_c'),
-      h('th', { class: 'num' }, 'usefulness'), h('th', {}, 'decision')));
+      h('th', { class: 'num' }, 'usefulness'), h('th', { class: 'num', title: 'L_c with a distractor result − L_c with the true one' }, 'control'),
+      h('th', {}, 'decision')));
     const rows = decisions.map((d, i) => [d, i] as const);
     table.replaceChildren(head(), h('tbody', {}, ...rows.filter(([d]) => executed(d)).map(([d, i]) => row(a, d, i))));
     const early = rows.filter(([d]) => !executed(d));
@@ -197,6 +206,7 @@ export function mountExplorer(root: HTMLElement, client: ModelClient, ready: Pro
       h('td', { class: 'num' }, l ? fmt(l.callOnly, 3) : '—'),
       h('td', { class: 'num' }, l ? fmt(l.withResult, 3) : '—'),
       h('td', { class: 'num' }, d.usefulness !== undefined ? fmt(d.usefulness, 3) : '—'),
+      h('td', { class: 'num', title: c.control ? `distractor: ${c.control.distractor}` : undefined }, c.control ? fmt(c.control.margin, 3) : '—'),
       h('td', { class: d.kept ? 'kept' : 'dropped', 'data-testid': `ex-decision-${i}` }, d.kept ? 'kept' : `dropped: ${d.reason}`),
     );
   }
@@ -231,7 +241,7 @@ export function mountExplorer(root: HTMLElement, client: ModelClient, ready: Pro
       h('label', { for: 'ex-date' }, 'Document date (Calendar)', dateInput),
       toolSet,
     ),
-    h('div', { class: 'grid' }, tauS.root, k.root, m.root, tauF.root),
+    h('div', { class: 'grid' }, tauS.root, k.root, m.root, tauF.root, control),
     h('fieldset', {},
       h('legend', {}, 'Your own call (scored beside the proposed ones; tool empty = none)'),
       h('div', { class: 'grid' },
