@@ -192,11 +192,14 @@ export async function annotateCommand(inputs: string[], flags: AnnotateFlags): P
     const { runQueued } = await import('./scale/queue.ts');
     stats = await runQueued({ url: flags.queue!, identity, inputsDigest, run, config, inputs, outDir: flags.out, chunkItems, maxDocs: flags.maxDocs, resume: flags.resume, onProgress: ({ docs, kept }) => progress.update(docs, kept) });
   } else {
-    const workers = Math.min(flags.workers ?? availableParallelism(), Math.ceil(bound / chunkItems) || 1);
+    const cores = flags.workers ?? availableParallelism();
+    // Embedded chunks need no stable ids: on a small corpus they shrink so every worker gets ~4 (fewer idle tails).
+    const poolChunk = flags.chunk ?? Math.max(1, Math.min(chunkItems, Math.ceil(bound / (cores * 4))));
+    const workers = Math.min(cores, Math.ceil(bound / poolChunk) || 1);
     const onDoc = ({ docs, stats }: { docs: number; stats: RunStats }) => progress.update(docs, keptCalls(stats));
     const { runPool } = await import('./scale/pool.ts');
     stats = workers > 1
-      ? await runPool({ workers, model: resolved.dir, dtype: flags.dtype, inputs, outDir: flags.out, resume: flags.resume, maxDocs: flags.maxDocs, config, meta, chunkItems, onChunk: onDoc })
+      ? await runPool({ workers, model: resolved.dir, dtype: flags.dtype, inputs, outDir: flags.out, resume: flags.resume, maxDocs: flags.maxDocs, config, meta, chunkItems: poolChunk, onChunk: onDoc })
       : await runAnnotate(parts.parts, { inputs, outDir: flags.out, resume: flags.resume, maxDocs: flags.maxDocs, config, meta, onDoc });
   }
   progress.stop();

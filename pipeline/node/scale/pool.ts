@@ -61,8 +61,12 @@ class PoolWorker {
     });
   }
 
-  close(): void {
+  /** Disconnect (the child exits on it) and wait until it has exited, so no worker outlives the run. */
+  close(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return Promise.resolve();
+    const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
     if (this.child.connected) this.child.disconnect();
+    return exited;
   }
 }
 
@@ -112,7 +116,7 @@ export async function runPool(options: PoolOptions): Promise<RunStats> {
     files.commit(items, docs, stats);
   } finally {
     files.close();
-    for (const w of workers) w.close();
+    await Promise.all(workers.map((w) => w.close()));
   }
   RunFiles.writeJson(outDir, 'stats.json', stats);
   return stats;
