@@ -1,6 +1,6 @@
 import { DEFAULT_SAMPLING_GATE, type SamplingCounts, type SamplingGate } from './sampling-gate.ts';
 import { TOOL_SPECS } from './tools/registry.ts';
-import type { ToolThresholds } from './tools/spec.ts';
+import type { ToolSpec, ToolThresholds } from './tools/spec.ts';
 
 export { PAPER_DEFAULTS, type ToolThresholds } from './tools/spec.ts';
 
@@ -53,10 +53,11 @@ export interface AnnotateConfig {
   toolTimeoutMs: number;
 }
 
-export function defaultConfig(overrides: Partial<AnnotateConfig> = {}): AnnotateConfig {
+/** The defaults for the tools of `specs` (@default TOOL_SPECS, the registry's list), with `overrides`. */
+export function defaultConfig(overrides: Partial<AnnotateConfig> = {}, specs: readonly ToolSpec[] = TOOL_SPECS): AnnotateConfig {
   return {
-    tools: TOOL_SPECS.map((s) => s.name),
-    thresholds: Object.fromEntries(TOOL_SPECS.map((s) => [s.name, { ...s.thresholds }])),
+    tools: specs.map((s) => s.name),
+    thresholds: Object.fromEntries(specs.map((s) => [s.name, { ...s.thresholds }])),
     seed: 0,
     contextTokens: 96,
     windowTokens: 96,

@@ -28,19 +28,24 @@ export async function scoreCommand(text: string, flags: ScoreFlags): Promise<voi
   if (!parts.registry.get(parsed.call.tool)) throw new Error(`unknown tool "${parsed.call.tool}": use one of ${config.tools.join(', ')}`);
   const call = { tool: parsed.call.tool, input: parsed.call.input };
   const doc = { id: 'cli', text, date: flags.date };
-  const [result] = await parts.execute([{ call, doc }]);
-  if (!result.ok) throw new Error(`${call.tool} returned an error: ${result.error}`);
-  const texts = { callOnly: callText(parts, call, ''), withResult: callText(parts, call, result.value) };
+  const [executed] = await parts.execute([{ call, doc }]);
+  if (!executed.ok) throw new Error(`${call.tool} returned an error: ${executed.error}`);
+  const spec = parts.registry.get(call.tool)!;
+  // As the execute stage writes it: in the text's own form, from the text before the call (spec.ts styleResult).
+  const result = spec.styleResult ? spec.styleResult(executed.value, call.input, text.slice(0, flags.at)) : executed.value;
+  const texts = { callOnly: callText(parts, call, ''), withResult: callText(parts, call, result) };
   // The score stage's own window plan: the context is cut so that [bos] e(c, r) x_{<i} x_i…x_{i+4} fits the model.
   const plan = planWindow(lm, text, flags.at, [texts.withResult], { contextTokens: config.contextTokens });
   if (!plan) throw new Error(`the call takes ${callTokens(lm, [texts.withResult])} tokens: no room for text in a ${lm.maxLength}-token model`);
   const { window } = plan;
   const [scored] = await scorePositions(lm, [{ window, calls: [texts] }]);
   const losses = scored.losses[0];
-  const tauF = parts.registry.get(call.tool)!.thresholds.tauF;
+  const tauF = spec.thresholds.tauF;
   const v = judge(losses, tauF);
-  console.log(`text:   ${text.slice(0, flags.at)}⟨${callText(parts, call, result.value)}⟩${text.slice(flags.at)}`);
-  console.log(`scored: ${JSON.stringify(lm.decode(window.next))} (the next ${window.next.length} tokens)`);
+  console.log(`text:   ${text.slice(0, flags.at)}⟨${texts.withResult}⟩${text.slice(flags.at)}`);
+  // The score stage plans a position's window beside the longest call scored there, so a run's losses for this
+  // call can differ from these where a longer call shared its position (fewer context tokens).
+  console.log(`scored: ${JSON.stringify(lm.decode(window.next))} (the next ${window.next.length} tokens, after ${window.prefix.length} tokens of context)`);
   console.log(`${paperNames.noCall} noCall     = ${losses.noCall.toFixed(4)}`);
   console.log(`${paperNames.callOnly} callOnly   = ${losses.callOnly.toFixed(4)}`);
   console.log(`${paperNames.withResult} withResult = ${losses.withResult.toFixed(4)}`);
