@@ -2,15 +2,45 @@
  * Test/bench harness, Node side: build the app once and serve it with `vite preview` on 127.0.0.1 and a free port.
  */
 import { fileURLToPath } from 'node:url';
-import { dirname, resolve } from 'node:path';
-import { build, preview, type PreviewServer } from 'vite';
+import { basename, dirname, resolve } from 'node:path';
+import { build, preview, type Plugin, type PreviewServer } from 'vite';
 
 export const webDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const repoRoot = resolve(webDir, '..');
 const configFile = resolve(webDir, 'vite.config.ts');
+/** The module the app takes its tool specs from (the registry's list). */
+const TOOL_SPECS_MODULE = resolve(webDir, 'src/tool-specs.ts');
 
-export async function buildApp(): Promise<void> {
-  await build({ configFile, root: webDir, logLevel: 'warn' });
+export interface BuildOptions {
+  /** A module exporting `TOOL_SPECS` that the app is built with in place of web/src/tool-specs.ts. */
+  toolSpecs?: string;
+  /** Where the build goes. @default web/dist */
+  outDir?: string;
+}
+
+/** Resolves imports of `original` (an absolute path) to `replacement`, in the page's and the worker's bundles. */
+function replaceModule(original: string, replacement: string): Plugin {
+  return {
+    name: 'replace-module',
+    enforce: 'pre',
+    async resolveId(source, importer, options) {
+      if (!importer || !source.endsWith(basename(original))) return null;
+      const resolved = await this.resolve(source, importer, { ...options, skipSelf: true });
+      return resolved?.id === original ? replacement : null;
+    },
+  };
+}
+
+export async function buildApp(options: BuildOptions = {}): Promise<void> {
+  const swap = options.toolSpecs ? [replaceModule(TOOL_SPECS_MODULE, resolve(options.toolSpecs))] : [];
+  await build({
+    configFile,
+    root: webDir,
+    logLevel: 'warn',
+    plugins: swap,
+    worker: { plugins: () => swap },
+    ...(options.outDir && { build: { outDir: options.outDir } }),
+  });
 }
 
 export interface Served {
@@ -18,13 +48,14 @@ export interface Served {
   close(): Promise<void>;
 }
 
-/** Serve web/dist (port 0 → the OS picks a free one). */
-export async function serveApp(): Promise<Served> {
+/** Serve a build (web/dist unless `outDir`; port 0 → the OS picks a free one). */
+export async function serveApp(options: Pick<BuildOptions, 'outDir'> = {}): Promise<Served> {
   const server: PreviewServer = await preview({
     configFile,
     root: webDir,
     logLevel: 'warn',
     preview: { host: '127.0.0.1', port: 0, strictPort: false, open: false },
+    ...(options.outDir && { build: { outDir: options.outDir } }),
   });
   const address = server.httpServer.address();
   if (!address || typeof address === 'string') throw new Error('preview server has no port');

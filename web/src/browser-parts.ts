@@ -1,7 +1,7 @@
 /**
  * The pipeline's parts for the browser: the CLI's own assembly (pipeline/core/parts.ts `createPipelineParts`) over
- * the registry's tool specs, with what the browser has passed in — the onnxruntime-web LM and the QA knowledge base —
- * and no translation engine, so Translate answers with its "translation engine not installed" error result, which
+ * the tool specs the app was built with (tool-specs.ts), with what the browser has passed in — the onnxruntime-web
+ * LM and the QA knowledge base — and no translation engine, so Translate answers with its "translation engine not installed" error result, which
  * the explorer shows as is.
  *
  * One addition for the explorer: the user's own call, proposed at its character offset beside the pipeline's
@@ -11,7 +11,6 @@
 import type { CausalLM } from '../../pipeline/core/lm.ts';
 import { createPipelineParts } from '../../pipeline/core/parts.ts';
 import type { PipelineParts } from '../../pipeline/core/stages.ts';
-import { TOOL_SPECS } from '../../pipeline/core/tools/registry.ts';
 import type { ToolResources, ToolSpec } from '../../pipeline/core/tools/spec.ts';
 
 /** A call the user typed (set per explorer run). */
@@ -23,7 +22,8 @@ export interface OwnCall {
 
 export type BrowserParts = PipelineParts & { setOwn(own: OwnCall | null): void };
 
-export function browserParts(options: { lm: CausalLM; resources: ToolResources; specs?: readonly ToolSpec[] }): BrowserParts {
+/** `specs`: the tools the app was built with (tool-specs.ts). */
+export function browserParts(options: { lm: CausalLM; resources: ToolResources; specs: readonly ToolSpec[] }): BrowserParts {
   let own: OwnCall | null = null;
   const mine = (spec: ToolSpec) => (own && own.tool === spec.name ? own : null);
   const wrap = (spec: ToolSpec): ToolSpec => ({
@@ -37,7 +37,7 @@ export function browserParts(options: { lm: CausalLM; resources: ToolResources; 
       return call && call.at === at ? [call.input, ...inputs.filter((input) => input !== call.input)] : inputs;
     },
   });
-  const base = createPipelineParts({ lm: options.lm, resources: options.resources, specs: (options.specs ?? TOOL_SPECS).map(wrap) });
+  const base = createPipelineParts({ lm: options.lm, resources: options.resources, specs: options.specs.map(wrap) });
   return {
     ...base,
     // Kept beside the heuristic positions, whatever their cap.

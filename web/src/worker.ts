@@ -21,6 +21,7 @@ import { scoreGolden } from './golden.ts';
 import { loadOrt, sessionOptions, type Ort } from './ort-web.ts';
 import type { GenerateParams, GenerateResult, Reply, Request } from './protocol.ts';
 import { rawForwardThroughput } from './raw-forward.ts';
+import { TOOL_SPECS } from './tool-specs.ts';
 
 declare const self: DedicatedWorkerGlobalScope;
 
@@ -133,7 +134,7 @@ async function load(req: Extract<Request, { type: 'load' }>) {
 function getParts(lm: CausalLM) {
   parts ??= (async () => {
     const kb = (await import('../../pipeline/data/kb.json')).default as unknown as KnowledgeBase;
-    return browserParts({ lm, resources: { kb } });
+    return browserParts({ lm, resources: { kb }, specs: TOOL_SPECS });
   })();
   return parts;
 }

@@ -1,0 +1,76 @@
+/**
+ * A fifth tool in the web app, in a real browser: the app built with the test registry
+ * (pipeline/core/tools/testing/registry.ts: the four tools and the toy UnitConvert) in place of web/src/tool-specs.ts,
+ * on WASM with models/tiny-random. The explorer lists the tool beside the others and scores its calls — its heuristic
+ * positions, its worked example as the user's own call — with no edit outside the tool's folder and that registry.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { TOOL_SPECS } from '../../pipeline/core/tools/testing/registry.ts';
+import { chromiumAvailable, launch, openPage } from './browser.ts';
+import { buildApp, repoRoot, serveApp, type Served } from './serve.ts';
+
+const OUT = join(repoRoot, 'out/web-test');
+const TOOL = 'UnitConvert';
+const example = TOOL_SPECS.find((s) => s.name === TOOL)!.examples![0];
+
+let served: Served;
+const text = async (page: Page, id: string) => ((await page.textContent(`[data-testid="${id}"]`)) ?? '').trim();
+
+describe.skipIf(!chromiumAvailable())('a fifth tool in the web app (headless Chromium)', () => {
+  beforeAll(async () => {
+    const outDir = join(OUT, 'dist-fifth-tool');
+    await buildApp({ toolSpecs: join(repoRoot, 'pipeline/core/tools/testing/registry.ts'), outDir });
+    served = await serveApp({ outDir });
+  }, 180_000);
+
+  afterAll(async () => {
+    await served?.close();
+  });
+
+  it('lists it in the explorer and scores its calls on wasm', async () => {
+    const browser = await launch({ webgpu: false });
+    try {
+      const url = `${served.url}?model=tiny-random&backend=wasm&tools=${TOOL}&k=2&m=0&text=${encodeURIComponent(example.text)}`;
+      const { page, errors, foreign } = await openPage(browser, url);
+      await page.waitForFunction(() => document.body.dataset.ready, null, { timeout: 90_000 });
+      expect(await page.evaluate(() => document.body.dataset.ready)).toBe('true');
+
+      // The tool list: every spec of the registry the app was built with, in its order; only UnitConvert runs.
+      const boxes = page.locator('[data-testid^="ex-tool-"]');
+      await expect.poll(() => boxes.count()).toBe(TOOL_SPECS.length);
+      expect(await boxes.evaluateAll((els) => els.map((e) => e.getAttribute('data-testid')))).toEqual(TOOL_SPECS.map((s) => `ex-tool-${s.name}`));
+      expect(await page.isChecked(`[data-testid="ex-tool-${TOOL}"]`)).toBe(true);
+      expect(await page.isChecked('[data-testid="ex-tool-Calculator"]')).toBe(false);
+
+      await page.waitForFunction(() => document.querySelector('[data-testid="ex-status"]')?.getAttribute('data-done'), null, { timeout: 120_000 });
+      expect(await text(page, 'ex-status')).toMatch(/^Scored \d+ candidate calls over \d+ tokens/);
+      expect(await page.locator(`[data-testid="ex-strip-${TOOL}"] .strip span`).count()).toBeGreaterThan(10);
+
+      // Its worked example is the user's own call: executed in the worker and scored.
+      const ownRow = page.locator('tr', { has: page.locator('td', { hasText: 'yours' }) });
+      await expect.poll(() => ownRow.count()).toBe(1);
+      const cells = (await ownRow.locator('td').allTextContents()).map((c) => c.trim());
+      expect(cells.slice(0, 5)).toEqual([TOOL, String(example.at), 'yours', `[${TOOL}(${example.input})]`, example.result]);
+      const [la, lb, lc] = cells.slice(5, 8).map(Number);
+      for (const x of [la, lb, lc]) expect(x).toBeGreaterThan(0);
+      // Judged like any call (at τ_f −∞ the counterfactual control decides; the random model's margins sit at 0).
+      expect(cells[9], cells.join(' | ')).toMatch(/^(kept|dropped: \w+)$/);
+
+      // Its proposer's call before "800 m" (the last quantity before it, converted back) is scored too.
+      const rows = page.locator('tr', { has: page.locator('td', { hasText: '7.46 mi to km' }) });
+      await expect.poll(() => rows.count()).toBeGreaterThan(0);
+      const proposed = (await rows.first().locator('td').allTextContents()).map((c) => c.trim());
+      expect(proposed[2]).toBe('proposer');
+      expect(proposed[4]).toBe('12.01 km');
+      expect(Number(proposed[5])).toBeGreaterThan(0);
+
+      await page.screenshot({ path: join(OUT, 'fifth-tool.png'), fullPage: true });
+      expect(errors).toEqual([]);
+      expect(foreign).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  }, 240_000);
+});
