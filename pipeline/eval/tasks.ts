@@ -15,6 +15,9 @@
  */
 import { mulberry32, type Random } from '../core/random.ts';
 import { capitalFacts, splitFacts } from '../train/data-synthetic.ts';
+import { calculator } from '../core/tools/calculator/index.ts';
+import { calendar } from '../core/tools/calendar/index.ts';
+import { qa } from '../core/tools/qa/index.ts';
 
 export type Family = 'capitals' | 'elements' | 'arithmetic' | 'dates' | 'relevance';
 export const FAMILIES: readonly Family[] = ['capitals', 'elements', 'arithmetic', 'dates', 'relevance'];
@@ -160,22 +163,22 @@ export function evalPrompts(kb: readonly KbFact[], perFamily = 50, seed = 11): E
   const held = capitalSplit(kb).eval;
   const caps = Array.from({ length: Math.min(perFamily, held.length) }, (_, i) => held[Math.floor((i * held.length) / Math.min(perFamily, held.length))]);
   caps.forEach((f, i) => out.push({ id: `capitals/${i}`, family: 'capitals', prompt: `The capital of ${f.subject} is`,
-    answers: [f.object], tool: 'QA', date: DEFAULT_DATE }));
+    answers: [f.object], tool: qa.name, date: DEFAULT_DATE }));
   const els = elementSplit(kb).eval;
   for (let i = 0; i < Math.min(perFamily, 2 * els.length); i++) {
     const el = els[i >> 1];
     const symbol = i % 2 === 0;
     out.push({ id: `elements/${i}`, family: 'elements',
       prompt: symbol ? `The chemical symbol of ${el} is` : `The atomic number of ${el} is`,
-      answers: [object(kb, el, symbol ? 'symbol' : 'atomic_number')], tool: 'QA', date: DEFAULT_DATE });
+      answers: [object(kb, el, symbol ? 'symbol' : 'atomic_number')], tool: qa.name, date: DEFAULT_DATE });
   }
   for (let i = 0; i < perFamily; i++) {
     const p = wordProblem(rng);
-    out.push({ id: `arithmetic/${i}`, family: 'arithmetic', prompt: p.stem, answers: [String(p.answer)], tool: 'Calculator', date: DEFAULT_DATE });
+    out.push({ id: `arithmetic/${i}`, family: 'arithmetic', prompt: p.stem, answers: [String(p.answer)], tool: calculator.name, date: DEFAULT_DATE });
   }
   for (let i = 0; i < perFamily; i++) {
     const iso = randomDate(rng, 1990, 2030);
-    out.push({ id: `dates/${i}`, family: 'dates', prompt: DATE_STEM(iso), answers: [weekday(iso)], tool: 'Calendar', date: iso });
+    out.push({ id: `dates/${i}`, family: 'dates', prompt: DATE_STEM(iso), answers: [weekday(iso)], tool: calendar.name, date: iso });
   }
   RELEVANCE.slice(0, perFamily).forEach((prompt, i) =>
     out.push({ id: `relevance/${i}`, family: 'relevance', prompt, answers: [], date: DEFAULT_DATE }));

@@ -121,11 +121,11 @@ program
   .command('score')
   .description('the three losses of one call at one position')
   .argument('<text>', 'the text')
-  .requiredOption('--call <call>', 'e.g. "Calculator(400 / 1400)"')
+  .requiredOption('--call <call>', 'the call as written in text, Tool(argument) (`toolformer tools` lists the tools)')
   .requiredOption('--at <offset>', 'character offset where the call goes', integer('--at'))
   .option('--model <dir|org/name>', 'Hugging Face ONNX causal-LM directory, or a model id in the local HF cache (HF_HOME; never downloaded)', DEFAULT_MODEL)
   .addOption(dtypeOption())
-  .option('--date <yyyy-mm-dd>', "the document's date (for Calendar)")
+  .option('--date <yyyy-mm-dd>', "the document's date (a tool that answers with today's date reads it)")
   .action(async (text: string, opts) => {
     const { scoreCommand } = await import('./score-command.ts');
     await scoreCommand(text, opts);
@@ -142,7 +142,7 @@ program
   .option('--max-calls <n>', 'calls per input', integer('--max-calls'), 1)
   .option('--temperature <x>', '0 = greedy', number('--temperature'), 0)
   .option('--seed <n>', 'sampling seed', integer('--seed'), 0)
-  .option('--date <yyyy-mm-dd>', "the Calendar's today (default: today, UTC)")
+  .option('--date <yyyy-mm-dd>', "today, for a tool that answers with the date (default: today, UTC)")
   .option('--json', 'print one JSON object {prompt, text, calls} instead of streaming')
   .option('--input <file>', 'JSONL of {id, prompt[, date]}, one result line each to --out')
   .option('--out <file>', 'results JSONL for --input')

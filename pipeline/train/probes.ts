@@ -15,6 +15,8 @@ import type { Gpt2 } from './gpt2.ts';
 import type { BpeTokenizer } from './tokenizer.ts';
 import type { Batch, Doc } from './data.ts';
 import { inventedName, randomNumber, type Fact } from './data-synthetic.ts';
+import { calculator } from '../core/tools/calculator/index.ts';
+import { qa } from '../core/tools/qa/index.ts';
 
 export const PAPER_WEIGHTS = [1, 0.8, 0.6, 0.4, 0.2].map((w) => w / 3);
 
@@ -113,17 +115,17 @@ function toolItems(rng: Random, heldOut: readonly Fact[], val: Doc[], n: number)
     if (kind === 0 || kind === 3) {
       const f = heldOut[Math.floor(rng.next() * heldOut.length)];
       const where = f.question.replace('What is the capital of ', '').replace('?', '');
-      raw.push({ call: (r) => `[QA("${f.question}") -> ${r}]`, result: f.answer, kind: 0,
+      raw.push({ call: (r) => `[${qa.name}("${f.question}") -> ${r}]`, result: f.answer, kind: 0,
         prefix: `${lead} In ${where}, the seat of government is`, next: ` ${f.answer}, where the officials meet.` });
     } else if (kind === 1) {
       const a = 100 + Math.floor(rng.next() * 900);
       const b = 1000 + Math.floor(rng.next() * 9000);
       const r = String(Math.round((a / b) * 100) / 100);
-      raw.push({ call: (x) => `[Calculator(${a} / ${b}) -> ${x}]`, result: r, kind: 1,
+      raw.push({ call: (x) => `[${calculator.name}(${a} / ${b}) -> ${x}]`, result: r, kind: 1,
         prefix: `${lead} Of the ${b} members, ${a} voted in favour, a share of`, next: ` ${r} of the whole body.` });
     } else {
       const name = `${inventedName(rng)} ${inventedName(rng)}`;
-      raw.push({ call: (x) => `[QA("Who led the delegation?") -> ${x}]`, result: name, kind: 2,
+      raw.push({ call: (x) => `[${qa.name}("Who led the delegation?") -> ${x}]`, result: name, kind: 2,
         prefix: `${lead} The delegation was led by`, next: ` ${name}, who spoke first.` });
     }
   }

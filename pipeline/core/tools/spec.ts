@@ -45,6 +45,12 @@ export interface ToolSpec {
    * of its own beside the first; the loss filter keeps the writing that helps. @default none
    */
   resultForms?(result: string): string[];
+  /**
+   * Whether `result` states the same answer as `expected`, a hand label's result (pipeline/eval/data-quality/): the
+   * Calculator compares numbers at the label's precision, QA accepts an answer that begins with the label's.
+   * @default equal after folding case, accents and punctuation (text/compare.ts `foldText`)
+   */
+  sameResult?(result: string, expected: string): boolean;
   /** How a result is written into call text, `[Tool(args) -> <here>]` (before escaping). @default the result as is */
   formatResult?(result: string): string;
   /** P(x): the prompt variants the LM is asked with (prompts.ts `paperPrompt`). */

@@ -5,9 +5,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
+import { TOOL_NAMES } from '../../core/tools/registry.ts';
 
-export const TOOLS = ['Calculator', 'QA', 'Calendar', 'Translate'] as const;
-export type ToolName = (typeof TOOLS)[number];
+/** The tools a label may name: the registry's. */
+export const TOOLS = TOOL_NAMES;
+export type ToolName = string;
 export type Split = 'dev' | 'test';
 
 export interface Label {
@@ -133,14 +135,14 @@ function parseLabelLine(value: unknown, fail: Fail): { id: string; labels: Label
     if (!isObject(l)) failAt('expected an object');
     const o = l as Record<string, unknown>;
     const tool = str(o, 'tool', failAt);
-    if (!(TOOLS as readonly string[]).includes(tool)) failAt(`"tool" must be one of ${TOOLS.join(', ')}, got ${JSON.stringify(tool)}`);
+    if (!TOOLS.includes(tool)) failAt(`"tool" must be one of ${TOOLS.join(', ')}, got ${JSON.stringify(tool)}`);
     if (typeof o.at !== 'number' || !Number.isInteger(o.at) || o.at < 0) failAt('"at" must be a character offset (integer ≥ 0)');
     const accept = o.accept;
     if (accept !== undefined && (!Array.isArray(accept) || !accept.every((a) => typeof a === 'string' && a !== ''))) failAt('"accept" must be an array of strings');
     const call = str(o, 'call', failAt);
     if (!call.startsWith(`${tool}(`) || !call.endsWith(')')) failAt(`"call" must read ${tool}(…), got ${JSON.stringify(call)}`);
     return {
-      tool: tool as ToolName,
+      tool,
       at: o.at as number,
       anchor: str(o, 'anchor', failAt),
       call,

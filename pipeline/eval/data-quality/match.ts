@@ -4,10 +4,13 @@
  * - Position: the call's offset, moved past whitespace (a call goes before " Madrid"), is within one character of
  *   the label's offset (so "before $36" and "before 36", "before (Liberty" and "before Liberty" both count).
  * - Tool: the same.
- * - Result: correct for the tool — numbers equal at the label's precision; a QA answer that begins with the
- *   labelled answer; a Calendar result that names the labelled year and no day or month the set does not know;
- *   a translation sharing at least half its words with an accepted one (word F1 ≥ 0.5).
+ * - Result: correct for the tool, as its spec compares results (`sameResult` in tools/<name>/index.ts): numbers
+ *   equal at the label's precision; a QA answer that begins with the labelled answer; a Calendar result that names
+ *   the labelled year and no day or month the set does not know; a translation sharing at least half its words with
+ *   an accepted one (word F1 ≥ 0.5).
  */
+import { foldText } from '../../core/text/compare.ts';
+import { toolSpec } from '../../core/tools/registry.ts';
 import { TOOLS, type Label, type Passage, type Split, type ToolName } from './labels.ts';
 
 export interface KeptCall {
@@ -24,67 +27,10 @@ export function positionMatches(text: string, callAt: number, labelAt: number): 
   return Math.abs(p - labelAt) <= 1;
 }
 
-const SCALE: Record<string, number> = { thousand: 1e3, million: 1e6, billion: 1e9, trillion: 1e12 };
-
-/** The first number in a string as written ("$1,253,948.44", "1.6 billion", "29%"), and its decimals. */
-export function readNumber(s: string): { value: number; decimals: number; scale: number } | null {
-  const m = /(-?\d[\d,]*(?:\.\d+)?)(?:\s*(thousand|million|billion|trillion))?/i.exec(s);
-  if (!m) return null;
-  const digits = m[1].replace(/,/g, '');
-  const scale = m[2] ? SCALE[m[2].toLowerCase()] : 1;
-  const decimals = digits.includes('.') ? digits.length - digits.indexOf('.') - 1 : 0;
-  return { value: Number(digits) * scale, decimals, scale };
-}
-
-const normalize = (s: string) => s.toLowerCase().normalize('NFKD').replace(/[\u0300-\u036f]/g, '').replace(/[^a-z0-9]+/g, ' ').trim();
-
-function numbersEqual(result: string, expected: string): boolean {
-  const want = readNumber(expected);
-  const got = readNumber(result);
-  if (!want || !got) return false;
-  const unit = want.scale * 10 ** -want.decimals;
-  return Math.round(got.value / unit) === Math.round(want.value / unit);
-}
-
-const MONTH_OR_DAY = /\b(january|february|march|april|may|june|july|august|september|october|november|december|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b/i;
-
-function words(s: string): string[] {
-  return normalize(s).split(' ').filter(Boolean);
-}
-
-function wordF1(a: string, b: string): number {
-  const x = words(a);
-  const y = words(b);
-  if (x.length === 0 || y.length === 0) return 0;
-  const pool = [...y];
-  let common = 0;
-  for (const w of x) {
-    const i = pool.indexOf(w);
-    if (i >= 0) {
-      common++;
-      pool.splice(i, 1);
-    }
-  }
-  return common === 0 ? 0 : (2 * common) / (x.length + y.length);
-}
-
+/** The result is one of the label's, as the tool compares its results (ToolSpec.sameResult). */
 export function resultMatches(tool: ToolName, result: string, label: Label): boolean {
-  const accepted = [label.result, ...(label.accept ?? [])];
-  return accepted.some((want) => {
-    switch (tool) {
-      case 'Calculator':
-        return numbersEqual(result, want);
-      case 'QA': {
-        const [r, w] = [normalize(result), normalize(want)];
-        return r === w || r.startsWith(`${w} `);
-      }
-      case 'Calendar':
-        if (/^\d{4}$/.test(want)) return new RegExp(`\\b${want}\\b`).test(result) && !MONTH_OR_DAY.test(result);
-        return normalize(result).includes(normalize(want));
-      case 'Translate':
-        return wordF1(result, want) >= 0.5;
-    }
-  });
+  const same = toolSpec(tool)?.sameResult ?? ((r: string, w: string) => foldText(r) === foldText(w));
+  return [label.result, ...(label.accept ?? [])].some((want) => same(result, want));
 }
 
 export function callMatches(text: string, call: KeptCall, label: Label): boolean {

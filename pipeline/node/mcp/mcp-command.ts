@@ -43,7 +43,7 @@ export async function mcpCommand(flags: McpFlags): Promise<void> {
   const host = registryHost(registry, { timeoutMs: config.toolTimeoutMs, concurrency: config.toolConcurrency });
   const own = JSON.parse(readFileSync(resolve(import.meta.dirname, '../../../package.json'), 'utf8')) as { version: string };
   const newServer = () => createMcpServer(host, { name: 'toolformer', version: own.version });
-  if (engine.unavailable) console.error(`toolformer mcp: Translate answers "${engine.unavailable}"`);
+  if (engine.unavailable) console.error(`toolformer mcp: no translation engine: ${engine.unavailable}`);
 
   if (flags.http === undefined) {
     console.error(`toolformer mcp: serving ${registry.names.join(', ')} on stdio`);

@@ -238,7 +238,7 @@ export function mountExplorer(root: HTMLElement, client: ModelClient, ready: Pro
     h('label', { for: 'ex-text' }, 'Text', textArea),
     h('div', { class: 'grid' },
       h('label', { for: 'ex-sample' }, 'Sample from the corpus', sampleSelect),
-      h('label', { for: 'ex-date' }, 'Document date (Calendar)', dateInput),
+      h('label', { for: 'ex-date' }, 'Document date', dateInput),
       toolSet,
     ),
     h('div', { class: 'grid' }, tauS.root, k.root, m.root, tauF.root, control),

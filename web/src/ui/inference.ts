@@ -73,14 +73,14 @@ export function mountInference(root: HTMLElement, client: ModelClient, ready: Pr
   root.append(
     h('h2', { id: 'inf-title' }, 'Inference with live tools'),
     h('p', { class: 'explain' }, `The finetuned model (models/${modelName}) writes a continuation. Whenever " [" is among its top-k next
-      tokens it starts a call; at "->" the call runs here (Calculator, Calendar, QA from the bundled knowledge base) and the
-      result is inserted, then the model goes on. One call per input, as in the paper.`),
+      tokens it starts a call; at "->" the call runs here, with the explorer's tools, and the result is inserted, then
+      the model goes on. One call per input, as in the paper.`),
     h('label', { for: 'inf-example' }, 'Example', examples),
     h('label', { for: 'inf-prompt' }, 'Prompt', prompt),
     h('div', { class: 'grid' },
       h('label', { class: 'inline', for: 'inf-tools' }, tools, 'tools on'),
       h('label', { for: 'inf-top-k' }, 'top-k for " ["', topK),
-      h('label', { for: 'inf-date' }, "Calendar's today", date),
+      h('label', { for: 'inf-date' }, "Today's date", date),
       button),
     output,
     status,

@@ -4,6 +4,7 @@
  */
 import { paperPrompt } from '../../prompts.ts';
 import { positionBefore } from '../../text/boundaries.ts';
+import { numbersEqual } from '../../text/compare.ts';
 import { clip } from '../../text/phrases.ts';
 import { findQuantities } from '../../text/spans.ts';
 import type { ToolSpec } from '../spec.ts';
@@ -40,6 +41,8 @@ export const calculator: ToolSpec = {
   argument: { syntax: 'raw', property: 'expression' },
   create: () => new Calculator(),
   styleResult: styleCalculatorResult,
+  /** Numbers equal at the precision the expected one is written with. */
+  sameResult: numbersEqual,
   prompt: paperPrompt(
     NAME,
     'Your task is to add calls to a Calculator API to a piece of text. The calls should help you get information ' +

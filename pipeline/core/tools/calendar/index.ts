@@ -5,6 +5,7 @@
 import type { Doc } from '../../document.ts';
 import { paperPrompt } from '../../prompts.ts';
 import { positionBefore } from '../../text/boundaries.ts';
+import { foldText } from '../../text/compare.ts';
 import { findDates } from '../../text/spans.ts';
 import { PAPER_DEFAULTS, type PrefilterVerdict, type ToolSpec } from '../spec.ts';
 import { Calendar } from './calendar.ts';
@@ -18,6 +19,7 @@ export const calendar: ToolSpec = {
   parameters: { type: 'object', properties: {}, additionalProperties: false },
   argument: { syntax: 'none' },
   create: () => new Calendar(),
+  sameResult: calendarSameResult,
   prompt: paperPrompt(
     NAME,
     'Your task is to add calls to a Calendar API to a piece of text. The API calls should help you get information ' +
@@ -66,4 +68,12 @@ function calendarPrefilter(doc: Doc): PrefilterVerdict {
   return doc.date && /^\d{4}(-\d{2}-\d{2})?$/.test(doc.date)
     ? { pass: true, kind: 'dated', reason: `document date ${doc.date}` }
     : { pass: false, kind: 'no_date', reason: 'no document date' };
+}
+
+const MONTH_OR_DAY = /\b(january|february|march|april|may|june|july|august|september|october|november|december|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b/i;
+
+/** An expected year: the result names it and no month or weekday (a day nobody knows); else the result contains it. */
+function calendarSameResult(result: string, expected: string): boolean {
+  if (/^\d{4}$/.test(expected)) return new RegExp(`\\b${expected}\\b`).test(result) && !MONTH_OR_DAY.test(result);
+  return foldText(result).includes(foldText(expected));
 }

@@ -6,6 +6,7 @@
 import type { Doc } from '../../document.ts';
 import { paperPrompt } from '../../prompts.ts';
 import { positionBefore } from '../../text/boundaries.ts';
+import { foldText } from '../../text/compare.ts';
 import { clip, containsPhrase, normalize } from '../../text/phrases.ts';
 import { findEntities } from '../../text/spans.ts';
 import { PAPER_DEFAULTS, type PrefilterVerdict, type ToolResources, type ToolSpec } from '../spec.ts';
@@ -52,6 +53,11 @@ export const qa: ToolSpec = {
   // on the labelled dev split margin 1 dropped correct capitals (Algiers: 0.97) without dropping a wrong call.
   thresholds: { ...PAPER_DEFAULTS, controlMargin: 0.5 },
   /** A name answer is also tried in capitals ("DUBLIN (capital)" in the Factbook's urban-areas field). */
+  /** The expected answer, or an answer that begins with it ("Hindi, English" for "Hindi"). */
+  sameResult: (result, expected) => {
+    const [r, w] = [foldText(result), foldText(expected)];
+    return r === w || r.startsWith(`${w} `);
+  },
   resultForms: (answer) => (/\p{Ll}/u.test(answer) && !/\d/.test(answer) && answer.length <= 40 ? [answer.toUpperCase()] : []),
   prefilter: qaPrefilter,
   /** Before capitalised entities, and before a number or date that a QA cue announces ("Population: 4,892,305"). */

@@ -6,6 +6,7 @@
 import type { Doc } from '../../document.ts';
 import { paperPrompt } from '../../prompts.ts';
 import { positionAfter } from '../../text/boundaries.ts';
+import { wordF1 } from '../../text/compare.ts';
 import { clip, containsPhrase, normalize } from '../../text/phrases.ts';
 import { englishRatio, findForeignSpans } from '../../text/spans.ts';
 import type { PrefilterVerdict, ToolResources, ToolSpec } from '../spec.ts';
@@ -40,6 +41,8 @@ export const translate: ToolSpec = {
       detector: (resources.languageDetector as LanguageDetector | undefined) ?? createEldDetector(),
       engine: resources.translationEngine as TranslationEngine | undefined,
     }),
+  /** Another wording passes: at least half the words in common (word F1 ≥ 0.5). */
+  sameResult: (result, expected) => wordF1(result, expected) >= 0.5,
   prompt: paperPrompt(
     NAME,
     'Your task is to complete a given piece of text by using a Machine Translation API. You can do so by writing ' +
