@@ -3,8 +3,9 @@
  *
  * - COOP/COEP on dev and preview → `crossOriginIsolated`, so onnxruntime-web's WASM backend can use threads.
  * - onnxruntime-web goes into its own chunk (`ort`): its thread workers re-import that chunk, which therefore must
- *   hold no DOM code (NOTES §3). Its `.wasm` files are found by Vite through `new URL(…, import.meta.url)` inside the
- *   package and emitted as assets: nothing is fetched from a CDN.
+ *   hold no DOM code (else a thread worker fails on "document is not defined" and `numThreads > 1` hangs). Its
+ *   `.wasm` files are found by Vite through `new URL(…, import.meta.url)` inside the package and emitted as assets:
+ *   nothing is fetched from a CDN.
  * - `/models/` and `/corpus/` are served from the repo (see repo-files-plugin.ts).
  */
 import { fileURLToPath } from 'node:url';

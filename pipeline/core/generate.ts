@@ -11,7 +11,7 @@
  */
 import { parseCall, escapeCallText } from './call-syntax.ts';
 import type { CausalLM } from './lm.ts';
-import { mulberry32 } from './random.ts';
+import { mulberry32 } from '../onnx/random.ts';
 import type { ToolExecutor } from './execute.ts';
 import { pickToken } from './token-math.ts';
 

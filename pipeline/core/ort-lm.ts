@@ -18,7 +18,7 @@ import { buildLogProbGatherOnnx, buildScoringDecoderOnnx } from '../onnx/logprob
 import type { CausalLM, DecodeState, Sample, SampleOptions, ScoreRequest, ScoreResult } from './lm.ts';
 import { checkSession, decoderSpecFromConfig, type DecoderSpec } from './ort-decoder-spec.ts';
 import { type OrtModule, type OrtSession, type OrtTensor, selectRows, tileRows, toInt64 } from './ort-runtime.ts';
-import { mulberry32 } from './random.ts';
+import { mulberry32 } from '../onnx/random.ts';
 import { logSoftmaxGather, pickToken, rowSeeds } from './token-math.ts';
 
 export type { OrtModule, OrtSession, OrtTensor, OrtValueMetadata } from './ort-runtime.ts';

@@ -1,5 +1,5 @@
 /** Pure arithmetic on rows of logits, shared by OrtCausalLM's scoring and sampling and by its tests. */
-import { mulberry32, type Random } from './random.ts';
+import { mulberry32, type Random } from '../onnx/random.ts';
 
 /**
  * Seeds of the n sample rows' own random streams: row r draws only from its stream, so its sample depends on

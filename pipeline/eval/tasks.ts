@@ -13,7 +13,7 @@
  *   dates       the weekday of a date written in the prompt (DATESET-style, Calendar: the prompt's date is "today")
  *   relevance   prompts no tool fits (BFCL relevance): a good model makes no call
  */
-import { mulberry32, type Random } from '../core/random.ts';
+import { mulberry32, type Random } from '../onnx/random.ts';
 import { capitalFacts, splitFacts } from '../train/data-synthetic.ts';
 import { calculator } from '../core/tools/calculator/index.ts';
 import { calendar } from '../core/tools/calendar/index.ts';

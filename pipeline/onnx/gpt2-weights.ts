@@ -24,7 +24,7 @@
  * for i in 0..nLayer-1. Heads split q/k/v columns into nHead contiguous blocks of C/nHead. The MLP activation is
  * GPT-2's tanh-approximated GELU ("gelu_new"); attention scores are scaled by 1/sqrt(C/nHead).
  */
-import { mulberry32 } from '../core/random.ts';
+import { mulberry32 } from './random.ts';
 
 export interface Gpt2Config {
   vocabSize: number;

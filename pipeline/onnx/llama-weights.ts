@@ -22,7 +22,7 @@
  * Grouped-query attention: query head h reads KV head ⌊h / (H / KV)⌋ (Hugging Face `repeat_kv`). RoPE is the
  * "rotate half" form with inv_freq_j = θ^(−2j/D), applied to q and k at `position_ids`.
  */
-import { mulberry32 } from '../core/random.ts';
+import { mulberry32 } from './random.ts';
 
 export interface LlamaConfig {
   /** config.json `model_type`: "llama" (SmolLM2, Llama 3) or "qwen2" (Qwen2 / Qwen2.5: q/k/v biases). */

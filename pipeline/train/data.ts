@@ -12,7 +12,7 @@
  * Documents are split train/validation by a hash of their id (1 in 50 is validation).
  */
 import { readFileSync } from 'node:fs';
-import { mulberry32, type Random } from '../core/random.ts';
+import { mulberry32, type Random } from '../onnx/random.ts';
 import type { BpeTokenizer } from './tokenizer.ts';
 import { restateText, toolText, type Fact } from './data-synthetic.ts';
 

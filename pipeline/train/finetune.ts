@@ -17,7 +17,7 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import cliProgress from 'cli-progress';
-import { mulberry32, type Random } from '../core/random.ts';
+import { mulberry32, type Random } from '../onnx/random.ts';
 import { exportGpt2 } from '../onnx/export.ts';
 import { readGpt2Onnx } from '../onnx/onnx-weights.ts';
 import { AdamW } from './adamw.ts';

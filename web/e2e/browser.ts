@@ -1,6 +1,6 @@
 /**
  * Test/bench harness: headless Debian Chromium driven by playwright-core. `webgpu: true` adds
- * `--enable-unsafe-webgpu` (SwiftShader adapter on a machine without a GPU, NOTES §3); without it,
+ * `--enable-unsafe-webgpu` (the adapter is `google|swiftshader` on a machine without a GPU); without it,
  * `requestAdapter()` returns null and the app runs on WASM.
  */
 import { existsSync } from 'node:fs';

@@ -2,7 +2,8 @@
  * Which onnxruntime-web execution provider to use, and why. Runs in the worker (WorkerNavigator has `gpu` too).
  *
  * WebGPU when `navigator.gpu.requestAdapter()` gives an adapter — checked here, before onnxruntime-web is asked,
- * because its WebGPU setup can hang or throw a bare number when there is none (NOTES §3). Otherwise WASM,
+ * because its WebGPU setup can hang or throw a bare number when there is none (seen in headless Chromium without
+ * `--enable-unsafe-webgpu`). Otherwise WASM,
  * multi-threaded when the page is cross-origin isolated (SharedArrayBuffer available).
  * The environment is passed in, so the rule is testable without a browser.
  */

@@ -1,6 +1,7 @@
 /**
  * onnxruntime-web, loaded on demand. This module has no DOM code at top level and is imported with `await import()`,
- * so the `ort` chunk can be re-imported by onnxruntime-web's own thread workers (NOTES §3).
+ * so the `ort` chunk can be re-imported by onnxruntime-web's own thread workers (with DOM code in that chunk,
+ * `numThreads > 1` hangs: "document is not defined" in the thread worker).
  *
  * The default entry (`onnxruntime-web`) carries both the WebGPU (JSEP) and the WASM backends and resolves its
  * `.wasm` through `new URL(…, import.meta.url)`, which Vite turns into a same-origin asset.

@@ -1,6 +1,6 @@
 /**
- * One plain forward pass of a GPT-2 ONNX decoder with empty past (the Optimum/Transformers.js contract, NOTES §2),
- * used only to measure the runtime's raw throughput next to the scorer's. Feeds are built from the session's input
+ * One plain forward pass of a GPT-2 ONNX decoder with empty past (the Optimum/Transformers.js contract: inputs
+ * `input_ids`, `attention_mask`, `past_key_values.{i}.key|value`; outputs `logits`, `present.{i}.key|value`), used only to measure the runtime's raw throughput next to the scorer's. Feeds are built from the session's input
  * metadata: `past_key_values.*` get shape [batch, n_head, 0, head_dim].
  */
 import type { Ort } from './ort-web.ts';
