@@ -1,6 +1,6 @@
 /**
- * The models the benchmark runs on: the project's `models/default/` when it is there, and a
- * representative random-weight GPT-2, the size first measured for this project (4 layers × 128 wide, 4 heads, vocab 4,096,
+ * The models the benchmark runs on: the project's `models/default/` when it is there, and a representative
+ * random-weight GPT-2, the size first measured for this project (4 layers × 128 wide, 4 heads, vocab 4,096,
  * ≈ 1.4M parameters + embeddings) with a byte-level BPE tokenizer learned here from the corpus, so token counts
  * and the [B, T, 4096] logits cost what the real model's do. Random weights change no timing, only the verdicts.
  *
