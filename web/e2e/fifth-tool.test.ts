@@ -53,10 +53,16 @@ describe.skipIf(!chromiumAvailable())('a fifth tool in the web app (headless Chr
       await expect.poll(() => ownRow.count()).toBe(1);
       const cells = (await ownRow.locator('td').allTextContents()).map((c) => c.trim());
       expect(cells.slice(0, 5)).toEqual([TOOL, String(example.at), 'yours', `[${TOOL}(${example.input})]`, example.result]);
-      const [la, lb, lc] = cells.slice(5, 8).map(Number);
+      const [la, lb, lc, u] = cells.slice(5, 9).map(Number);
       for (const x of [la, lb, lc]) expect(x).toBeGreaterThan(0);
-      // Judged like any call (at τ_f −∞ the counterfactual control decides; the random model's margins sit at 0).
-      expect(cells[9], cells.join(' | ')).toMatch(/^(kept|dropped: \w+)$/);
+      expect(u).toBeCloseTo(Math.min(la, lb) - lc, 2);
+      // Judged like any call, from the stored numbers: control off and τ_f at its minimum (−5), it is kept.
+      expect(u).toBeGreaterThan(-5);
+      if (await page.isChecked('[data-testid="ex-control"]')) await page.click('[data-testid="ex-control"]');
+      await page.focus('[data-testid="ex-tau-f"]');
+      await page.keyboard.press('Home');
+      expect(await ownRow.locator('td').last().textContent()).toBe('kept');
+      expect(await text(page, 'ex-inlined')).toContain(`12 km [${TOOL}(${example.input}) -> ${example.result}] (7.46 mi)`);
 
       // Its proposer's call before "800 m" (the last quantity before it, converted back) is scored too.
       const rows = page.locator('tr', { has: page.locator('td', { hasText: '7.46 mi to km' }) });

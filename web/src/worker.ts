@@ -148,7 +148,7 @@ async function analyze(id: number, params: AnalyzeParams): Promise<Analysis> {
   const tools = [...new Set([...params.tools, ...(own ? [own.tool] : [])])].filter((t) => p.registry.get(t));
   // τ_s = 0 and τ_f = −∞: every top-k position is proposed and every call judged on the page (rejudge.ts).
   const thresholds: Record<string, ToolThresholds> = Object.fromEntries(
-    tools.map((t) => [t, { ...defaultConfig().thresholds[t], tauS: 0, tauF: -Infinity, k: params.k, m: params.m }]),
+    tools.map((t) => [t, { ...p.registry.get(t)!.thresholds, tauS: 0, tauF: -Infinity, k: params.k, m: params.m }]),
   );
   const config = defaultConfig({ tools, thresholds, seed: params.seed, lmProposals: params.m > 0 });
   post({ id, type: 'progress', stage: 'positions, sampling, executing and scoring calls', done: 0, total: 1 });
