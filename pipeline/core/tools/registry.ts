@@ -69,7 +69,14 @@ export class ToolRegistry {
   schemaError(name: string, input: string): string | null {
     const entry = this.byName.get(name);
     if (!entry) return `unknown tool ${JSON.stringify(name)}`;
-    if (entry.validate(argumentsOf(entry.tool, input))) return null;
+    return this.argumentsError(name, argumentsOf(entry.tool, input));
+  }
+
+  /** The same check for an arguments object as MCP's `tools/call` sends it: null when valid, else the complaint. */
+  argumentsError(name: string, args: unknown): string | null {
+    const entry = this.byName.get(name);
+    if (!entry) return `unknown tool ${JSON.stringify(name)}`;
+    if (entry.validate(args)) return null;
     return describeErrors(entry.validate.errors ?? []);
   }
 }

@@ -67,6 +67,8 @@ export interface ToolSpec {
   propose?(prefix: string, doc: Doc, at: number): string[];
   /** Worked examples (text, position, call, result): README, golden losses, `toolformer tools`. */
   readonly examples?: readonly ToolExample[];
+  /** Where the tool runs when it is not one of the project's own: the `--mcp` command or URL of its MCP server. */
+  readonly server?: string;
 }
 
 export interface ArgumentSyntax {

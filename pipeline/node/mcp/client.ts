@@ -8,12 +8,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { ObjectSchema } from './server.ts';
-
 export interface RemoteTool {
   name: string;
   description: string;
-  inputSchema: ObjectSchema;
+  /** As the server sent it (the SDK checks `type: "object"`); read with care, it is a third party's. */
+  inputSchema: { type: 'object'; properties?: Record<string, unknown>; required?: unknown; [key: string]: unknown };
 }
 
 export type RemoteResult = { ok: true; value: string } | { ok: false; error: string };
@@ -106,7 +105,7 @@ async function listAll(client: Client, timeoutMs: number): Promise<RemoteTool[]>
   for (let page = 0; page < 20; page++) {
     const listed = await client.listTools(cursor ? { cursor } : undefined, { timeout: timeoutMs });
     for (const t of listed.tools) {
-      tools.push({ name: t.name, description: t.description ?? t.title ?? '', inputSchema: t.inputSchema as ObjectSchema });
+      tools.push({ name: t.name, description: t.description ?? t.title ?? '', inputSchema: t.inputSchema });
     }
     cursor = listed.nextCursor;
     if (!cursor) break;

@@ -29,15 +29,13 @@ export async function mcpCommand(flags: McpFlags): Promise<void> {
   if (flags.http === undefined && (flags.host !== undefined || token !== undefined || flags.allowOrigin.length > 0)) {
     throw new Error('--host, --token and --allow-origin apply to --http <port> only (stdio needs none of them)');
   }
+  const known = TOOL_SPECS.map((s) => s.name);
+  const wanted = flags.tools?.split(',').map((t) => t.trim()).filter(Boolean) ?? known;
+  const unknown = wanted.find((name) => !known.includes(name));
+  if (unknown !== undefined) throw new Error(`--tools: unknown tool ${JSON.stringify(unknown)} (known: ${known.join(', ')})`);
+  if (wanted.length === 0) throw new Error(`--tools: no tools (known: ${known.join(', ')})`);
   const engine = await createApertiumEngine();
-  const resources = { ...nodeResources(), translationEngine: engine };
-  const all = new ToolRegistry(TOOL_SPECS, resources);
-  const wanted = flags.tools?.split(',').map((t) => t.trim()).filter(Boolean) ?? all.names;
-  for (const name of wanted) {
-    const r = all.resolve(name);
-    if (!r.ok) throw new Error(`--tools: ${r.error}`);
-  }
-  const registry = new ToolRegistry(wanted.map((name) => TOOL_SPECS.find((s) => s.name === name)!), resources);
+  const registry = new ToolRegistry(TOOL_SPECS.filter((s) => wanted.includes(s.name)), { ...nodeResources(), translationEngine: engine });
   // The pipeline's limits: its per-call timeout and concurrency (config.ts), the executor's input/result caps.
   const config = defaultConfig({});
   const host = registryHost(registry, { timeoutMs: config.toolTimeoutMs, concurrency: config.toolConcurrency });

@@ -46,23 +46,27 @@ describe('toolformer mcp over stdio', () => {
       expect(tool.inputSchema.type).toBe('object');
       expect(tool.description).toMatch(/\w/);
     }
-    expect(tools.find((t) => t.name === 'Calculator')!.inputSchema.required).toEqual(['input']);
+    expect(tools.find((t) => t.name === 'Calculator')!.inputSchema).toMatchObject({
+      properties: { expression: { type: 'string', minLength: 1 } },
+      required: ['expression'],
+      additionalProperties: false,
+    });
   });
 
   it('tools/call Calculator 400 / 1400 → 0.29', async () => {
-    const result = await client.callTool({ name: 'Calculator', arguments: { input: '400 / 1400' } });
+    const result = await client.callTool({ name: 'Calculator', arguments: { expression: '400 / 1400' } });
     expect(result.isError).toBeFalsy();
     expect(text(result)).toBe('0.29');
   });
 
   it('a calculator expression outside the allowlist is a result with isError: true and a readable message', async () => {
-    const result = await client.callTool({ name: 'Calculator', arguments: { input: 'zeros(10000, 10000)' } });
+    const result = await client.callTool({ name: 'Calculator', arguments: { expression: 'zeros(10000, 10000)' } });
     expect(result.isError).toBe(true);
     expect(text(result)).toMatch(/zeros|not allowed|function/i);
   });
 
   it('a QA question with no answer is a result with isError: true', async () => {
-    const result = await client.callTool({ name: 'QA', arguments: { input: 'What is the favourite colour of the moon?' } });
+    const result = await client.callTool({ name: 'QA', arguments: { question: 'What is the favourite colour of the moon?' } });
     expect(result.isError).toBe(true);
     expect(text(result)).toMatch(/answer/i);
   });
@@ -76,11 +80,11 @@ describe('toolformer mcp over stdio', () => {
   it('arguments that do not match the schema are a JSON-RPC error (-32602)', async () => {
     const missing = await protocolError(client.callTool({ name: 'Calculator', arguments: {} }));
     expect(missing.code).toBe(ErrorCode.InvalidParams);
-    expect(missing.message).toMatch(/missing required argument "input"/);
-    const wrongType = await protocolError(client.callTool({ name: 'Calculator', arguments: { input: 42 } }));
-    expect(wrongType.message).toMatch(/must be a string/);
+    expect(missing.message).toMatch(/Calculator: arguments must have required property 'expression'/);
+    const wrongType = await protocolError(client.callTool({ name: 'Calculator', arguments: { expression: 42 } }));
+    expect(wrongType.message).toMatch(/expression must be string/);
     const extra = await protocolError(client.callTool({ name: 'Calendar', arguments: { date: '2020-01-01' } }));
-    expect(extra.message).toMatch(/unexpected argument "date"/);
+    expect(extra.message).toMatch(/Calendar: arguments must NOT have additional properties \(date\)/);
   });
 
   it('Calendar answers for today (UTC)', async () => {
@@ -140,8 +144,8 @@ describe('toolformer mcp --http', () => {
     try {
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name)).toEqual(['Calculator', 'QA', 'Calendar', 'Translate']);
-      expect(text(await client.callTool({ name: 'Calculator', arguments: { input: '400 / 1400' } }))).toBe('0.29');
-      expect((await client.callTool({ name: 'Calculator', arguments: { input: '2 +' } })).isError).toBe(true);
+      expect(text(await client.callTool({ name: 'Calculator', arguments: { expression: '400 / 1400' } }))).toBe('0.29');
+      expect((await client.callTool({ name: 'Calculator', arguments: { expression: '2 +' } })).isError).toBe(true);
       expect((await protocolError(client.callTool({ name: 'Teleport', arguments: {} }))).code).toBe(ErrorCode.InvalidParams);
     } finally {
       await client.close();

@@ -21,7 +21,6 @@ export interface ObjectSchema {
   type: 'object';
   properties?: Record<string, object>;
   required?: string[];
-  [key: string]: unknown;
 }
 
 export interface HostedTool {
