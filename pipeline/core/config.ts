@@ -51,6 +51,8 @@ export interface AnnotateConfig {
   /** Concurrent tool calls and the per-call timeout, ms. */
   toolConcurrency: number;
   toolTimeoutMs: number;
+  /** MCP servers whose tools the run adds (`--mcp`: commands or URLs), as given; their tools are in `tools`. */
+  mcp?: string[];
 }
 
 /** The defaults for the tools of `specs` (@default TOOL_SPECS, the registry's list), with `overrides`. */

@@ -2,12 +2,13 @@ import { closeSync, mkdirSync, openSync, readFileSync, readSync, rmSync, statSyn
 import { availableParallelism } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { SingleBar } from 'cli-progress';
-import { type AnnotateConfig, defaultConfig, validateConfig } from '../core/config.ts';
-import { TOOL_NAMES } from '../core/tools/registry.ts';
+import { type AnnotateConfig, type ToolThresholds, defaultConfig, validateConfig } from '../core/config.ts';
+import { TOOL_NAMES, TOOL_SPECS } from '../core/tools/registry.ts';
 import type { RunStats } from '../core/stats.ts';
 import { resolveModel, type Dtype } from './hf-cache.ts';
 import { digestInputs } from './input-digest.ts';
 import { loadModel } from './load-model.ts';
+import type { McpTools } from './mcp/run-tools.ts';
 import { RunFiles } from './run-files.ts';
 import { DEFAULT_CHUNK_ITEMS, keptCalls, parseShard } from './scale/plan.ts';
 import { digestOf, runIdentity } from './scale/run-digest.ts';
@@ -49,6 +50,19 @@ export interface AnnotateFlags {
   queue?: string;
   /** Input items per chunk. @default DEFAULT_CHUNK_ITEMS */
   chunk?: number;
+  /** MCP servers whose tools the run adds: commands (stdio) or http(s) URLs. */
+  mcp?: string[];
+}
+
+/** Threshold flags (--tau-s, --tau-f, --k, --m, --control-margin) override every tool's, the MCP servers' tools included. */
+function applyThresholdFlags(thresholds: Iterable<ToolThresholds>, flags: AnnotateFlags): void {
+  for (const t of thresholds) {
+    if (flags.tauS !== undefined) t.tauS = flags.tauS;
+    if (flags.tauF !== undefined) t.tauF = flags.tauF;
+    if (flags.k !== undefined) t.k = flags.k;
+    if (flags.m !== undefined) t.m = flags.m;
+    if (flags.controlMargin !== undefined) t.controlMargin = flags.controlMargin; // one margin for every tool
+  }
 }
 
 /** Turn CLI flags into a validated config; a bad value is a one-line error naming the fix. */
@@ -63,16 +77,11 @@ export function configFromFlags(flags: AnnotateFlags): AnnotateConfig {
     ...(flags.forceLmSampling ? { samplingGate: null } : {}),
     ...(flags.controlMargin !== undefined ? { controlMargin: flags.controlMargin } : {}),
     ...(flags.control === false ? { controlMargin: null } : {}),
+    ...(flags.mcp?.length ? { mcp: [...flags.mcp] } : {}),
   });
-  for (const t of Object.values(config.thresholds)) {
-    if (flags.tauS !== undefined) t.tauS = flags.tauS;
-    if (flags.tauF !== undefined) t.tauF = flags.tauF;
-    if (flags.k !== undefined) t.k = flags.k;
-    if (flags.m !== undefined) t.m = flags.m;
-    if (flags.controlMargin !== undefined) t.controlMargin = flags.controlMargin; // one margin for every tool
-  }
+  applyThresholdFlags(Object.values(config.thresholds), flags);
   // Checked here, not only in validateConfig, so that the message names the flag.
-  if (config.tools.length === 0) throw new Error(`no tools: pass --tools with some of ${TOOL_NAMES.join(', ')}`);
+  if (config.tools.length === 0 && !flags.mcp?.length) throw new Error(`no tools: pass --tools with some of ${TOOL_NAMES.join(', ')}, or --mcp <server>`);
   if (flags.batchSize < 1) throw new Error(`--batch-size must be ≥ 1 (got ${flags.batchSize}): pass --batch-size 16`);
   if (config.toolTimeoutMs < 1) throw new Error(`--tool-timeout must be ≥ 1 ms (got ${config.toolTimeoutMs}): pass --tool-timeout 2000`);
   if (flags.concurrency < 1) throw new Error(`--concurrency must be ≥ 1 (got ${flags.concurrency}): pass --concurrency 4`);
@@ -136,6 +145,10 @@ export async function annotateCommand(inputs: string[], flags: AnnotateFlags): P
   if ([shard, flags.queue, flags.workers].filter((x) => x != null).length > 1) {
     throw new Error('--workers, --shard and --queue exclude each other: pass one');
   }
+  // The MCP connections live in this process: worker processes, shards and queue workers would not have them.
+  if (flags.mcp?.length && (shard || flags.queue || (flags.workers ?? 1) > 1)) {
+    throw new Error('--mcp runs in one process: drop --workers, --shard and --queue (the MCP servers are connected to this process only)');
+  }
   // Before the model loads, so that a wrong --out fails at once: runs are never mixed.
   if (flags.overwrite && flags.resume) throw new Error('--overwrite and --resume exclude each other: pass one');
   if (flags.overwrite) {
@@ -152,12 +165,44 @@ export async function annotateCommand(inputs: string[], flags: AnnotateFlags): P
     if (!flags.resume) RunFiles.assertNoRun(flags.out);
   } else if (!flags.resume) RunFiles.assertNoRun(flags.out);
   else if (!RunFiles.readCheckpoint(flags.out)) console.error(`toolformer: no checkpoint in ${flags.out}: starting a fresh run`);
+  // MCP servers: one that fails to start is a warning, not the end of the run; all are closed when it ends.
+  const mcp = flags.mcp?.length
+    ? await import('./mcp/run-tools.ts').then(({ connectMcpTools }) =>
+        connectMcpTools(flags.mcp!, TOOL_NAMES, (line) => console.error(`toolformer: ${line}`)))
+    : undefined;
+  try {
+    return await annotateWith(inputs, flags, config, { started, chunkItems, shard }, mcp);
+  } finally {
+    await mcp?.close();
+  }
+}
+
+async function annotateWith(
+  inputs: string[],
+  flags: AnnotateFlags,
+  config: AnnotateConfig,
+  { started, chunkItems, shard }: { started: number; chunkItems: number; shard: ReturnType<typeof parseShard> | null },
+  mcp?: McpTools,
+): Promise<RunStats> {
+  if (mcp) {
+    // The servers' tools join the run after the built-in ones, with their specs' thresholds (PAPER_DEFAULTS) and
+    // the threshold flags applied as to every tool.
+    const thresholds = mcp.specs.map((s) => ({ ...s.thresholds }));
+    applyThresholdFlags(thresholds, flags);
+    mcp.specs.forEach((s, i) => {
+      config.tools.push(s.name);
+      config.thresholds[s.name] = thresholds[i];
+    });
+    if (config.tools.length === 0) throw new Error('no tools: no --mcp server gave a usable tool and --tools is empty');
+    const problem = validateConfig(config, [...TOOL_NAMES, ...mcp.specs.map((s) => s.name)]);
+    if (problem) throw new Error(problem);
+  }
   const lm = await loadModel(flags.model, { dtype: flags.dtype });
   const resolved = await resolveModel(flags.model);
   // The run's modules load only once flags and model are known to be good (the tool specs came with the config:
   // the registry is where the tools and their thresholds are listed).
   const [{ runAnnotate }, { createNodeParts }] = await Promise.all([import('./annotate-run.ts'), import('./parts.ts')]);
-  const parts = await createNodeParts(lm, config);
+  const parts = await createNodeParts(lm, config, mcp ? [...TOOL_SPECS, ...mcp.specs] : undefined);
   if (config.samplingGate && config.lmProposals) {
     // Before anything is written: the probe's counts are part of the run's config (config.json, the queue's run id).
     const [{ probeSampling }, { probeNotices }] = await Promise.all([import('../core/sampling-probe.ts'), import('../core/sampling-gate.ts')]);
@@ -169,6 +214,7 @@ export async function annotateCommand(inputs: string[], flags: AnnotateFlags): P
     ...(flags.dtype && flags.dtype !== 'fp32' ? { modelDtype: flags.dtype } : {}),
     modelMaxLength: lm.maxLength,
     translationEngine: parts.translation,
+    ...(mcp ? { mcpServers: mcp.servers } : {}),
     versions: packageVersions(),
   };
   const bound = Math.min(flags.maxDocs ?? Infinity, countRecords(inputs));
@@ -192,7 +238,8 @@ export async function annotateCommand(inputs: string[], flags: AnnotateFlags): P
     const { runQueued } = await import('./scale/queue.ts');
     stats = await runQueued({ url: flags.queue!, identity, inputsDigest, run, config, inputs, outDir: flags.out, chunkItems, maxDocs: flags.maxDocs, resume: flags.resume, onProgress: ({ docs, kept }) => progress.update(docs, kept) });
   } else {
-    const cores = flags.workers ?? availableParallelism();
+    // With --mcp one process: the MCP connections live in this one.
+    const cores = mcp ? 1 : flags.workers ?? availableParallelism();
     // Embedded chunks need no stable ids: on a small corpus they shrink so every worker gets ~4 (fewer idle tails).
     const poolChunk = flags.chunk ?? Math.max(1, Math.min(chunkItems, Math.ceil(bound / (cores * 4))));
     const workers = Math.min(cores, Math.ceil(bound / poolChunk) || 1);

@@ -32,10 +32,12 @@ const round = (x: number | undefined) => (x === undefined ? undefined : Math.rou
 const roundLosses = (l: Losses | undefined) =>
   l && { noCall: round(l.noCall), callOnly: round(l.callOnly), withResult: round(l.withResult) };
 
-export function callRecord(c: Candidate) {
+/** `server`: the MCP server the tool came from (`--mcp`), absent for the project's own tools. */
+export function callRecord(c: Candidate, server: string | undefined) {
   return {
     docId: c.docId,
     tool: c.tool,
+    server,
     positionTool: c.positionTool === c.tool ? undefined : c.positionTool,
     input: c.input,
     at: c.at,
@@ -140,7 +142,7 @@ export async function runAnnotate(parts: PipelineParts, options: RunOptions): Pr
   try {
     for await (const work of annotate(parts, config, documents())) {
       addDoc(stats, work);
-      for (const c of work.candidates) files.push('calls.jsonl', callRecord(c));
+      for (const c of work.candidates) files.push('calls.jsonl', callRecord(c, parts.registry.get(c.tool)?.server));
       const train = trainRecord(parts, work);
       if (train) files.push('train.jsonl', train);
       const index = itemOf.get(work.doc)!;

@@ -33,6 +33,9 @@ const dtypeOption = () =>
     .choices(['fp32', 'fp16', 'q8', 'q4'])
     .default('fp32');
 
+/** A repeatable option's values, in order. */
+const collect = (value: string, previous: string[]) => [...previous, value];
+
 export const DEFAULT_MODEL = resolve(import.meta.dirname, '../../models/default');
 export const DEFAULT_INPUTS = ['corpus/sotu.jsonl', 'corpus/factbook.jsonl'];
 
@@ -48,6 +51,7 @@ program
   .option('--model <dir|org/name>', 'Hugging Face ONNX causal-LM directory, or a model id in the local HF cache (HF_HOME; never downloaded)', DEFAULT_MODEL)
   .addOption(dtypeOption())
   .option('--tools <list>', 'comma-separated tools (default: every tool in the registry)')
+  .option('--mcp <server>', "add an MCP server's tools: a command (run without a shell, stdio) or an http(s) URL (repeatable)", collect, [])
   .option('--tau-s <x>', 'τ_s for every tool (default: the paper\'s per tool)', number('--tau-s'))
   .option('--tau-f <x>', 'τ_f for every tool (default: the paper\'s per tool)', number('--tau-f'))
   .option('--k <n>', 'positions per document and tool', integer('--k'))
@@ -204,7 +208,6 @@ const port = (value: string) => {
   if (x > 65535) throw new InvalidArgumentError('--http must be a port, 0–65535');
   return x;
 };
-const collect = (value: string, previous: string[]) => [...previous, value];
 
 program
   .command('mcp')

@@ -98,7 +98,7 @@ export async function annotateChunk(parts: PipelineParts, config: AnnotateConfig
   for await (const work of annotate(parts, config, docs())) {
     n++;
     addDoc(stats, work);
-    for (const c of work.candidates) calls += line(callRecord(c));
+    for (const c of work.candidates) calls += line(callRecord(c, parts.registry.get(c.tool)?.server));
     const t = trainRecord(parts, work);
     if (t) train += line(t);
   }
