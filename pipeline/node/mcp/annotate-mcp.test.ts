@@ -12,7 +12,7 @@ import { FakeLM } from '../../core/testing/fake-lm.ts';
 import { runAnnotate } from '../annotate-run.ts';
 import { createNodeParts } from '../parts.ts';
 import { type CliResult, ROOT, runCli } from '../testing/cli-child.ts';
-import { type McpTools, connectMcpTools } from './run-tools.ts';
+import { type McpTools, UNREACHABLE_AFTER, connectMcpTools } from './run-tools.ts';
 import { convert, countWords } from './testing/fixture-server.ts';
 
 const FIXTURE = `${process.execPath} --import tsx pipeline/node/mcp/testing/fixture-server.ts`;
@@ -26,6 +26,9 @@ writeFileSync(
     { id: 'weights', text: 'The bag weighs 100 pounds. In metric units, 100 pounds in kg is about 45 kg, which is too heavy to carry far.' },
   ].map((d) => JSON.stringify(d)).join('\n') + '\n',
 );
+// Five documents that each say "hello world": enough calls for a hanging server to be given up on.
+const hellos = join(tmp, 'hellos.jsonl');
+writeFileSync(hellos, [1, 2, 3, 4, 5].map((i) => JSON.stringify({ id: `hello${i}`, text: `Program ${i} prints hello world on the screen, then stops.` })).join('\n') + '\n');
 const lines = (file: string) => readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
 
 describe('toolformer annotate --mcp (the bundled model, a real fixture server and one that does not start)', () => {
@@ -33,13 +36,16 @@ describe('toolformer annotate --mcp (the bundled model, a real fixture server an
   let result: CliResult;
   beforeAll(async () => {
     result = await runCli(
-      ['annotate', corpus, '--tools', '', '--mcp', FIXTURE, '--mcp', '/nonexistent/mcp-server', '--tau-s', '0', '--out', out, '--quiet'],
+      ['annotate', corpus, '--tools', '', '--mcp', FIXTURE, '--mcp', '/nonexistent/mcp-server', '--mcp', `${FIXTURE} --mode garbage`, '--tau-s', '0', '--out', out, '--quiet'],
       ROOT,
     );
   }, 300_000);
 
-  it('the server that does not start is one line on stderr; the run goes on and succeeds', () => {
+  it('a server that does not start, or writes garbage, is one line on stderr each; the run goes on and succeeds', () => {
     expect(result.stderr).toMatch(/--mcp "\/nonexistent\/mcp-server": MCP server did not start: spawn \/nonexistent\/mcp-server ENOENT; going on without its tools/);
+    const garbage = result.stderr.split('\n').filter((l) => l.includes('--mode garbage'));
+    expect(garbage).toHaveLength(1);
+    expect(garbage[0]).toMatch(/MCP server did not start: .*; going on without its tools/);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/UnitConvert\s+3/);
     expect(result.stdout).toMatch(/WordCount\s+3/);
@@ -49,8 +55,9 @@ describe('toolformer annotate --mcp (the bundled model, a real fixture server an
     const calls = lines(join(out, 'calls.jsonl'));
     const executed = calls.filter((c) => c.result !== undefined);
     expect(executed.length).toBeGreaterThan(0);
+    // Every record of a server's tool names the server, whoever proposed it and whether it ran; none of another.
+    for (const c of calls) expect(c.server).toBe(['UnitConvert', 'WordCount'].includes(c.tool) ? FIXTURE : undefined);
     for (const c of executed) {
-      expect(c.server).toBe(FIXTURE);
       expect(['UnitConvert', 'WordCount']).toContain(c.tool);
       expect(Object.keys(c.losses)).toEqual(['noCall', 'callOnly', 'withResult']);
       expect(c.usefulness).toBeCloseTo(Math.min(c.losses.noCall, c.losses.callOnly) - c.losses.withResult, 3);
@@ -64,10 +71,11 @@ describe('toolformer annotate --mcp (the bundled model, a real fixture server an
 
   it('config.json records the servers, their tools as used, and why one failed', () => {
     const config = JSON.parse(readFileSync(join(out, 'config.json'), 'utf8'));
-    expect(config.config.mcp).toEqual([FIXTURE, '/nonexistent/mcp-server']);
+    expect(config.config.mcp).toEqual([FIXTURE, '/nonexistent/mcp-server', `${FIXTURE} --mode garbage`]);
     expect(config.config.tools).toEqual(['UnitConvert', 'WordCount']);
     expect(config.mcpServers[0].tools.map((t: { name: string }) => t.name)).toEqual(['UnitConvert', 'WordCount']);
     expect(config.mcpServers[1].error).toMatch(/ENOENT/);
+    expect(config.mcpServers[2].error).toMatch(/did not start/);
   });
 });
 
@@ -84,22 +92,23 @@ describe('runAnnotate with an MCP tool whose calls the LM samples', () => {
   });
   let mcp: McpTools;
   let hanging: McpTools;
+  const hangWarnings: string[] = [];
   beforeAll(async () => {
     [mcp, hanging] = await Promise.all([
       connectMcpTools([FIXTURE], [], () => undefined, { cwd: ROOT }),
-      connectMcpTools([`${FIXTURE} --mode hang`], [], () => undefined, { cwd: ROOT }),
+      connectMcpTools([`${FIXTURE} --mode hang`], [], (line) => hangWarnings.push(line), { cwd: ROOT }),
     ]);
   }, 120_000);
   afterAll(async () => {
     await Promise.all([mcp?.close(), hanging?.close()]);
   });
 
-  const run = async (tools: McpTools, name: string, timeoutMs = 5000) => {
+  const run = async (tools: McpTools, name: string, timeoutMs = 5000, input = corpus, maxDocs = 2) => {
     const word = tools.specs.find((s) => s.name === 'WordCount')!;
     const config = defaultConfig({ tools: ['WordCount'], thresholds: { WordCount: { ...word.thresholds, k: 2, m: 2 } }, toolTimeoutMs: timeoutMs });
     const { parts } = await createNodeParts(lm, config, tools.specs);
     const outDir = join(tmp, name);
-    const stats = await runAnnotate(parts, { inputs: [corpus], outDir, meta: {}, config, maxDocs: 2 });
+    const stats = await runAnnotate(parts, { inputs: [input], outDir, meta: {}, config, maxDocs });
     return { stats, calls: lines(join(outDir, 'calls.jsonl')) };
   };
 
@@ -115,11 +124,17 @@ describe('runAnnotate with an MCP tool whose calls the LM samples', () => {
     expect(stats.tools.WordCount.byProposer.lm).toBeGreaterThan(0);
   });
 
-  it('a tool call that hangs is a tool_error for that call, and the run finishes', async () => {
-    const { calls } = await run(hanging, 'hang', 300);
-    const ran = calls.filter((c) => c.input === 'hello world');
-    expect(ran.length).toBeGreaterThan(0);
-    for (const c of ran) expect(c.reason === 'duplicate' || /^tool_error: timed out after 300 ms/.test(c.reason)).toBe(true);
-    expect(ran.some((c) => c.proposer === 'lm')).toBe(true);
+  it('a server that hangs: its first calls time out, then one stderr line and no more calls to it; the run finishes', async () => {
+    const { stats, calls } = await run(hanging, 'hang', 300, hellos, 5);
+    expect(stats.docsRead).toBe(5);
+    const ran = calls.filter((c) => c.input === 'hello world' && c.reason !== 'duplicate');
+    const timedOut = ran.filter((c) => /^tool_error: timed out after 300 ms/.test(c.reason));
+    const skipped = ran.filter((c) => /^tool_error: MCP server ".*--mode hang" stopped answering/.test(c.reason));
+    expect(timedOut.length).toBeGreaterThanOrEqual(UNREACHABLE_AFTER);
+    expect(skipped.length).toBeGreaterThan(0);
+    expect(timedOut.length + skipped.length).toBe(ran.length);
+    for (const c of ran) expect(c.server).toBe(`${FIXTURE} --mode hang`);
+    expect(hangWarnings).toHaveLength(1);
+    expect(hangWarnings[0]).toMatch(/stopped answering after 3 failed calls in a row .*; its tools are not called again in this run, which goes on/);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * `annotate --mcp <server>…`: connect to every server at once, turn their tools into ToolSpecs (remote-specs.ts),
  * and say plainly what could not be used — a server that did not start, a tool whose schema does not fit the call
- * syntax — while the run goes on with the rest.
+ * syntax, a server that stops answering mid-run — while the run goes on with the rest.
  */
 import type { ToolSpec } from '../../core/tools/spec.ts';
 import { type ConnectOptions, type McpConnection, connectMcp } from './client.ts';
@@ -45,9 +45,10 @@ export async function connectMcpTools(
       continue;
     }
     connections.push(result);
+    const guarded = stopWhenUnreachable(result, warn);
     const record: McpServerRecord = { server: result.server, tools: [], skipped: [] };
     for (const tool of result.tools) {
-      const r = remoteToolSpec(result, tool, names);
+      const r = remoteToolSpec(guarded, tool, names);
       if (!r.ok) {
         warn(`--mcp ${JSON.stringify(result.server)}: tool ${JSON.stringify(r.tool)} skipped: ${r.error}`);
         record.skipped!.push({ tool: r.tool, error: r.error });
@@ -65,6 +66,41 @@ export async function connectMcpTools(
     servers,
     close: async () => {
       await Promise.allSettled(connections.map((c) => c.close()));
+    },
+  };
+}
+
+/** Calls in a row that timed out (or found the server gone) before a server's tools are not called again. */
+export const UNREACHABLE_AFTER = 3;
+
+/**
+ * A connection that gives up on its server once it has stopped answering: after UNREACHABLE_AFTER calls in a row
+ * time out (the executor aborts them), or at once when the server process has exited, every later call of its tools
+ * is an immediate error value naming the server — one stderr line, instead of a timeout per call for the rest of
+ * the run. An answer, even an error answer (`isError`, bad arguments), resets the count.
+ */
+export function stopWhenUnreachable(connection: McpConnection, warn: (line: string) => void, limit = UNREACHABLE_AFTER): McpConnection {
+  let failures = 0;
+  let stopped: string | undefined;
+  return {
+    server: connection.server,
+    tools: connection.tools,
+    close: () => connection.close(),
+    async call(name, args, options) {
+      if (stopped) return { ok: false, error: stopped };
+      const result = await connection.call(name, args, options);
+      if (result.ok) {
+        failures = 0;
+        return result;
+      }
+      if (/MCP server has exited/.test(result.error)) failures = limit;
+      else if (options.signal?.aborted || /no answer within/.test(result.error)) failures++;
+      else failures = 0;
+      if (failures >= limit && !stopped) {
+        stopped = `MCP server ${JSON.stringify(connection.server)} stopped answering (${result.error}); its tools are not called again in this run`;
+        warn(`--mcp ${JSON.stringify(connection.server)}: stopped answering after ${failures} failed calls in a row (last: ${result.error}); its tools are not called again in this run, which goes on`);
+      }
+      return result;
     },
   };
 }
