@@ -39,6 +39,7 @@ const cases: [string, string[], RegExp][] = [
   ['a tool concurrency of 0', ['--model', TINY_MODEL, '--concurrency', '0'], /--concurrency must be ≥ 1 \(got 0\): pass --concurrency 4/],
   ['a tool timeout of 0', ['--model', TINY_MODEL, '--tool-timeout', '0'], /--tool-timeout must be ≥ 1 ms \(got 0\): pass --tool-timeout 2000/],
   ['an unknown flag', ['--model', TINY_MODEL, '--tua-f', '1'], /unknown option '--tua-f'/],
+  ['--mcp with worker processes', ['--model', TINY_MODEL, '--mcp', 'some-server', '--workers', '2'], /--mcp runs in one process: drop --workers, --shard and --queue/],
 ];
 
 describe('toolformer annotate: fatal configuration errors', () => {
