@@ -97,10 +97,14 @@ describe('toolformer mcp over stdio', () => {
     const c = new Client({ name: 'closing-client', version: '1.0.0' });
     await c.connect(other);
     const pid = other.pid!;
-    const started = performance.now();
-    await c.close(); // ends the child's stdin, waits for its exit; SIGTERM only after 2 s
-    expect(performance.now() - started).toBeLessThan(2000);
+    let stderr = '';
+    other.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    // Ends the child's stdin and waits for its exit; the SDK sends SIGTERM only if it is still alive after 2 s. What
+    // ended it is in its log line, so the test does not depend on how fast a loaded machine lets it exit.
+    await c.close();
     expect(alive(pid)).toBe(false);
+    expect(stderr).toContain('toolformer mcp: the client closed stdin, shutting down');
+    expect(stderr).not.toContain('SIGTERM');
   });
 });
 

@@ -12,11 +12,18 @@ export async function serveStdio(server: Server): Promise<void> {
   const closed = new Promise<void>((resolve) => {
     server.onclose = resolve;
   });
-  const shutdown = () => void server.close();
-  process.stdin.once('end', shutdown);
-  process.stdin.once('close', shutdown);
-  process.once('SIGTERM', shutdown);
-  process.once('SIGINT', shutdown);
+  let closing = false;
+  // One line on stderr (the spec's place for logs) says what ended the session.
+  const shutdown = (why: string) => () => {
+    if (closing) return;
+    closing = true;
+    process.stderr.write(`toolformer mcp: ${why}, shutting down\n`);
+    void server.close();
+  };
+  process.stdin.once('end', shutdown('the client closed stdin'));
+  process.stdin.once('close', shutdown('the client closed stdin'));
+  process.once('SIGTERM', shutdown('SIGTERM'));
+  process.once('SIGINT', shutdown('SIGINT'));
   await server.connect(transport);
   await closed;
 }
