@@ -38,7 +38,7 @@ writeFileSync(join(tmp, 'corpus.jsonl'), lines.join('\n') + '\n');
 const annotate = (out: string, ...extra: string[]) => ['annotate', 'corpus.jsonl', '--model', MODEL, '--out', out, '--quiet', ...extra];
 const FILES = ['train.jsonl', 'calls.jsonl', 'errors.jsonl', 'stats.json', 'config.json'];
 /**
- * Whether two runs' files are the same bytes. Under heavy load an Apertium call can pass its 2 s timeout in one run and
+ * Whether two runs' files are the same bytes. Under heavy load an Apertium call can pass its timeout (--tool-timeout) in one run and
  * not the other (the pipeline's tool timeout is wall time, whatever the scale-out): such lines are counted, not fatal.
  */
 const differences: string[] = [];

@@ -72,7 +72,10 @@ export function defaultConfig(overrides: Partial<AnnotateConfig> = {}, specs: re
     samplingGate: { ...DEFAULT_SAMPLING_GATE },
     controlMargin: 1,
     toolConcurrency: 4,
-    toolTimeoutMs: 2000,
+    // A guard against a hung tool, not a latency budget: the timeout is wall time, so a tight one makes runs differ.
+    // Four Apertium calls at once (toolConcurrency) take 2.05 s on an idle 2-core machine (0.5 CPU s each), so the
+    // former 2 s turned Translate results into errors in one run and not the next.
+    toolTimeoutMs: 30_000,
     ...overrides,
   };
 }

@@ -83,7 +83,7 @@ export function configFromFlags(flags: AnnotateFlags): AnnotateConfig {
   // Checked here, not only in validateConfig, so that the message names the flag.
   if (config.tools.length === 0 && !flags.mcp?.length) throw new Error(`no tools: pass --tools with some of ${TOOL_NAMES.join(', ')}, or --mcp <server>`);
   if (flags.batchSize < 1) throw new Error(`--batch-size must be ≥ 1 (got ${flags.batchSize}): pass --batch-size 16`);
-  if (config.toolTimeoutMs < 1) throw new Error(`--tool-timeout must be ≥ 1 ms (got ${config.toolTimeoutMs}): pass --tool-timeout 2000`);
+  if (config.toolTimeoutMs < 1) throw new Error(`--tool-timeout must be ≥ 1 ms (got ${config.toolTimeoutMs}): pass --tool-timeout 30000`);
   if (flags.concurrency < 1) throw new Error(`--concurrency must be ≥ 1 (got ${flags.concurrency}): pass --concurrency 4`);
   const problem = validateConfig(config, TOOL_NAMES);
   if (problem) throw new Error(problem);

@@ -37,7 +37,7 @@ const cases: [string, string[], RegExp][] = [
   ['no tools', ['--model', TINY_MODEL, '--tools', ' , '], /no tools: pass --tools with some of Calculator/],
   ['a batch size of 0', ['--model', TINY_MODEL, '--batch-size', '0'], /--batch-size must be ≥ 1 \(got 0\): pass --batch-size 16/],
   ['a tool concurrency of 0', ['--model', TINY_MODEL, '--concurrency', '0'], /--concurrency must be ≥ 1 \(got 0\): pass --concurrency 4/],
-  ['a tool timeout of 0', ['--model', TINY_MODEL, '--tool-timeout', '0'], /--tool-timeout must be ≥ 1 ms \(got 0\): pass --tool-timeout 2000/],
+  ['a tool timeout of 0', ['--model', TINY_MODEL, '--tool-timeout', '0'], /--tool-timeout must be ≥ 1 ms \(got 0\): pass --tool-timeout 30000/],
   ['an unknown flag', ['--model', TINY_MODEL, '--tua-f', '1'], /unknown option '--tua-f'/],
   ['--mcp with worker processes', ['--model', TINY_MODEL, '--mcp', 'some-server', '--workers', '2'], /--mcp runs in one process: drop --workers, --shard and --queue/],
 ];

@@ -39,7 +39,7 @@ beforeAll(async () => {
   const lm = await loadModel(join(ROOT, 'models/tiny-random'));
   for (const [concurrency, batchSize] of settings) {
     // A tool call that times out is an error in one run and a result in another: the timeout is wall-clock, so on a
-    // loaded machine (CI runs test files side by side on 2 cores) the 2 s default made runs differ. Not what this tests.
+    // loaded machine (CI runs test files side by side on 2 cores) the former 2 s default made runs differ. Not what this tests.
     const config = { ...configFromFlags(flags(concurrency, batchSize)), toolTimeoutMs: 120_000 };
     const { parts, translation: engine } = await createNodeParts(lm, config);
     translation = engine;
