@@ -197,8 +197,17 @@ async function annotateWith(
     const problem = validateConfig(config, [...TOOL_NAMES, ...mcp.specs.map((s) => s.name)]);
     if (problem) throw new Error(problem);
   }
-  const lm = await loadModel(flags.model, { dtype: flags.dtype });
   const resolved = await resolveModel(flags.model);
+  const bound = Math.min(flags.maxDocs ?? Infinity, countRecords(inputs));
+  // --workers: how many processes, in chunks of how many items (with --mcp one process: the connections live here).
+  const cores = mcp ? 1 : flags.workers ?? availableParallelism();
+  // Embedded chunks need no stable ids: on a small corpus they shrink so every worker gets ~4 (fewer idle tails).
+  const poolChunk = flags.chunk ?? Math.max(1, Math.min(chunkItems, Math.ceil(bound / (cores * 4))));
+  const poolWorkers = shard || flags.queue ? 1 : Math.min(cores, Math.ceil(bound / poolChunk) || 1);
+  // Forked before this process loads its own model and probes: their start-up (model, tools, knowledge base) overlaps
+  // ours. Each chunk message carries the final config (with the probe's counts).
+  const pool = poolWorkers > 1 ? (await import('./scale/pool.ts')).startWorkers(poolWorkers, resolved.dir, flags.dtype, config) : null;
+  const lm = await loadModel(flags.model, { dtype: flags.dtype });
   // The run's modules load only once flags and model are known to be good (the tool specs came with the config:
   // the registry is where the tools and their thresholds are listed).
   const [{ runAnnotate }, { createNodeParts }] = await Promise.all([import('./annotate-run.ts'), import('./parts.ts')]);
@@ -217,7 +226,6 @@ async function annotateWith(
     ...(mcp ? { mcpServers: mcp.servers } : {}),
     versions: packageVersions(),
   };
-  const bound = Math.min(flags.maxDocs ?? Infinity, countRecords(inputs));
   const total = Number.isFinite(bound) ? bound : 0;
   const progress = startProgress(total, flags.quiet);
 
@@ -238,15 +246,10 @@ async function annotateWith(
     const { runQueued } = await import('./scale/queue.ts');
     stats = await runQueued({ url: flags.queue!, identity, inputsDigest, run, config, inputs, outDir: flags.out, chunkItems, maxDocs: flags.maxDocs, resume: flags.resume, onProgress: ({ docs, kept }) => progress.update(docs, kept) });
   } else {
-    // With --mcp one process: the MCP connections live in this one.
-    const cores = mcp ? 1 : flags.workers ?? availableParallelism();
-    // Embedded chunks need no stable ids: on a small corpus they shrink so every worker gets ~4 (fewer idle tails).
-    const poolChunk = flags.chunk ?? Math.max(1, Math.min(chunkItems, Math.ceil(bound / (cores * 4))));
-    const workers = Math.min(cores, Math.ceil(bound / poolChunk) || 1);
     const onDoc = ({ docs, stats }: { docs: number; stats: RunStats }) => progress.update(docs, keptCalls(stats));
     const { runPool } = await import('./scale/pool.ts');
-    stats = workers > 1
-      ? await runPool({ workers, model: resolved.dir, dtype: flags.dtype, inputs, outDir: flags.out, resume: flags.resume, maxDocs: flags.maxDocs, config, meta, chunkItems: poolChunk, onChunk: onDoc })
+    stats = pool
+      ? await runPool({ workers: pool, inputs, outDir: flags.out, resume: flags.resume, maxDocs: flags.maxDocs, config, meta, chunkItems: poolChunk, onChunk: onDoc })
       : await runAnnotate(parts.parts, { inputs, outDir: flags.out, resume: flags.resume, maxDocs: flags.maxDocs, config, meta, onDoc });
   }
   progress.stop();

@@ -10,9 +10,10 @@ import { loadModel } from '../load-model.ts';
 import { createNodeParts } from '../parts.ts';
 import { type Chunk, annotateChunk } from './chunks.ts';
 
-export type ToChild = { type: 'init'; model: string; dtype?: Dtype; config: AnnotateConfig } | { type: 'chunk'; chunk: Chunk };
+/** `init`: load the model and the tools (config: their limits); `chunk`: annotate it with the run's final config. */
+export type ToChild = { type: 'init'; model: string; dtype?: Dtype; config: AnnotateConfig } | { type: 'chunk'; chunk: Chunk; config: AnnotateConfig };
 
-let ready: Promise<{ parts: PipelineParts; config: AnnotateConfig }> | null = null;
+let ready: Promise<PipelineParts> | null = null;
 const send = (message: unknown) => process.send!(message);
 const fail = (error: unknown) => send({ type: 'error', message: error instanceof Error ? error.message : String(error) });
 
@@ -22,12 +23,13 @@ process.on('message', (message: ToChild) => {
     ready = (async () => {
       const lm = await loadModel(message.model, { dtype: message.dtype });
       const { parts } = await createNodeParts(lm, message.config);
-      return { parts, config: message.config };
+      return parts;
     })();
     ready.then(() => send({ type: 'ready' }), fail);
   } else {
+    const { chunk, config } = message;
     ready!
-      .then(({ parts, config }) => annotateChunk(parts, config, message.chunk))
+      .then((parts) => annotateChunk(parts, config, chunk))
       .then((result) => send({ type: 'result', result }), fail);
   }
 });

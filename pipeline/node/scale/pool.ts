@@ -15,10 +15,8 @@ import type { ToChild } from './pool-child.ts';
 import type { Dtype } from '../hf-cache.ts';
 
 export interface PoolOptions {
-  workers: number;
-  /** Model directory each worker loads. */
-  model: string;
-  dtype?: Dtype;
+  /** Workers from startWorkers, already loading. */
+  workers: PoolWorker[];
   inputs: string[];
   outDir: string;
   meta: Record<string, unknown>;
@@ -32,8 +30,10 @@ export interface PoolOptions {
 
 type FromChild = { type: 'ready' } | { type: 'result'; result: ChunkResult } | { type: 'error'; message: string };
 
-/** One forked worker: `run` sends a message and resolves with the next reply. */
-class PoolWorker {
+/** One forked worker: `request` sends a message and resolves with the next reply. */
+export class PoolWorker {
+  /** The reply to `init`: the worker has loaded the model and the tools. */
+  ready: Promise<FromChild> | null = null;
   private readonly child: ChildProcess;
   private pending: { resolve: (m: FromChild) => void; reject: (e: Error) => void } | null = null;
   private exited: Error | null = null;
@@ -70,6 +70,19 @@ class PoolWorker {
   }
 }
 
+/**
+ * Fork `n` workers and have each load the model and the tools now (`config` is used for the tools' limits only; the
+ * run's final config comes with every chunk), so that their start-up overlaps the parent's.
+ */
+export function startWorkers(n: number, model: string, dtype: Dtype | undefined, config: AnnotateConfig): PoolWorker[] {
+  return Array.from({ length: n }, (_, i) => {
+    const worker = new PoolWorker(i + 1);
+    worker.ready = worker.request({ type: 'init', model, dtype, config });
+    worker.ready.catch(() => {}); // awaited (and reported) in runPool
+    return worker;
+  });
+}
+
 export async function runPool(options: PoolOptions): Promise<RunStats> {
   const { config, outDir } = options;
   const { files, checkpoint, stats } = openRun(options);
@@ -92,14 +105,14 @@ export async function runPool(options: PoolOptions): Promise<RunStats> {
     }
   };
 
-  const workers = Array.from({ length: options.workers }, (_, i) => new PoolWorker(i + 1));
+  const workers = options.workers;
   let failure: Error | null = null;
   const work = async (worker: PoolWorker) => {
     try {
-      await worker.request({ type: 'init', model: options.model, dtype: options.dtype, config });
+      await worker.ready;
       // Concurrent next() calls on one generator are queued: each chunk goes to exactly one worker.
       for (let c: IteratorResult<Chunk>; !failure && !(c = await chunks.next()).done; ) {
-        const reply = await worker.request({ type: 'chunk', chunk: c.value });
+        const reply = await worker.request({ type: 'chunk', chunk: c.value, config });
         if (failure) return;
         if (reply.type !== 'result') throw new Error(`worker process ${worker.id}: unexpected reply ${reply.type}`);
         done.set(reply.result.index, reply.result);

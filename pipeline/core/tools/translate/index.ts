@@ -59,6 +59,15 @@ export const translate: ToolSpec = {
   positions: (text) => findForeignSpans(text).map((s) => positionAfter(text, s.end)),
   leaks: translateLeak,
   propose: (prefix) => proposeTranslate(prefix),
+  // The result is Apertium's (spa-eng) for the input; the call stands after the span, before its translation.
+  examples: [
+    {
+      text: 'The anthem begins "Mexicanos, al grito de guerra", Mexicans, to the cry of war.',
+      at: 51,
+      input: 'Mexicanos, al grito de guerra',
+      result: 'Mexicans, to the cry of war',
+    },
+  ],
 };
 
 /**
