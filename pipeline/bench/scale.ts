@@ -24,16 +24,28 @@ const arg = (name: string, fallback: string) => {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? process.argv[i + 1] : fallback;
 };
-const DOCS = Number(arg('docs', '24'));
-/** Items per chunk for the 2-process variants: about 4 chunks per process, so neither waits long for the other. */
-const CHUNK = Math.max(1, Math.ceil(DOCS / 8));
+const WANTED = Number(arg('docs', '120'));
 const ROUNDS = Number(arg('rounds', '1'));
 const MODEL = resolve(ROOT, arg('model', 'models/default'));
 const OUT = join(ROOT, 'out/bench');
 const tmp = mkdtempSync(join(tmpdir(), 'bench-scale-'));
 const log = (...xs: unknown[]) => console.error(`[bench:scale ${new Date().toISOString().slice(11, 19)}]`, ...xs);
 
-const lines = readFileSync(join(ROOT, 'corpus/sample.jsonl'), 'utf8').trim().split('\n').slice(0, DOCS);
+/**
+ * The documents: corpus/sample.jsonl first (30), then, past it, every 40th document of the bundled corpus (Factbook
+ * and State of the Union in turn), so a larger --docs still mixes both sources and their lengths.
+ */
+const readLines = (file: string) => readFileSync(join(ROOT, 'corpus', file), 'utf8').trim().split('\n');
+const sample = readLines('sample.jsonl');
+const idOf = (line: string) => (JSON.parse(line) as { id: string }).id;
+const inSample = new Set(sample.map(idOf));
+const [factbook, sotu] = ['factbook.jsonl', 'sotu.jsonl'].map((f) => readLines(f).filter((l, i) => i % 40 === 0 && !inSample.has(idOf(l))));
+const more = factbook.flatMap((l, i) => [l, sotu[i]]).filter(Boolean);
+const lines = [...sample, ...more].slice(0, WANTED);
+const DOCS = lines.length;
+const SOURCE = DOCS <= sample.length ? 'corpus/sample.jsonl' : `corpus/sample.jsonl + ${DOCS - sample.length} more of the bundled corpus`;
+/** Items per chunk for the 2-process variants: about 4 chunks per process, so neither waits long for the other. */
+const CHUNK = Math.max(1, Math.ceil(DOCS / 8));
 writeFileSync(join(tmp, 'corpus.jsonl'), lines.join('\n') + '\n');
 const annotate = (out: string, ...extra: string[]) => ['annotate', 'corpus.jsonl', '--model', MODEL, '--out', out, '--quiet', ...extra];
 const FILES = ['train.jsonl', 'calls.jsonl', 'errors.jsonl', 'stats.json', 'config.json'];
@@ -140,7 +152,7 @@ const load = (k: string) => rounds.map((r) => r[k]).map((t) => `${f(t.load[0], 1
 const pct = (x: number) => `${x >= 0 ? '+' : ''}${f(100 * x, 1)} %`;
 const idleSpeedup = 2 / result.cpuTwoOverOne;
 const md = [
-  `Scale out (\`npm run bench:scale\`, ${DOCS} documents of corpus/sample.jsonl, ${result.model}, default config, ${ROUNDS} round(s), 2-process variants in chunks of ${CHUNK}; wall time from start to merged files, process start and model load included; CPU = user + system of every process of the variant, GNU time; ${result.cores} cores shared with other work):`,
+  `Scale out (\`npm run bench:scale\`, ${DOCS} documents (${SOURCE}), ${result.model}, default config, ${ROUNDS} round(s), 2-process variants in chunks of ${CHUNK}; wall time from start to merged files, process start and model load included; CPU = user + system of every process of the variant, GNU time; ${result.cores} cores shared with other work):`,
   '',
   '| Variant | Wall s | Documents/s (wall) | CPU s | Load avg (1 min) before→after | Target |',
   '|---|---|---|---|---|---|',
