@@ -1,3 +1,4 @@
+import type { ControlLoss } from './distractor.ts';
 import type { Losses } from './losses.ts';
 
 /**
@@ -13,14 +14,27 @@ export interface Verdict {
   kept: boolean;
   /** min(L_a, L_b) − L_c, nats. */
   usefulness: number;
-  /** Machine-readable: "kept" or "below_tau_f". */
-  reason: 'kept' | 'below_tau_f';
+  /** Machine-readable: "kept", "below_tau_f" or "below_control". */
+  reason: 'kept' | 'below_tau_f' | 'below_control';
 }
 
-export function judge(losses: Losses, tauF: number): Verdict {
+/**
+ * The counterfactual control on top of τ_f (distractor.ts): `measured` is the call's stored margin over its
+ * distractor, `margin` the nats it must reach (null: the run has no control). A call without a measurement is judged
+ * by τ_f alone.
+ */
+export interface Control {
+  measured?: ControlLoss;
+  margin: number | null;
+}
+
+export function judge(losses: Losses, tauF: number, control?: Control): Verdict {
   const u = usefulness(losses);
-  const kept = u >= tauF;
-  return { kept, usefulness: u, reason: kept ? 'kept' : 'below_tau_f' };
+  if (u < tauF) return { kept: false, usefulness: u, reason: 'below_tau_f' };
+  if (control?.measured && control.margin !== null && control.measured.margin < control.margin) {
+    return { kept: false, usefulness: u, reason: 'below_control' };
+  }
+  return { kept: true, usefulness: u, reason: 'kept' };
 }
 
 /** How many of the given usefulness values survive each threshold (the survival curve). */

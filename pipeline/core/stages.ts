@@ -266,15 +266,10 @@ export function judgeStage(config: AnnotateConfig): Stage {
     for await (const work of input) {
       for (const c of work.candidates) {
         if (c.reason !== 'pending' || !c.losses) continue;
-        const v = judge(c.losses, config.thresholds[c.tool]?.tauF ?? Infinity);
+        const v = judge(c.losses, config.thresholds[c.tool]?.tauF ?? Infinity, { measured: c.control, margin: controlMarginFor(config, c.tool) });
         c.usefulness = v.usefulness;
         c.kept = v.kept;
         c.reason = v.reason;
-        const margin = controlMarginFor(config, c.tool);
-        if (c.kept && margin !== null && c.control && c.control.margin < margin) {
-          c.kept = false;
-          c.reason = 'below_control';
-        }
       }
       yield work;
     }

@@ -53,11 +53,7 @@ export function rejudge(analysis: Analysis, thresholds: Thresholds): Decision[] 
     const positions = chosen.get(candidate.positionTool);
     if (positions && !positions.has(candidate.at)) return { candidate, kept: false, reason: 'below_tau_s' };
     if (!candidate.losses) return { candidate, kept: false, reason: 'not_scored' };
-    const v = judge(candidate.losses, thresholds.tauF);
-    const margin = thresholds.controlMargins?.[candidate.tool] ?? null;
-    if (v.kept && margin !== null && candidate.control && candidate.control.margin < margin) {
-      return { candidate, kept: false, reason: 'below_control', usefulness: v.usefulness };
-    }
+    const v = judge(candidate.losses, thresholds.tauF, { measured: candidate.control, margin: thresholds.controlMargins?.[candidate.tool] ?? null });
     return { candidate, kept: v.kept, reason: v.reason, usefulness: v.usefulness };
   });
 }
