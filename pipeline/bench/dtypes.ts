@@ -12,6 +12,7 @@ import { scorePositions } from '../core/scoring.ts';
 import { availableDtypes, DTYPE_FILES, type Dtype } from '../node/hf-cache.ts';
 import { loadModel } from '../node/load-model.ts';
 import { buildWorkload } from './workload.ts';
+import { f } from './format.ts';
 
 export interface DtypeRow {
   dtype: Dtype;
@@ -82,7 +83,6 @@ export async function benchDtypes(dir: string, docs: readonly Doc[], rounds: num
 
 /** The markdown table for bench.md / the README. */
 export function dtypeLines(model: string, result: Awaited<ReturnType<typeof benchDtypes>>, browser?: Record<string, number>): string[] {
-  const f = (x: number, d = 0) => x.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
   const fp32 = result.rows[0];
   return [
     `Weight formats (${model}, the same ${f(result.calls)} calls at ${f(result.positions)} positions; Node CPU time; ` +

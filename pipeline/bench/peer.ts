@@ -12,6 +12,7 @@ import type { CausalLM } from '../core/lm.ts';
 import { PAPER_WEIGHTS } from '../core/losses.ts';
 import { scorePositions, type PositionToScore } from '../core/scoring.ts';
 import { ROOT } from './model.ts';
+import { f } from './format.ts';
 
 /** The interpreter with Debian's torch (the `python3` on PATH may be another one); TOOLFORMER_PYTHON overrides. */
 const PYTHON = process.env.TOOLFORMER_PYTHON ?? '/usr/bin/python3';
@@ -105,7 +106,6 @@ export async function benchTorchPeer(lm: CausalLM, dir: string, positions: reado
 }
 
 export function peerLines(model: string, peer: PeerResult): string[] {
-  const f = (x: number, d = 0) => x.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
   if (!peer.installed) return [`PyTorch peer (${model}): not installed — ${peer.reason}.`];
   return [
     `PyTorch peer (${model}, the same ${f(peer.calls)} calls and weights; torch ${peer.torch} on CPU, 1 thread; process CPU time, one run):`,
