@@ -92,11 +92,10 @@ describe('ToolExecutor', () => {
       scripted('Echo', (input) => ({ ok: true, value: input })),
     ]);
     const executor = new ToolExecutor(registry, { timeoutMs: 100, concurrency: 2 });
-    const start = performance.now();
+    // Two hanging calls on two slots: without the timeout this never resolves and the test times out.
     const results = await executor.executeAll(
       ['Hang', 'Throw', 'ThrowOdd', 'Garbage', 'Huge', 'Echo', 'Hang'].map((tool) => ({ call: { tool, input: 'hi' }, doc })),
     );
-    expect(performance.now() - start).toBeLessThan(1000);
     expect(results.map((r) => (r.ok ? r.value : r.error))).toEqual([
       'timed out after 100 ms',
       'Throw failed: boom',

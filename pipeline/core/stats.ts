@@ -3,7 +3,7 @@ import { survival } from './judge.ts';
 import { type SamplingCounts, parseRate } from './sampling-gate.ts';
 import type { DocWork } from './stages.ts';
 
-/** τ_f values at which stats.json reports how many calls would be kept (from stored losses). */
+/** τ_f values at which stats.json reports how many scored calls reach τ_f (from stored losses, before the control). */
 export const TAU_F_GRID = [0, 0.25, 0.5, 1, 2] as const;
 
 export interface ToolStats {
@@ -22,9 +22,13 @@ export interface ToolStats {
   /** Counts per reason kind: kept, below_tau_f, leakage, tool_error, duplicate, … */
   reasons: Record<string, number>;
   scored: number;
+  /** Calls that reached the tool's τ_f and passed the counterfactual control: reasons.kept. */
   kept: number;
-  /** Calls with usefulness ≥ τ_f for each τ_f of the grid (the survival curve), in grid order. */
-  keptAtTauF: { tauF: number; kept: number }[];
+  /**
+   * Scored calls with usefulness ≥ τ_f for each τ_f of the grid (the survival curve), in grid order — before the
+   * counterfactual control, which then drops some of them (reasons.below_control at the tool's own τ_f).
+   */
+  reachTauF: { tauF: number; calls: number }[];
 }
 
 export interface Hallucination {
@@ -70,7 +74,7 @@ export function emptyStats(tools: readonly string[]): RunStats {
       reasons: {},
       scored: 0,
       kept: 0,
-      keptAtTauF: TAU_F_GRID.map((tauF) => ({ tauF, kept: 0 })),
+      reachTauF: TAU_F_GRID.map((tauF) => ({ tauF, calls: 0 })),
     };
   }
   return stats;
@@ -116,7 +120,7 @@ export function addDoc(stats: RunStats, work: DocWork): RunStats {
     }
     if (c.usefulness !== undefined) {
       s.scored++;
-      survival([c.usefulness], TAU_F_GRID).forEach(({ kept }, i) => (s.keptAtTauF[i].kept += kept));
+      survival([c.usefulness], TAU_F_GRID).forEach(({ kept }, i) => (s.reachTauF[i].calls += kept));
     }
     if (c.kept) s.kept++;
   }
@@ -162,7 +166,7 @@ export function mergeStats(total: RunStats, part: RunStats): RunStats {
     addCounts(t.reasons, p.reasons);
     t.scored += p.scored;
     t.kept += p.kept;
-    p.keptAtTauF.forEach(({ kept }, i) => (t.keptAtTauF[i].kept += kept));
+    p.reachTauF.forEach(({ calls }, i) => (t.reachTauF[i].calls += calls));
   }
   return total;
 }

@@ -289,14 +289,18 @@ export function alignedTable(header: readonly string[], rows: readonly (readonly
 }
 
 function printSummary(stats: RunStats, out: string, seconds: number): void {
-  const grid = Object.values(stats.tools)[0]?.keptAtTauF.map(({ tauF }, i) => (i === 0 ? `kept@τ_f=${tauF}` : String(tauF))) ?? [];
-  const header = ['tool', 'docs', 'positions', 'lm calls', 'programmatic calls', 'scored', 'kept', ...grid];
-  const rows = Object.entries(stats.tools).map(([tool, s]) => [
-    tool,
-    ...[s.docs, s.positions.total, s.byProposer.lm, s.byProposer.programmatic, s.scored, s.kept, ...s.keptAtTauF.map((k) => k.kept)].map(String),
-  ]);
+  // "≥ τ_f" is at each tool's own τ_f; the control then drops some of those: ≥ τ_f − control = kept. The grid
+  // columns are the survival curve at other τ_f, before the control.
+  const grid = Object.values(stats.tools)[0]?.reachTauF.map(({ tauF }, i) => (i === 0 ? `≥ τ_f=${tauF}` : String(tauF))) ?? [];
+  const header = ['tool', 'docs', 'positions', 'lm calls', 'programmatic calls', 'scored', '≥ τ_f', 'control', 'kept', ...grid];
+  const rows = Object.entries(stats.tools).map(([tool, s]) => {
+    const belowControl = s.reasons.below_control ?? 0;
+    const counts = [s.docs, s.positions.total, s.byProposer.lm, s.byProposer.programmatic, s.scored, s.kept + belowControl, -belowControl, s.kept];
+    return [tool, ...counts.map((n) => (Object.is(n, -0) ? '0' : String(n))), ...s.reachTauF.map((k) => String(k.calls))];
+  });
   console.log(`\n${stats.docsRead} documents read, ${stats.badRecords} bad records, ${stats.docsWithKeptCall} documents with a kept call, ${seconds.toFixed(1)} s`);
   console.log(alignedTable(header, rows));
+  console.log(`(≥ τ_f at each tool's own τ_f, then the counterfactual control's drops; the τ_f grid counts before the control)`);
   const reasons = Object.entries(stats.tools).map(([tool, s]) => `${tool}: ${Object.entries(s.reasons).map(([r, n]) => `${r} ${n}`).join(', ')}`);
   console.log(`reasons — ${reasons.join(' | ')}`);
   console.log(`wrote ${out}/{train,calls,errors}.jsonl, config.json, stats.json`);

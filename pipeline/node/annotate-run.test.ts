@@ -87,7 +87,7 @@ describe('annotate on the sample corpus', () => {
       const mine = calls.filter((c) => c.tool === tool);
       expect(s.candidates).toBe(mine.length);
       expect(s.kept).toBe(mine.filter((c) => c.kept).length);
-      expect(s.keptAtTauF.find((x: any) => x.tauF === 0).kept).toBe(mine.filter((c) => c.usefulness >= 0).length);
+      expect(s.reachTauF.find((x: any) => x.tauF === 0).calls).toBe(mine.filter((c) => c.usefulness >= 0).length);
       if (s.docs > 0) expect(s.positions.total).toBeGreaterThan(0);
     }
   });

@@ -36,8 +36,11 @@ const dtypeOption = () =>
 /** A repeatable option's values, in order. */
 const collect = (value: string, previous: string[]) => [...previous, value];
 
-export const DEFAULT_MODEL = resolve(import.meta.dirname, '../../models/default');
-export const DEFAULT_INPUTS = ['corpus/sotu.jsonl', 'corpus/factbook.jsonl'];
+// The bundled model and corpus are found from the package, not the working directory, so
+// `npx --prefix <clone> toolformer annotate` works from anywhere.
+const PACKAGE_ROOT = resolve(import.meta.dirname, '../..');
+export const DEFAULT_MODEL = resolve(PACKAGE_ROOT, 'models/default');
+export const DEFAULT_INPUTS = ['corpus/sotu.jsonl', 'corpus/factbook.jsonl'].map((p) => resolve(PACKAGE_ROOT, p));
 
 const program = new Command('toolformer')
   .description('Toolformer data generation (Schick et al., 2023) with a local ONNX causal LM')
@@ -47,7 +50,7 @@ const program = new Command('toolformer')
 program
   .command('annotate')
   .description('find, execute, score and filter API calls in a corpus; write finetuning JSONL to --out')
-  .argument('[inputs...]', '.jsonl/.txt files or directories', DEFAULT_INPUTS)
+  .argument('[inputs...]', '.jsonl/.txt files or directories (default: the bundled corpus, corpus/sotu.jsonl and corpus/factbook.jsonl)')
   .option('--model <dir|org/name>', 'Hugging Face ONNX causal-LM directory, or a model id in the local HF cache (HF_HOME; never downloaded)', DEFAULT_MODEL)
   .addOption(dtypeOption())
   .option('--tools <list>', 'comma-separated tools (default: every tool in the registry)')
@@ -77,7 +80,7 @@ program
   .action(async (inputs: string[], opts) => {
     // Imported on use: a bad flag or model fails in a second, before the pipeline's modules load.
     const { annotateCommand } = await import('./annotate-command.ts');
-    await annotateCommand(inputs, opts);
+    await annotateCommand(inputs.length ? inputs : DEFAULT_INPUTS, opts);
   });
 
 program

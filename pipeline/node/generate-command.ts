@@ -4,10 +4,12 @@
  *   toolformer generate "<prompt>" [--model dir] [--no-tools] [--max-new-tokens n] [--json]   streams the text
  *   toolformer generate --input prompts.jsonl --out results.jsonl [same flags]                one result per line
  *
- * Tools are the pipeline's (registry dispatch, Apertium for Translate when installed) with the executor's limits.
+ * Tools are the pipeline's (registry dispatch, Apertium for Translate when installed) with annotate's limits
+ * (defaultConfig's toolTimeoutMs and toolConcurrency).
  */
 import { createReadStream, createWriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { defaultConfig } from '../core/config.ts';
 import { ToolExecutor } from '../core/execute.ts';
 import { generate, type GenerateOptions, type Generation } from '../core/generate.ts';
 import type { CausalLM } from '../core/lm.ts';
@@ -30,10 +32,11 @@ export interface GenerateCommandOptions {
   out?: string;
 }
 
-/** The default tools behind an executor with the pipeline's limits. */
+/** The default tools behind an executor with annotate's limits (the same timeout and concurrency as a run). */
 export async function createNodeExecutor(): Promise<ToolExecutor> {
   const registry = new ToolRegistry(TOOL_SPECS, { ...nodeResources(), translationEngine: await createApertiumEngine() });
-  return new ToolExecutor(registry);
+  const { toolTimeoutMs, toolConcurrency } = defaultConfig();
+  return new ToolExecutor(registry, { timeoutMs: toolTimeoutMs, concurrency: toolConcurrency });
 }
 
 export function toRecord(g: Generation): { prompt: string; text: string; calls: { tool: string; input: string; result?: string; error?: string }[] } {

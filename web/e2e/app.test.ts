@@ -12,7 +12,7 @@ import type { Page } from 'playwright-core';
 import { loadModel } from '../../pipeline/node/load-model.ts';
 import type { GoldenResult } from '../src/analysis-types.ts';
 import { GOLDEN_CASES, scoreGolden } from '../src/golden.ts';
-import { chromiumAvailable, launch, openPage } from './browser.ts';
+import { skipWithoutChromium, launch, openPage } from './browser.ts';
 import { buildApp, repoRoot, serveApp, type Served } from './serve.ts';
 
 const OUT = join(repoRoot, 'out/web-test');
@@ -41,7 +41,7 @@ async function setSlider(page: Page, id: string, value: number): Promise<void> {
   }, value);
 }
 
-describe.skipIf(!chromiumAvailable())('web app in headless Chromium', () => {
+describe.skipIf(skipWithoutChromium('web app in headless Chromium'))('web app in headless Chromium', () => {
   beforeAll(async () => {
     mkdirSync(OUT, { recursive: true });
     await buildApp();

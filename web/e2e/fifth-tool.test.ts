@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { TOOL_SPECS } from '../../pipeline/core/tools/testing/registry.ts';
-import { chromiumAvailable, launch, openPage } from './browser.ts';
+import { skipWithoutChromium, launch, openPage } from './browser.ts';
 import { buildApp, repoRoot, serveApp, type Served } from './serve.ts';
 
 const OUT = join(repoRoot, 'out/web-test');
@@ -18,7 +18,7 @@ const example = TOOL_SPECS.find((s) => s.name === TOOL)!.examples![0];
 let served: Served;
 const text = async (page: Page, id: string) => ((await page.textContent(`[data-testid="${id}"]`)) ?? '').trim();
 
-describe.skipIf(!chromiumAvailable())('a fifth tool in the web app (headless Chromium)', () => {
+describe.skipIf(skipWithoutChromium('a fifth tool in the web app (headless Chromium)'))('a fifth tool in the web app (headless Chromium)', () => {
   beforeAll(async () => {
     const outDir = join(OUT, 'dist-fifth-tool');
     await buildApp({ toolSpecs: join(repoRoot, 'pipeline/core/tools/testing/registry.ts'), outDir });

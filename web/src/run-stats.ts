@@ -2,8 +2,9 @@
  * Pure statistics over a pipeline run's `calls.jsonl` (one candidate call per line: tool, args, result or error,
  * position, losses, usefulness, kept, reason). Used by the run viewer; no DOM.
  *
- * Re-judging uses the pipeline's own `usefulness` on the stored losses, so the viewer's counts at τ_f are what the
- * CLI would keep at that τ_f. A line without losses (e.g. the tool returned an error) is a candidate that is never kept.
+ * Re-judging uses the pipeline's own `usefulness` on the stored losses, so the viewer's counts at τ_f are the calls
+ * that reach that τ_f — the CLI's "≥ τ_f" column, before the counterfactual control drops some of them (the
+ * control's margins are not in this view). A line without losses (e.g. the tool returned an error) never reaches τ_f.
  */
 import { survival, usefulness } from '../../pipeline/core/judge.ts';
 import type { Losses } from '../../pipeline/core/losses.ts';
@@ -61,7 +62,7 @@ export interface ToolCount {
   candidates: number;
   /** Candidates with losses. */
   scored: number;
-  /** Scored candidates with usefulness ≥ τ_f. */
+  /** Scored candidates with usefulness ≥ τ_f (before the counterfactual control). */
   kept: number;
 }
 

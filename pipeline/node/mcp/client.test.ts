@@ -70,10 +70,8 @@ describe('connectMcp: servers that fail', () => {
   });
 
   it('a server that never answers initialize times out', async () => {
-    const started = Date.now();
     const c = await connectMcp(`${process.execPath} -e "setInterval(() => {}, 1000)"`, { timeoutMs: 1500 });
     expect(c).toMatchObject({ error: expect.stringMatching(/did not start: no answer within 1500 ms/) });
-    expect(Date.now() - started).toBeLessThan(8000);
   });
 
   it('a tool call that hangs times out as an error value; the connection stays usable', async () => {

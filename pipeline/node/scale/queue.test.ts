@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type CliResult, ROOT, TINY_MODEL, runCli, spawnCli } from '../testing/cli-child.ts';
-import { RedisServer, freePort } from '../testing/redis-server.ts';
+import { RedisServer, freePort, hasRedisServer } from '../testing/redis-server.ts';
+import { skipUnlessInstalled } from '../testing/system-requirement.ts';
 
 /**
  * Many machines through Redis + BullMQ, on a real redis-server started by the test: `annotate --queue` and
@@ -49,8 +50,11 @@ function startWorker(args: string[], detached = false) {
   return { ...run, log: () => log };
 }
 
+const GROUP = 'annotate --queue with toolformer workers (Redis + BullMQ)';
+const noRedis = skipUnlessInstalled(GROUP, hasRedisServer() ? null : 'no redis-server on PATH');
 let redis: RedisServer;
 beforeAll(async () => {
+  if (noRedis) return;
   const sample = readFileSync(join(ROOT, 'corpus/sample.jsonl'), 'utf8').trim().split('\n');
   writeFileSync(join(tmp, 'corpus.jsonl'), [...sample.slice(0, 6), '{"id": "bad", "text": 3}', ...sample.slice(6, 11), ''].join('\n'));
   const [reference] = await Promise.all([runCli(annotate('one', '--workers', '1'), tmp), RedisServer.start(join(tmp, 'redis')).then((r) => (redis = r))]);
@@ -61,7 +65,7 @@ afterAll(async () => {
   rmSync(tmp, { recursive: true, force: true });
 });
 
-describe('annotate --queue with toolformer workers (Redis + BullMQ)', () => {
+describe.skipIf(noRedis)(GROUP, () => {
   it('a worker killed with SIGKILL mid-chunk: another redoes it; the files equal --workers 1, the bad record once', async () => {
     const coordinator = start(annotate('killed', '--queue', redis.url));
     // A worker whose model differs from the run's is refused, in one line, before it takes any chunk.

@@ -31,7 +31,7 @@ export function mountRunViewer(root: HTMLElement): void {
     table.replaceChildren(
       h('thead', {}, h('tr', {},
         h('th', {}, 'tool'), h('th', { class: 'num' }, 'candidates'), h('th', { class: 'num' }, 'scored'),
-        h('th', { class: 'num' }, `kept at τ_f ${fmt(tauF)}`), h('th', { class: 'num' }, 'kept share'))),
+        h('th', { class: 'num' }, `≥ τ_f ${fmt(tauF)}`), h('th', { class: 'num' }, 'share'))),
       h('tbody', {}, ...countByTool(run.calls, tauF).map((r) => h('tr', {},
         h('td', {}, r.tool), h('td', { class: 'num' }, r.candidates), h('td', { class: 'num' }, r.scored),
         h('td', { class: 'num', 'data-testid': `rv-kept-${r.tool}` }, r.kept),
@@ -41,7 +41,7 @@ export function mountRunViewer(root: HTMLElement): void {
     drawLineChart(
       canvas,
       curves.map((c) => ({ label: c.tool, points: c.points.map((p) => ({ x: p.tauF, y: p.kept })) })),
-      { xLabel: 'τ_f (nats)', yLabel: 'kept calls', marker: tauF },
+      { xLabel: 'τ_f (nats)', yLabel: 'calls ≥ τ_f (before the control)', marker: tauF },
     );
   };
 

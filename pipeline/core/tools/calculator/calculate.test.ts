@@ -78,15 +78,14 @@ describe('Calculator: rejected inputs (issue 5 §2)', () => {
     rejects('1e20 * 10', /too large/);
     rejects('Infinity', /non-finite literal/);
   });
-  it('10k nested parentheses and 100k characters: rejected fast, before parsing', () => {
+  // The length and depth checks run before mathjs parses: their own messages show which check refused.
+  it('10k nested parentheses and 100k characters: rejected by the size checks, before parsing', () => {
     const nested = '('.repeat(10_000) + '1' + ')'.repeat(10_000);
-    const start = performance.now();
     rejects(nested, /longer than/);
     rejects('1+'.repeat(50_000) + '1', /longer than/);
     const shortButDeep = '('.repeat(MAX_PAREN_DEPTH + 1) + '1' + ')'.repeat(MAX_PAREN_DEPTH + 1);
     expect(shortButDeep.length).toBeLessThanOrEqual(MAX_EXPRESSION_LENGTH);
     rejects(shortButDeep, /nested deeper/);
-    expect(performance.now() - start).toBeLessThan(50);
   });
   it('control characters and empty input', () => {
     rejects('1 +\n2', /control/);
@@ -198,13 +197,13 @@ describe('Calculator: properties (fast-check)', () => {
     );
   });
 
-  it('arbitrary strings never throw and finish fast', () => {
+  // Work is bounded by size, not timed: anything over MAX_EXPRESSION_LENGTH is refused before parsing.
+  it('arbitrary strings never throw; over-long ones are refused by the length check', () => {
     fc.assert(
-      fc.property(fc.string({ maxLength: 300, unit: 'binary' }), (text) => {
-        const start = performance.now();
+      fc.property(fc.string({ maxLength: 2 * MAX_EXPRESSION_LENGTH, unit: 'binary' }), (text) => {
         const result = calculate(text);
         expect(typeof result.ok).toBe('boolean');
-        expect(performance.now() - start).toBeLessThan(100);
+        if (text.length > MAX_EXPRESSION_LENGTH) expect(result).toMatchObject({ ok: false, error: expect.stringMatching(/longer than/) });
       }),
       { numRuns: 500, seed: 3 },
     );
