@@ -11,7 +11,7 @@
  * Per dtype (the model's onnx/ variants), Node and Chromium WASM score the same rows: their ratio is the
  * browser's distance from Node on the same model and shapes.
  *
- * Writes out/bench/web.json and prints a markdown table.
+ * Writes pipeline/bench/results/web.json and prints a markdown table.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -164,8 +164,8 @@ try {
 }
 
 const result = { model, batch, length, repeats, date: new Date().toISOString(), rows, dtypes: perDtype };
-mkdirSync(join(repoRoot, 'out/bench'), { recursive: true });
-writeFileSync(join(repoRoot, 'out/bench/web.json'), JSON.stringify(result, null, 2));
+mkdirSync(join(repoRoot, 'pipeline/bench/results'), { recursive: true });
+writeFileSync(join(repoRoot, 'pipeline/bench/results/web.json'), JSON.stringify(result, null, 2));
 console.log(`model ${model}, ${batch} × ${length} tokens per score() call\n`);
 console.log('| runtime | scoring tok/s | raw forward tok/s | note |\n|---|---:|---:|---|');
 for (const r of rows) {

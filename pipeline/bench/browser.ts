@@ -1,5 +1,5 @@
 /**
- * The browser rows of bench.md, from out/bench/web.json (written by `npx tsx web/bench.ts`): scoring throughput per
+ * The browser rows of bench.md, from pipeline/bench/results/web.json (written by `npx tsx web/bench.ts`): scoring throughput per
  * runtime and backend, and browser vs Node per dtype with the ≤ 3× target.
  */
 import { f, mark } from './format.ts';
@@ -13,9 +13,9 @@ export function browserByDtype(w: Record<string, unknown> | null): Record<string
 export function browserLines(w: Record<string, unknown> | null): string[] {
   type Row = { runtime: string; scoreTokensPerSecond: number; forwardTokensPerSecond?: number; note?: string };
   const rows = (w?.rows ?? null) as Row[] | null;
-  if (!rows) return ['Browser (WASM / WebGPU): not measured (no out/bench/web.json; run `npx tsx web/bench.ts`).'];
+  if (!rows) return ['Browser (WASM / WebGPU): not measured (no pipeline/bench/results/web.json; run `npx tsx web/bench.ts`).'];
   return [
-    `Browser (from out/bench/web.json, written by \`npx tsx web/bench.ts\` on ${String(w?.date ?? '?').slice(0, 10)}: model ${String(w?.model)}, ` +
+    `Browser (from pipeline/bench/results/web.json, written by \`npx tsx web/bench.ts\` on ${String(w?.date ?? '?').slice(0, 10)}: model ${String(w?.model)}, ` +
       `${String(w?.batch)} × ${String(w?.length)} tokens per score() call, wall time):`,
     '',
     '| Runtime | Scoring tokens/s | Bare forward tokens/s | Note |',

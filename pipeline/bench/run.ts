@@ -11,7 +11,7 @@
  * minutes. Every variant runs once per round, interleaved; each is timed in wall time AND in this process's CPU
  * time (onnxruntime-node runs with 1 intra-op thread, so CPU time is the work done, undisturbed by other processes
  * taking the core). Rates and ratios use per-variant medians of CPU time; bench.json has the wall times too.
- * Writes out/bench/bench.json and out/bench/bench.md (the table for the README).
+ * Writes pipeline/bench/results/bench.json and bench.md (committed; pipeline/bench/README.md's tables are made from them).
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -38,7 +38,8 @@ const DOCS = arg('docs', 8);
 const ROUNDS = arg('rounds', 3);
 const REFERENCE_CALLS = arg('reference-calls', 40);
 const E2E_DOCS = arg('e2e-docs', 2);
-const OUT = join(ROOT, 'out/bench');
+// Results are committed: the READMEs' generated blocks are made from them (npm run docs).
+const OUT = join(ROOT, 'pipeline/bench/results');
 /** Same session options as loadModel (pipeline/node/load-model.ts), for the bare sessions. */
 const SESSION_OPTIONS: ort.InferenceSession.SessionOptions = {
   intraOpNumThreads: 1,

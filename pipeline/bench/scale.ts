@@ -10,7 +10,7 @@
  * Wall time from start to files written, model loading and process start included (what a user waits for).
  * The machine is shared with other processes: the load average before and after each run is recorded, and the
  * ratios (two/one, queue/two) come from the same round. Every variant's files are checked byte-identical to `one`.
- * Writes out/bench/scale.json and out/bench/scale.md; the 1M-document projection uses the single process's rate.
+ * Writes pipeline/bench/results/scale.json and scale.md (committed); the 1M-document projection uses the single process's rate.
  */
 import { cpus, loadavg } from 'node:os';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -27,7 +27,8 @@ const arg = (name: string, fallback: string) => {
 const WANTED = Number(arg('docs', '120'));
 const ROUNDS = Number(arg('rounds', '1'));
 const MODEL = resolve(ROOT, arg('model', 'models/default'));
-const OUT = join(ROOT, 'out/bench');
+// Results are committed: the READMEs' generated blocks are made from them (npm run docs).
+const OUT = join(ROOT, 'pipeline/bench/results');
 const tmp = mkdtempSync(join(tmpdir(), 'bench-scale-'));
 const log = (...xs: unknown[]) => console.error(`[bench:scale ${new Date().toISOString().slice(11, 19)}]`, ...xs);
 

@@ -10,6 +10,7 @@ import { digestInputs } from './input-digest.ts';
 import { loadModel } from './load-model.ts';
 import type { McpTools } from './mcp/run-tools.ts';
 import { RunFiles } from './run-files.ts';
+import { runSummary } from './run-summary.ts';
 import { DEFAULT_CHUNK_ITEMS, keptCalls, parseShard } from './scale/plan.ts';
 import { digestOf, runIdentity } from './scale/run-digest.ts';
 
@@ -277,31 +278,7 @@ function startProgress(total: number, quiet?: boolean) {
   };
 }
 
-/** A plain table: the first column left-aligned, the others right-aligned, two spaces apart. */
-export function alignedTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
-  const all = [header, ...rows];
-  const width = header.map((_, j) => Math.max(...all.map((r) => [...(r[j] ?? '')].length)));
-  const pad = (cell: string, j: number) => {
-    const fill = ' '.repeat(width[j] - [...cell].length);
-    return j === 0 ? cell + fill : fill + cell;
-  };
-  return all.map((r) => r.map(pad).join('  ').trimEnd()).join('\n');
-}
-
 function printSummary(stats: RunStats, out: string, seconds: number): void {
-  // "≥ τ_f" is at each tool's own τ_f; the control then drops some of those: ≥ τ_f − control = kept. The grid
-  // columns are the survival curve at other τ_f, before the control.
-  const grid = Object.values(stats.tools)[0]?.reachTauF.map(({ tauF }, i) => (i === 0 ? `≥ τ_f=${tauF}` : String(tauF))) ?? [];
-  const header = ['tool', 'docs', 'positions', 'lm calls', 'programmatic calls', 'scored', '≥ τ_f', 'control', 'kept', ...grid];
-  const rows = Object.entries(stats.tools).map(([tool, s]) => {
-    const belowControl = s.reasons.below_control ?? 0;
-    const counts = [s.docs, s.positions.total, s.byProposer.lm, s.byProposer.programmatic, s.scored, s.kept + belowControl, -belowControl, s.kept];
-    return [tool, ...counts.map((n) => (Object.is(n, -0) ? '0' : String(n))), ...s.reachTauF.map((k) => String(k.calls))];
-  });
-  console.log(`\n${stats.docsRead} documents read, ${stats.badRecords} bad records, ${stats.docsWithKeptCall} documents with a kept call, ${seconds.toFixed(1)} s`);
-  console.log(alignedTable(header, rows));
-  console.log(`(≥ τ_f at each tool's own τ_f, then the counterfactual control's drops; the τ_f grid counts before the control)`);
-  const reasons = Object.entries(stats.tools).map(([tool, s]) => `${tool}: ${Object.entries(s.reasons).map(([r, n]) => `${r} ${n}`).join(', ')}`);
-  console.log(`reasons — ${reasons.join(' | ')}`);
+  console.log(['', ...runSummary(stats, seconds)].join('\n'));
   console.log(`wrote ${out}/{train,calls,errors}.jsonl, config.json, stats.json`);
 }

@@ -11,10 +11,10 @@
  *   toolformer score <text> --call "Calculator(400/1400)" --at <offset>   the three losses of one call
  *   toolformer mcp [--http <port>]   serve the tools to MCP clients (stdio or Streamable HTTP)
  */
-import { resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { judge } from '../core/judge.ts';
 import { paperNames } from '../core/losses.ts';
+import { DEFAULT_INPUTS, DEFAULT_MODEL } from './package-paths.ts';
 
 const number = (name: string) => (value: string) => {
   const x = Number(value);
@@ -36,11 +36,6 @@ const dtypeOption = () =>
 /** A repeatable option's values, in order. */
 const collect = (value: string, previous: string[]) => [...previous, value];
 
-// The bundled model and corpus are found from the package, not the working directory, so
-// `npx --prefix <clone> toolformer annotate` works from anywhere.
-const PACKAGE_ROOT = resolve(import.meta.dirname, '../..');
-export const DEFAULT_MODEL = resolve(PACKAGE_ROOT, 'models/default');
-export const DEFAULT_INPUTS = ['corpus/sotu.jsonl', 'corpus/factbook.jsonl'].map((p) => resolve(PACKAGE_ROOT, p));
 
 const program = new Command('toolformer')
   .description('Toolformer data generation (Schick et al., 2023) with a local ONNX causal LM')

@@ -1,0 +1,74 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { emptyStats } from '../core/stats.ts';
+import { CLOSE, fillBlocks, findBlocks, openMarker } from './blocks.ts';
+import { generateDocs } from './docs.ts';
+import { renderBlock, type StartRecord } from './renderers.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const tmp = mkdtempSync(join(tmpdir(), 'docs-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+describe('generated README blocks', () => {
+  it('every block in the repository equals what npm run docs makes from its committed source', () => {
+    const docs = generateDocs(ROOT);
+    expect(docs.map((d) => d.file)).toContain('README.md');
+    expect(docs.filter((d) => d.generated !== d.current).map((d) => `${d.file} (from ${d.sources.join(', ')})`)).toEqual([]);
+  });
+
+  it('a block edited by hand, or whose source changed, is stale; npm run docs makes it fresh', () => {
+    mkdirSync(join(tmp, 'results'), { recursive: true });
+    writeFileSync(join(tmp, 'results/bench.md'), '# bench\n\n| a | b |\n|---|---|\n| 1 | 2 |\n');
+    const readme = `# Title\n\ntext\n\n${openMarker('results/bench.md')}\n| a | b |\n|---|---|\n| 1 | 3 |\n${CLOSE}\n\nmore\n`;
+    writeFileSync(join(tmp, 'README.md'), readme);
+    const [doc] = generateDocs(tmp);
+    expect(doc.generated).not.toBe(doc.current);
+    expect(doc.generated).toBe(`# Title\n\ntext\n\n${openMarker('results/bench.md')}\n| a | b |\n|---|---|\n| 1 | 2 |\n${CLOSE}\n\nmore\n`);
+    writeFileSync(join(tmp, 'README.md'), doc.generated);
+    expect(generateDocs(tmp)[0].generated).toBe(generateDocs(tmp)[0].current);
+  });
+
+  it('a missing source or an unclosed block is an error that names it', () => {
+    writeFileSync(join(tmp, 'README.md'), `${openMarker('results/none.md')}\nx\n${CLOSE}\n`);
+    expect(() => generateDocs(tmp)).toThrow(/README\.md: the block's source results\/none\.md does not exist/);
+    expect(() => findBlocks(`${openMarker('a.md')}\nx\n`, 'X.md')).toThrow(/X\.md: the generated block from a\.md has no/);
+    expect(fillBlocks('no blocks here\n', () => 'x')).toBe('no blocks here\n');
+  });
+
+  it("the npm start summary is rendered from the recorded stats: the kept columns add up", () => {
+    const stats = emptyStats(['Calculator', 'QA']);
+    Object.assign(stats, { docsRead: 30, docsWithKeptCall: 10 });
+    Object.assign(stats.tools.Calculator, { docs: 17, scored: 2468, kept: 7, reasons: { below_tau_f: 2449, below_control: 12, kept: 7 } });
+    const record: StartRecord = {
+      command: 'npm start', measured: '2026-12-01T13:00:00.000Z', seconds: 45.2, loadAverage: 0.5, cores: 2, annotateSeconds: 41.9,
+      samplingProbe: { Calculator: { samples: 100, parsed: 0 }, QA: { samples: 100, parsed: 40 } }, stats, kept: [],
+    };
+    const text = renderBlock({ source: 'start.json', view: 'summary' }, JSON.stringify(record));
+    expect(text).toContain('Calculator: 0 of 100 calls sampled at its worked examples parsed; no LM sampling for Calculator');
+    expect(text).not.toContain('QA: 40 of 100');
+    expect(text).toContain('30 documents read, 0 bad records, 10 documents with a kept call, 41.9 s');
+    const row = text.split('\n').find((l) => l.startsWith('Calculator  '))!.trim().split(/\s+/);
+    // tool docs positions lm programmatic scored ≥τ_f control kept …
+    expect(row.slice(5, 9)).toEqual(['2468', '19', '-12', '7']);
+    expect(() => renderBlock({ source: 'start.json', view: 'nope' }, '{}')).toThrow(/no such view/);
+    expect(() => renderBlock({ source: 'start.json' }, '{}')).toThrow(/needs a view/);
+  });
+});
+
+describe("CI runs the README's Quick start", () => {
+  it('.ci/run takes its commands from the Quick start block and sets no environment of its own', () => {
+    const commands = execFileSync('bash', ['.ci/quick-start-commands.sh', 'README.md'], { cwd: ROOT, encoding: 'utf8' }).trim().split('\n');
+    expect(commands[0]).toMatch(/^npm install\b/);
+    expect(commands).toContain('npm test');
+    const run = readFileSync(join(ROOT, '.ci/run'), 'utf8');
+    expect(run).toContain('quick-start-commands.sh README.md');
+    expect(run).not.toMatch(/^\s*export\s|ONNXRUNTIME_NODE_INSTALL/m);
+  });
+  it('a README whose Quick start block has gone yields no commands (and .ci/run then fails)', () => {
+    writeFileSync(join(tmp, 'NOQS.md'), '# x\n\n## Usage\n\n```bash\nnpm start\n```\n');
+    expect(execFileSync('bash', [join(ROOT, '.ci/quick-start-commands.sh'), join(tmp, 'NOQS.md')], { encoding: 'utf8' })).toBe('');
+  });
+});

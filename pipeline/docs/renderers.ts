@@ -1,0 +1,80 @@
+/**
+ * How a result file becomes a README block. A Markdown source is included as it is (its leading `# title` line
+ * dropped: the README has its own heading); a JSON source needs a view, one function per view below.
+ */
+import type { RunStats } from '../core/stats.ts';
+import { runSummary } from '../node/run-summary.ts';
+import type { Block } from './blocks.ts';
+
+/** What `npm run docs:start` records of one `npm start` (pipeline/node/results/start.json). */
+export interface StartRecord {
+  command: string;
+  /** ISO date-time the run started. */
+  measured: string;
+  /** Wall time of the whole command, process start and model load included. */
+  seconds: number;
+  /** 1-minute load average just before the run, and the machine's cores. */
+  loadAverage: number;
+  cores: number;
+  /** config.json's samplingProbe: LM samples under each tool's prompt and how many parsed. */
+  samplingProbe: Record<string, { samples: number; parsed: number }>;
+  /** What annotate printed as its own run time (from its summary line). */
+  annotateSeconds: number;
+  stats: RunStats;
+  /** One kept call per tool (the most useful), with the text around it as inlined in train.jsonl. */
+  kept: { tool: string; call: string; before: string; after: string; losses: { noCall: number; callOnly: number; withResult: number }; usefulness: number }[];
+}
+
+const f2 = (x: number) => x.toFixed(2);
+
+const views: Record<string, (source: string) => string> = {
+  /** The lines `npm start` prints, in a code block. */
+  summary(source) {
+    const r: StartRecord = JSON.parse(source);
+    const probe = Object.entries(r.samplingProbe)
+      .filter(([, c]) => c.samples > 0 && c.parsed / c.samples < 0.02)
+      .map(([tool, c]) => `${tool}: ${c.parsed} of ${c.samples} calls sampled at its worked examples parsed; no LM sampling for ${tool} in this run (--force-lm-sampling samples anyway)`);
+    return [
+      `What \`${r.command}\` printed (${r.measured.slice(0, 10)}, ${f1(r.seconds)} s for the whole command on a ${r.cores}-core machine at load`,
+      `average ${f1(r.loadAverage)}; recorded by \`npm run docs:start\`):`,
+      '',
+      '```',
+      ...probe,
+      '',
+      ...runSummary(r.stats, r.annotateSeconds),
+      '```',
+    ].join('\n');
+  },
+  /** The kept calls, one per tool, as inlined in train.jsonl, with their losses. */
+  kept(source) {
+    const r: StartRecord = JSON.parse(source);
+    // Bold needs no space inside its markers: " [Tool(…) -> r]" is written " **[Tool(…) -> r]**".
+    const bold = (s: string) => s.replace(/^(\s*)(.*?)(\s*)$/s, (_, a, b, c) => `${a}**${b}**${c}`);
+    const rows = r.kept.map((k) => `| ${k.tool} | …${esc(k.before)}${bold(esc(k.call))}${esc(k.after)}… | ${f2(k.losses.noCall)} | ${f2(k.losses.callOnly)} | ${f2(k.losses.withResult)} | ${f2(k.usefulness)} |`);
+    return ['| tool | kept call in `out/start/train.jsonl` | L_a | L_b | L_c | usefulness |', '|---|---|--:|--:|--:|--:|', ...rows].join('\n');
+  },
+};
+
+const f1 = (x: number) => x.toFixed(1);
+
+/** `<file>.md#table`: the first Markdown table of the file (consecutive lines starting with "|"). */
+function firstTable(text: string, source: string): string {
+  const lines = text.split('\n');
+  const start = lines.findIndex((l) => l.startsWith('|'));
+  if (start < 0) throw new Error(`${source}#table: the file has no table`);
+  const end = lines.findIndex((l, i) => i > start && !l.startsWith('|'));
+  return lines.slice(start, end < 0 ? undefined : end).join('\n');
+}
+const esc = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+
+/** The block's body for the source file's text. */
+export function renderBlock(block: Pick<Block, 'source' | 'view'>, sourceText: string): string {
+  if (block.view === 'table' && block.source.endsWith('.md')) return firstTable(sourceText, block.source);
+  if (block.view) {
+    const view = views[block.view];
+    if (!view) throw new Error(`${block.source}#${block.view}: no such view (known: table for .md files, ${Object.keys(views).join(', ')})`);
+    return view(sourceText);
+  }
+  if (!block.source.endsWith('.md')) throw new Error(`${block.source}: a non-Markdown source needs a view (#${Object.keys(views).join(', #')})`);
+  return sourceText.replace(/^# .*\n+/, '').trim();
+}

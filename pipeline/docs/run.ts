@@ -1,0 +1,25 @@
+/**
+ * npm run docs            fill every generated README block from the committed result file it names
+ * npm run docs -- --check list stale blocks and exit 1 (what pipeline/docs/docs.test.ts asserts in CI)
+ *
+ * The result files are written by what measures: `npm run bench` (pipeline/bench/results/), `npm run eval:data`
+ * and `toolformer eval` (pipeline/eval/…/results/), `npm run docs:start` (pipeline/node/results/start.json).
+ */
+import { writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { generateDocs } from './docs.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const { values } = parseArgs({ options: { check: { type: 'boolean', default: false } } });
+
+const stale = generateDocs(ROOT).filter((d) => d.generated !== d.current);
+if (values.check) {
+  for (const d of stale) console.error(`stale: ${d.file} (blocks from ${d.sources.join(', ')}): run npm run docs`);
+  process.exit(stale.length ? 1 : 0);
+}
+for (const d of stale) {
+  writeFileSync(join(ROOT, d.file), d.generated);
+  console.log(`updated ${d.file}`);
+}
+if (!stale.length) console.log('every generated block is up to date');

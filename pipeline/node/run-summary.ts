@@ -1,0 +1,39 @@
+/**
+ * The summary `annotate` prints at the end of a run, as text: one line of counts, the per-tool table and the
+ * reasons. A pure function of stats.json (and the run's wall time), so `npm run docs` renders the README's copy of
+ * `npm start`'s output from the recorded stats instead of a pasted one.
+ */
+import type { RunStats } from '../core/stats.ts';
+
+/** A plain table: the first column left-aligned, the others right-aligned, two spaces apart. */
+export function alignedTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const all = [header, ...rows];
+  const width = header.map((_, j) => Math.max(...all.map((r) => [...(r[j] ?? '')].length)));
+  const pad = (cell: string, j: number) => {
+    const fill = ' '.repeat(width[j] - [...cell].length);
+    return j === 0 ? cell + fill : fill + cell;
+  };
+  return all.map((r) => r.map(pad).join('  ').trimEnd()).join('\n');
+}
+
+/**
+ * Lines of the summary. "≥ τ_f" is at each tool's own τ_f; the counterfactual control then drops some of those
+ * ("control", negative), so ≥ τ_f + control = kept. The grid columns are the survival curve at other τ_f, before the
+ * control.
+ */
+export function runSummary(stats: RunStats, seconds: number): string[] {
+  const grid = Object.values(stats.tools)[0]?.reachTauF.map(({ tauF }, i) => (i === 0 ? `≥ τ_f=${tauF}` : String(tauF))) ?? [];
+  const header = ['tool', 'docs', 'positions', 'lm calls', 'programmatic calls', 'scored', '≥ τ_f', 'control', 'kept', ...grid];
+  const rows = Object.entries(stats.tools).map(([tool, s]) => {
+    const belowControl = s.reasons.below_control ?? 0;
+    const counts = [s.docs, s.positions.total, s.byProposer.lm, s.byProposer.programmatic, s.scored, s.kept + belowControl, -belowControl, s.kept];
+    return [tool, ...counts.map((n) => (Object.is(n, -0) ? '0' : String(n))), ...s.reachTauF.map((k) => String(k.calls))];
+  });
+  const reasons = Object.entries(stats.tools).map(([tool, s]) => `${tool}: ${Object.entries(s.reasons).map(([r, n]) => `${r} ${n}`).join(', ')}`);
+  return [
+    `${stats.docsRead} documents read, ${stats.badRecords} bad records, ${stats.docsWithKeptCall} documents with a kept call, ${seconds.toFixed(1)} s`,
+    alignedTable(header, rows),
+    `(≥ τ_f at each tool's own τ_f, then the counterfactual control's drops; the τ_f grid counts before the control)`,
+    `reasons — ${reasons.join(' | ')}`,
+  ];
+}
