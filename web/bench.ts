@@ -21,6 +21,7 @@ import type { BenchResult } from './src/analysis-types.ts';
 import { benchRows, scoreThroughput, scoreTimes } from './src/bench-rows.ts';
 import { launch, openPage } from './e2e/browser.ts';
 import { buildApp, repoRoot, serveApp } from './e2e/serve.ts';
+import type { BrowserDtypeRow } from '../pipeline/bench/browser.ts';
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -48,17 +49,7 @@ rows.push({ runtime: 'Node, onnxruntime-node', scoreTokensPerSecond: nodeTps, no
 /** Per dtype, Node and Chromium WASM on the same rows: best-of-repeats wall tokens/s, and tokens per CPU-second
  * (Node: this process; Chromium: all its processes, threads included) — the machine is shared, so CPU time is the
  * comparison that other processes' load does not move. */
-const perDtype: {
-  dtype: Dtype;
-  nodeScoreTokensPerSecond: number;
-  browserScoreTokensPerSecond: number;
-  nodeOverBrowser: number;
-  nodeTokensPerCpuSecond: number;
-  browserTokensPerCpuSecond: number;
-  nodeOverBrowserCpu: number;
-  browserThreads: number;
-  note: string;
-}[] = [];
+const perDtype: (BrowserDtypeRow & { dtype: Dtype; note: string })[] = [];
 
 /** utime + stime of every live descendant process of this one (Linux /proc), seconds. */
 function descendantsCpuSeconds(): number {

@@ -25,19 +25,23 @@ export function browserLines(w: Record<string, unknown> | null): string[] {
   ];
 }
 
+/** One row of web.json's `dtypes`: Node and Chromium WASM scoring the same rows (written by web/bench.ts). */
+export interface BrowserDtypeRow {
+  dtype: string;
+  /** Best-of-repeats wall tokens/s. */
+  nodeScoreTokensPerSecond: number;
+  browserScoreTokensPerSecond: number;
+  nodeOverBrowser: number;
+  /** Tokens per CPU-second (Node: its process; Chromium: all its processes, threads included). */
+  nodeTokensPerCpuSecond: number;
+  browserTokensPerCpuSecond: number;
+  nodeOverBrowserCpu: number;
+  browserThreads: number;
+}
+
 /** Browser vs Node per dtype (web.json `dtypes`, written by web/bench.ts). */
 function browserDtypeLines(w: Record<string, unknown> | null): string[] {
-  type D = {
-    dtype: string;
-    nodeScoreTokensPerSecond: number;
-    browserScoreTokensPerSecond: number;
-    nodeOverBrowser: number;
-    nodeTokensPerCpuSecond: number;
-    browserTokensPerCpuSecond: number;
-    nodeOverBrowserCpu: number;
-    browserThreads: number;
-  };
-  const rows = (w?.dtypes ?? null) as D[] | null;
+  const rows = (w?.dtypes ?? null) as BrowserDtypeRow[] | null;
   if (!rows?.length || rows[0].nodeOverBrowserCpu === undefined) return [];
   const fp32 = rows.find((r) => r.dtype === 'fp32');
   const best = rows.reduce((a, b) => (b.browserTokensPerCpuSecond > a.browserTokensPerCpuSecond ? b : a));

@@ -24,7 +24,7 @@
  * for i in 0..nLayer-1. Heads split q/k/v columns into nHead contiguous blocks of C/nHead. The MLP activation is
  * GPT-2's tanh-approximated GELU ("gelu_new"); attention scores are scaled by 1/sqrt(C/nHead).
  */
-import { mulberry32 } from './random.ts';
+import { checkWeightShapes, randomWeights } from './weight-map.ts';
 
 export interface Gpt2Config {
   vocabSize: number;
@@ -71,16 +71,7 @@ export function checkGpt2Weights(config: Gpt2Config, weights: Gpt2Weights): void
   if (config.nEmbd % config.nHead !== 0) {
     throw new Error(`Gpt2Config: nEmbd ${config.nEmbd} is not divisible by nHead ${config.nHead}`);
   }
-  const shapes = gpt2WeightShapes(config);
-  const problems: string[] = [];
-  for (const [name, dims] of shapes) {
-    const w = weights.get(name);
-    const size = dims.reduce((a, b) => a * b, 1);
-    if (!w) problems.push(`missing ${name} [${dims}]`);
-    else if (w.length !== size) problems.push(`${name} has ${w.length} values, [${dims}] needs ${size}`);
-  }
-  for (const name of weights.keys()) if (!shapes.has(name)) problems.push(`unexpected ${name}`);
-  if (problems.length > 0) throw new Error(`Gpt2Weights do not match the config: ${problems.join('; ')}`);
+  checkWeightShapes('Gpt2Weights', gpt2WeightShapes(config), weights);
 }
 
 /**
@@ -89,14 +80,5 @@ export function checkGpt2Weights(config: Gpt2Config, weights: Gpt2Weights): void
  * so that a wrong wiring of any parameter shows up in the logits.
  */
 export function randomGpt2Weights(config: Gpt2Config, seed: number): Gpt2Weights {
-  const rng = mulberry32(seed);
-  const weights: Gpt2Weights = new Map();
-  for (const [name, dims] of gpt2WeightShapes(config)) {
-    const data = new Float32Array(dims.reduce((a, b) => a * b, 1));
-    const isLnWeight = /ln_[12f]\.weight$/.test(name);
-    const std = dims.length === 2 ? (name === 'wte.weight' ? 0.5 : 0.2) : 0.1;
-    for (let i = 0; i < data.length; i++) data[i] = (isLnWeight ? 1 : 0) + std * rng.normal();
-    weights.set(name, data);
-  }
-  return weights;
+  return randomWeights(gpt2WeightShapes(config), seed, 'wte.weight', (name) => /ln_[12f]\.weight$/.test(name));
 }

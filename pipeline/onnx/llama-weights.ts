@@ -22,7 +22,7 @@
  * Grouped-query attention: query head h reads KV head ⌊h / (H / KV)⌋ (Hugging Face `repeat_kv`). RoPE is the
  * "rotate half" form with inv_freq_j = θ^(−2j/D), applied to q and k at `position_ids`.
  */
-import { mulberry32 } from './random.ts';
+import { checkWeightShapes, randomWeights } from './weight-map.ts';
 
 export interface LlamaConfig {
   /** config.json `model_type`: "llama" (SmolLM2, Llama 3) or "qwen2" (Qwen2 / Qwen2.5: q/k/v biases). */
@@ -73,16 +73,7 @@ export function checkLlamaWeights(config: LlamaConfig, weights: LlamaWeights): v
     throw new Error(`LlamaConfig: numHeads ${config.numHeads} is not a multiple of numKvHeads ${config.numKvHeads}`);
   }
   if (config.headDim % 2 !== 0) throw new Error(`LlamaConfig: headDim ${config.headDim} must be even for RoPE`);
-  const shapes = llamaWeightShapes(config);
-  const problems: string[] = [];
-  for (const [name, dims] of shapes) {
-    const w = weights.get(name);
-    const size = dims.reduce((a, b) => a * b, 1);
-    if (!w) problems.push(`missing ${name} [${dims}]`);
-    else if (w.length !== size) problems.push(`${name} has ${w.length} values, [${dims}] needs ${size}`);
-  }
-  for (const name of weights.keys()) if (!shapes.has(name)) problems.push(`unexpected ${name}`);
-  if (problems.length > 0) throw new Error(`LlamaWeights do not match the config: ${problems.join('; ')}`);
+  checkWeightShapes('LlamaWeights', llamaWeightShapes(config), weights);
 }
 
 /**
@@ -91,14 +82,5 @@ export function checkLlamaWeights(config: LlamaConfig, weights: LlamaWeights): v
  * shows in the logits.
  */
 export function randomLlamaWeights(config: LlamaConfig, seed: number): LlamaWeights {
-  const rng = mulberry32(seed);
-  const weights: LlamaWeights = new Map();
-  for (const [name, dims] of llamaWeightShapes(config)) {
-    const data = new Float32Array(dims.reduce((a, b) => a * b, 1));
-    const isNorm = /norm\.weight$/.test(name);
-    const std = dims.length === 2 ? (name === 'model.embed_tokens.weight' ? 0.5 : 0.2) : 0.1;
-    for (let i = 0; i < data.length; i++) data[i] = (isNorm ? 1 : 0) + std * rng.normal();
-    weights.set(name, data);
-  }
-  return weights;
+  return randomWeights(llamaWeightShapes(config), seed, 'model.embed_tokens.weight', (name) => /norm\.weight$/.test(name));
 }

@@ -65,29 +65,21 @@ export function tinyQwen2Config(vocabSize: number): LlamaConfig {
   };
 }
 
-export async function writeTinyLlama(dir = TINY_LLAMA_DIR): Promise<ExportedFiles> {
+/** A random-weight model in the Llama export layout with the tiny chat tokenizer; `seed` names it in config.json. */
+function writeTinyLlamaLayout(dir: string, configFor: (vocabSize: number) => LlamaConfig, seed: number, eos: string): Promise<ExportedFiles> {
   const tokenizer = tinyChatTokenizer();
-  const config = tinyLlamaConfig(tokenizer.vocabSize);
+  const config = configFor(tokenizer.vocabSize);
   return exportLlama(dir, {
     config,
-    weights: randomLlamaWeights(config, 2024),
+    weights: randomLlamaWeights(config, seed),
     tokenizer: tokenizer.json,
-    special: { bos: '<|endoftext|>', eos: '<|endoftext|>', pad: '<|endoftext|>' },
-    extra: { _generated_by: 'pipeline/onnx/tiny-llama.ts (random weights, seed 2024; for tests only)' },
+    special: { bos: '<|endoftext|>', eos, pad: '<|endoftext|>' },
+    extra: { _generated_by: `pipeline/onnx/tiny-llama.ts (random weights, seed ${seed}; for tests only)` },
   });
 }
 
-export async function writeTinyQwen2(dir = TINY_QWEN2_DIR): Promise<ExportedFiles> {
-  const tokenizer = tinyChatTokenizer();
-  const config = tinyQwen2Config(tokenizer.vocabSize);
-  return exportLlama(dir, {
-    config,
-    weights: randomLlamaWeights(config, 2025),
-    tokenizer: tokenizer.json,
-    special: { bos: '<|endoftext|>', eos: '<|im_end|>', pad: '<|endoftext|>' },
-    extra: { _generated_by: 'pipeline/onnx/tiny-llama.ts (random weights, seed 2025; for tests only)' },
-  });
-}
+export const writeTinyLlama = (dir = TINY_LLAMA_DIR) => writeTinyLlamaLayout(dir, tinyLlamaConfig, 2024, '<|endoftext|>');
+export const writeTinyQwen2 = (dir = TINY_QWEN2_DIR) => writeTinyLlamaLayout(dir, tinyQwen2Config, 2025, '<|im_end|>');
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const root = resolve(process.argv[2] ?? MODELS_DIR);
