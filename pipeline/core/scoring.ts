@@ -66,6 +66,8 @@ export interface ScoreOptions {
   /** Sequences per forward pass. @default 16 */
   batchSize?: number;
   weights?: readonly number[];
+  /** After each batch: calls whose three losses are all computed, of all calls (the web's progress bar). */
+  onProgress?: (callsDone: number, callsTotal: number) => void;
 }
 
 /**
@@ -103,6 +105,9 @@ export async function scorePositions(
   }
 
   const losses = new Float64Array(requests.length);
+  const computed = new Uint8Array(requests.length);
+  const callsTotal = index.reduce((n, p) => n + p.calls.length, 0);
+  const callsDone = () => index.reduce((n, p) => n + (computed[p.noCall] ? p.calls.filter((c) => computed[c.callOnly] && computed[c.withResult]).length : 0), 0);
   const order = requests.map((_, i) => i).sort((a, b) => requests[a].ids.length - requests[b].ids.length || a - b);
   for (let s = 0; s < order.length; s += batchSize) {
     const chunk = order.slice(s, s + batchSize);
@@ -110,7 +115,9 @@ export async function scorePositions(
     const results = await lm.score(batch);
     chunk.forEach((i, j) => {
       losses[i] = weightedLoss(results[j].tokenLogProbs, requests[i].from, weights);
+      computed[i] = 1;
     });
+    options.onProgress?.(callsDone(), callsTotal);
   }
 
   return index.map((p) => ({

@@ -3,7 +3,7 @@ import { defaultConfig } from './config.ts';
 import type { Doc } from './document.ts';
 import { createPipelineParts } from './parts.ts';
 import { paperPrompt } from './prompts.ts';
-import { type PipelineParts, annotate, spread } from './stages.ts';
+import { type PipelineParts, type StageProgress, annotate, spread } from './stages.ts';
 import { FakeLM } from './testing/fake-lm.ts';
 import type { ToolSpec } from './tools/spec.ts';
 
@@ -116,6 +116,27 @@ describe('the stages on a fake LM', () => {
       ['40 + 2', '42', 'kept'],
       ['40 + 2', '42.0', 'below_tau_f'],
     ]);
+  });
+
+  it('reports its progress per stage, each ending at its total, and decides the same with or without a listener', async () => {
+    const proposals = ['40 + 2', '40 + 2', '40 + 40', '40 + 99', '40 + 2 + 2', 'forty'];
+    const steps: StageProgress[] = [];
+    const config = defaultConfig({ tools: ['Add'], lmProposals: false });
+    config.thresholds.Add = { tauS: 1, tauF: 0.5, k: 0, m: 0 };
+    async function* docs(): AsyncIterable<Doc> {
+      yield { id: 'd', text };
+    }
+    const listened = { ...parts(proposals), progress: (s: StageProgress) => steps.push(s) };
+    const out = [];
+    for await (const work of annotate(listened, config, docs())) out.push(...work.candidates);
+    expect(out).toEqual(await run(proposals));
+    const last = (stage: string) => steps.filter((s) => s.stage === stage).at(-1);
+    expect(steps[0]).toEqual({ stage: 'positions', tool: 'Add', done: 0, total: 1 });
+    // Three calls pass the guard (one fails in the tool), two are scored, one reaches τ_f and is checked by the control.
+    expect(last('executing')).toEqual({ stage: 'executing', done: 3, total: 3 });
+    expect(last('scoring')).toEqual({ stage: 'scoring', done: 2, total: 2 });
+    expect(last('control')).toEqual({ stage: 'control', done: 1, total: 1 });
+    expect(steps.map((s) => s.stage).filter((s, i, all) => s !== all[i - 1])).toEqual(['positions', 'executing', 'scoring', 'control']);
   });
 
   it('applies the tool\'s τ_f', async () => {

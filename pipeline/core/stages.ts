@@ -61,6 +61,21 @@ export interface PipelineParts {
   execute(calls: readonly { call: ToolCall; doc: Doc }[]): Promise<ToolResult[]>;
   /** Positions always considered for a tool, beside the capped heuristic ones (the web explorer's own call). */
   pinnedPositions?(tool: string): number[];
+  /** Told as a document's work goes on (the web explorer's progress line); never changes what the stages do. */
+  progress?(step: StageProgress): void;
+}
+
+/**
+ * How far one document is: `done` of `total` units of a stage — tools whose p_i is computed (positions), LM-sampled
+ * positions (sampling), tool calls (executing), calls with all three losses (scoring), calls checked against a
+ * distractor (control).
+ */
+export interface StageProgress {
+  stage: 'positions' | 'sampling' | 'executing' | 'scoring' | 'control';
+  done: number;
+  total: number;
+  /** The tool whose positions or samples these are (positions, sampling). */
+  tool?: string;
 }
 
 /** A stable 32-bit seed per (run seed, document, tool, position): sampling does not depend on order. */
@@ -97,7 +112,8 @@ export function proposeStage(parts: PipelineParts, config: AnnotateConfig): Stag
   return async function* (input) {
     for await (const work of input) {
       const { doc } = work;
-      for (const tool of work.tools) {
+      for (const [toolIndex, tool] of work.tools.entries()) {
+        parts.progress?.({ stage: 'positions', tool, done: toolIndex, total: work.tools.length });
         const t = config.thresholds[tool];
         // Decided before the run by the probe (config.samplingProbe), so every process of a run decides alike.
         const sample = config.lmProposals && t.m > 0 && keepSampling(config.samplingProbe?.[tool], config.samplingGate);
@@ -116,12 +132,15 @@ export function proposeStage(parts: PipelineParts, config: AnnotateConfig): Stag
         work.positions[tool] = { scores, lm: lmPositions, heuristic };
         const lmAt = new Map(lmPositions.map((p) => [p.at, p]));
         const positions = [...new Set([...lmAt.keys(), ...heuristic])].sort((a, b) => a - b);
+        const toSample = sample ? positions.filter((at) => lmAt.has(at)).length : 0;
+        let sampled = 0;
         for (const at of positions) {
           // `positionTool`: whose prompt or proposer chose the position; `tool`: what the call names (an LM sample
           // under the QA prompt may call anything).
           const base = { docId: doc.id, tool, positionTool: tool, at, positionP: pAt.get(at), kept: false, reason: 'pending' as const };
           const lmPos = lmAt.get(at);
           if (lmPos && sample) {
+            parts.progress?.({ stage: 'sampling', tool, done: sampled++, total: toSample });
             const samples = await sampleCalls(parts.lm, prompt, scores, lmPos.token, {
               m: t.m,
               maxNewTokens: config.maxSampleTokens,
@@ -173,7 +192,9 @@ export function executeStage(parts: PipelineParts): Stage {
   return async function* (input) {
     for await (const work of input) {
       const pending = work.candidates.filter((c) => c.reason === 'pending');
+      parts.progress?.({ stage: 'executing', done: 0, total: pending.length });
       const results = await parts.execute(pending.map((c) => ({ call: { tool: c.tool, input: c.input }, doc: work.doc })));
+      parts.progress?.({ stage: 'executing', done: pending.length, total: pending.length });
       const forms = new Map<Candidate, Candidate[]>();
       pending.forEach((c, i) => {
         const r = results[i];
@@ -232,7 +253,7 @@ export function scoreStage(parts: PipelineParts, config: AnnotateConfig): Stage 
       const scored = await scorePositions(
         lm,
         scorable.map((p) => ({ window: p.plan!.window, calls: p.texts })),
-        { batchSize: config.batchSize },
+        { batchSize: config.batchSize, onProgress: (done, total) => parts.progress?.({ stage: 'scoring', done, total }) },
       );
       scorable.forEach((p, i) => p.calls.forEach((c, j) => (c.losses = scored[i].losses[j])));
       yield work;
@@ -249,11 +270,13 @@ export function controlStage(parts: PipelineParts, config: AnnotateConfig): Stag
     for await (const work of input) {
       if (config.controlMargin !== null) {
         const reaching = work.candidates.filter((c) => c.reason === 'pending' && c.losses && usefulness(c.losses) >= (config.thresholds[c.tool]?.tauF ?? Infinity));
+        parts.progress?.({ stage: 'control', done: 0, total: reaching.length });
         await measureControl(parts.lm, work.doc.text, reaching, work.candidates, (c, result) => callText(parts, c, result), {
           contextTokens: config.contextTokens,
           maxCallTokens: config.maxCallTokens,
           batchSize: config.batchSize,
         });
+        parts.progress?.({ stage: 'control', done: reaching.length, total: reaching.length });
       }
       yield work;
     }
