@@ -58,3 +58,15 @@ export async function openPage(browser: Browser, url: string): Promise<OpenPage>
   await page.goto(url);
   return { page, errors, foreign };
 }
+
+/** The trimmed text of the element with `data-testid` `id` ('' when it has none). */
+export const textOf = async (page: Page, id: string): Promise<string> => ((await page.textContent(`[data-testid="${id}"]`)) ?? '').trim();
+
+/** Set a range input to `value` and fire its input event, as a drag would. */
+export async function setSlider(page: Page, id: string, value: number): Promise<void> {
+  await page.locator(`[data-testid="${id}"]`).evaluate((el, v) => {
+    const input = el as HTMLInputElement;
+    input.value = String(v);
+    input.dispatchEvent(new Event('input', { bubbles: true }));
+  }, value);
+}

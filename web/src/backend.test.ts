@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { chooseBackend, fallbackToWasm, wasmThreads, type BackendEnv } from './backend.ts';
+import { chooseBackend, fallbackToWasm, softwareAdapter, wasmThreads, type BackendEnv } from './backend.ts';
 
-const adapter = { info: { vendor: 'google', architecture: 'swiftshader' } };
+/** What Chromium 156 reports for a GPU, and for SwiftShader with --enable-unsafe-webgpu on a machine without one. */
+const gpuAdapter = { info: { vendor: 'nvidia', architecture: 'ampere', device: '', description: '', isFallbackAdapter: false } };
+const swiftShader = { info: { vendor: 'google', architecture: 'swiftshader', device: '', description: '', isFallbackAdapter: true } };
+const adapter = gpuAdapter;
 const env = (over: Partial<BackendEnv> = {}): BackendEnv => ({
   gpu: { requestAdapter: async () => adapter },
   crossOriginIsolated: true,
@@ -10,10 +13,27 @@ const env = (over: Partial<BackendEnv> = {}): BackendEnv => ({
 });
 
 describe('chooseBackend', () => {
-  it('takes WebGPU when an adapter exists, naming it', async () => {
+  it('takes WebGPU when a hardware adapter exists, naming it', async () => {
     expect(await chooseBackend('auto', env())).toEqual({
-      backend: 'webgpu', threads: 4, adapter: 'google|swiftshader', reason: 'WebGPU adapter google|swiftshader',
+      backend: 'webgpu', threads: 4, adapter: 'nvidia|ampere', reason: 'WebGPU adapter nvidia|ampere',
     });
+  });
+  it('auto: a fallback (software) adapter is not a GPU — WASM, saying why; ?backend=webgpu still takes it', async () => {
+    const soft = env({ gpu: { requestAdapter: async () => swiftShader } });
+    expect(await chooseBackend('auto', soft)).toEqual({
+      backend: 'wasm', threads: 4,
+      reason: 'WebGPU adapter google|swiftshader is a fallback adapter (software, not a GPU; slower than WASM), so not used (?backend=webgpu forces it); WASM, 4 threads',
+    });
+    expect(await chooseBackend('webgpu', soft)).toEqual({
+      backend: 'webgpu', threads: 4, adapter: 'google|swiftshader',
+      reason: 'WebGPU requested: WebGPU adapter google|swiftshader, a fallback adapter (software, slower than WASM)',
+    });
+  });
+  it('knows software adapters by name when the fallback flag is missing (older browsers, other rasterisers)', () => {
+    expect(softwareAdapter({ info: { vendor: 'google', architecture: 'swiftshader' } })).toBe('a software adapter (swiftshader)');
+    expect(softwareAdapter({ info: { vendor: 'mesa', description: 'llvmpipe (LLVM 15.0.6, 256 bits)' } })).toBe('a software adapter (llvmpipe (LLVM 15.0.6, 256 bits))');
+    expect(softwareAdapter({ isFallbackAdapter: true })).toBe('a fallback adapter');
+    expect(softwareAdapter(gpuAdapter)).toBeNull();
   });
   it('falls back to WASM and says why: no navigator.gpu, no adapter, a throwing requestAdapter', async () => {
     expect((await chooseBackend('auto', env({ gpu: undefined }))).reason).toBe(

@@ -1,10 +1,13 @@
 /**
  * Which onnxruntime-web execution provider to use, and why. Runs in the worker (WorkerNavigator has `gpu` too).
  *
- * WebGPU when `navigator.gpu.requestAdapter()` gives an adapter — checked here, before onnxruntime-web is asked,
- * because its WebGPU setup can hang or throw a bare number when there is none (seen in headless Chromium without
- * `--enable-unsafe-webgpu`). Otherwise WASM,
- * multi-threaded when the page is cross-origin isolated (SharedArrayBuffer available).
+ * `auto`: WebGPU when `navigator.gpu.requestAdapter()` gives a hardware adapter — checked here, before
+ * onnxruntime-web is asked, because its WebGPU setup can hang or throw a bare number when there is none (seen in
+ * headless Chromium without `--enable-unsafe-webgpu`). A fallback (software) adapter is not a GPU: Chromium on a
+ * machine without one offers SwiftShader (`info.isFallbackAdapter` true, vendor "google", architecture
+ * "swiftshader", measured in Chromium 156), which scores ~65× slower than WASM on the same CPU (web/README.md,
+ * Throughput), so `auto` takes WASM then. `webgpu` takes any adapter, software included (the browser tests run
+ * WebGPU on SwiftShader). WASM is multi-threaded when the page is cross-origin isolated (SharedArrayBuffer).
  * The environment is passed in, so the rule is testable without a browser.
  */
 export type Backend = 'webgpu' | 'wasm';
@@ -20,9 +23,19 @@ export interface BackendChoice {
   adapter?: string;
 }
 
+/** What a WebGPU adapter says about itself (GPUAdapterInfo); every field may be missing or empty. */
+export interface AdapterInfo {
+  vendor?: string;
+  architecture?: string;
+  device?: string;
+  description?: string;
+  /** GPUAdapterInfo.isFallbackAdapter (Chromium ≥ 136); older builds had it on the adapter itself. */
+  isFallbackAdapter?: boolean;
+}
+
 /** The slice of the (worker) global scope the choice depends on. */
 export interface BackendEnv {
-  gpu?: { requestAdapter(): Promise<unknown | null> };
+  gpu?: { requestAdapter(): Promise<{ info?: AdapterInfo; isFallbackAdapter?: boolean } | null> };
   crossOriginIsolated: boolean;
   hardwareConcurrency: number;
 }
@@ -37,9 +50,19 @@ function threadNote(env: BackendEnv): string {
   return env.crossOriginIsolated ? `${n} thread${n > 1 ? 's' : ''}` : '1 thread (page not cross-origin isolated)';
 }
 
-function describeAdapter(adapter: unknown): string {
-  const info = (adapter as { info?: { vendor?: string; architecture?: string } }).info;
+function describeAdapter(info: AdapterInfo | undefined): string {
   return info ? `${info.vendor || '?'}|${info.architecture || '?'}` : 'unknown adapter';
+}
+
+/** Software rasterisers that implement WebGPU on the CPU, by the names their adapters report. */
+const SOFTWARE_ADAPTER = /swiftshader|llvmpipe|lavapipe|softpipe|microsoft basic render|\bwarp\b/i;
+
+/** Why an adapter is software (a fallback adapter, or a known CPU implementation by name), or null for a GPU. */
+export function softwareAdapter(adapter: { info?: AdapterInfo; isFallbackAdapter?: boolean }): string | null {
+  const info = adapter.info;
+  if (info?.isFallbackAdapter === true || adapter.isFallbackAdapter === true) return 'a fallback adapter';
+  const named = [info?.vendor, info?.architecture, info?.device, info?.description].find((s) => s && SOFTWARE_ADAPTER.test(s));
+  return named ? `a software adapter (${named})` : null;
 }
 
 export async function chooseBackend(prefer: BackendPreference, env: BackendEnv): Promise<BackendChoice> {
@@ -47,14 +70,19 @@ export async function chooseBackend(prefer: BackendPreference, env: BackendEnv):
   const wasm = (why: string): BackendChoice => ({ backend: 'wasm', threads, reason: `${why}; WASM, ${threadNote(env)}` });
   if (prefer === 'wasm') return wasm('WASM requested');
   if (!env.gpu) return wasm('WebGPU unavailable: navigator.gpu is missing in this browser');
-  let adapter: unknown = null;
+  let adapter: Awaited<ReturnType<NonNullable<BackendEnv['gpu']>['requestAdapter']>> = null;
   try {
     adapter = await env.gpu.requestAdapter();
   } catch (e) {
     return wasm(`WebGPU unavailable: requestAdapter() threw ${String(e)}`);
   }
   if (!adapter) return wasm('WebGPU unavailable: requestAdapter() returned no adapter');
-  const name = describeAdapter(adapter);
+  const name = describeAdapter(adapter.info);
+  const software = softwareAdapter(adapter);
+  if (software && prefer === 'auto') {
+    return wasm(`WebGPU adapter ${name} is ${software} (software, not a GPU; slower than WASM), so not used (?backend=webgpu forces it)`);
+  }
+  if (software) return { backend: 'webgpu', threads, adapter: name, reason: `WebGPU requested: WebGPU adapter ${name}, ${software} (software, slower than WASM)` };
   return { backend: 'webgpu', threads, adapter: name, reason: `WebGPU adapter ${name}` };
 }
 

@@ -1,16 +1,17 @@
 /**
  * Page entry: mounts the panels and starts the model worker. URL parameters:
- *   ?backend=auto|webgpu|wasm   (default auto: WebGPU when an adapter exists)
+ *   ?backend=auto|webgpu|wasm   (default auto: WebGPU on a hardware adapter; WASM when there is none or only a fallback
+ *                               (software) one, e.g. SwiftShader; webgpu takes even a software adapter)
  *   ?model=default|tiny-random  (a directory under /models/)
  *   ?infer-model=<dir>         the Inference panel's model (default toolformer)
  *   ?dtype=fp32|fp16|q8|q4      (which onnx/ file: model.onnx, model_fp16.onnx, model_quantized.onnx, model_q4.onnx)
  *   ?threads=N                  at most N WASM threads (default: up to 4 when cross-origin isolated)
- *   explorer settings: see initialState in ui/explorer.ts
+ *   explorer settings: see initialState in ui/explorer/state.ts
  */
 import { isDtype, type Dtype } from '../../pipeline/core/dtypes.ts';
 import type { BackendPreference } from './backend.ts';
-import { ModelClient } from './model-client.ts';
-import { initialState, mountExplorer, type ToolInfo } from './ui/explorer.ts';
+import { isCancelled, ModelClient } from './model-client.ts';
+import { initialState, mountExplorer, type ToolInfo } from './ui/explorer/mount.ts';
 import { mountInference } from './ui/inference.ts';
 import { mountRunViewer } from './ui/run-viewer.ts';
 import { mountWorkedExample } from './ui/worked-example.ts';
@@ -38,6 +39,25 @@ mountInference($('#inference'), client, toolsPromise, inferModel);
 const progress = $('#load-progress') as HTMLProgressElement;
 const status = $('[data-testid="load-status"]');
 
+type Loaded = Awaited<ReturnType<typeof client.request<'load'>>>;
+
+function showLoaded(loaded: Loaded, what: string): void {
+  progress.hidden = true;
+  $('[data-testid="backend"]').textContent = `backend: ${loaded.choice.backend}`;
+  $('[data-testid="backend-reason"]').textContent = loaded.choice.reason;
+  status.textContent = `model ${loaded.modelId} ${what} in ${(loaded.loadMs / 1000).toFixed(1)} s`;
+}
+
+// Cancel (a panel's Cancel button) restarts the worker, which loads the model again: say so while it does.
+client.onRestart = (reload) => {
+  status.textContent = `job cancelled; reloading model "${model}"…`;
+  progress.hidden = false;
+  reload.then((loaded) => showLoaded(loaded, 'reloaded after cancel'), (e: unknown) => {
+    if (isCancelled(e)) return; // cancelled again while reloading: the next reload reports
+    status.textContent = `model failed to reload: ${e instanceof Error ? e.message : String(e)}`;
+  });
+};
+
 async function start(): Promise<void> {
   progress.hidden = false;
   status.textContent = `loading model "${model}"…`;
@@ -48,10 +68,7 @@ async function start(): Promise<void> {
       ? `loading ${stage}: ${(done / 1e6).toFixed(1)} of ${(total / 1e6).toFixed(1)} MB`
       : `loading: ${stage}…`;
   });
-  progress.hidden = true;
-  $('[data-testid="backend"]').textContent = `backend: ${loaded.choice.backend}`;
-  $('[data-testid="backend-reason"]').textContent = loaded.choice.reason;
-  status.textContent = `model ${loaded.modelId} ready in ${(loaded.loadMs / 1000).toFixed(1)} s`;
+  showLoaded(loaded, 'ready');
   document.body.dataset.ready = 'true';
   toolsReady(loaded.tools);
   // Test and benchmark hook: the page's own client, for the browser tests (no UI).

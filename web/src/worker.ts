@@ -8,10 +8,10 @@ import { defaultConfig, type ToolThresholds } from '../../pipeline/core/config.t
 import { ToolExecutor } from '../../pipeline/core/execute.ts';
 import { generate } from '../../pipeline/core/generate.ts';
 import { DTYPE_FILES } from '../../pipeline/core/dtypes.ts';
-import type { CausalLM } from '../../pipeline/core/lm.ts';
+import type { CausalLM, DecodeState } from '../../pipeline/core/lm.ts';
 import { OrtCausalLM, type OrtModule } from '../../pipeline/core/ort-lm.ts';
 import type { PositionScores } from '../../pipeline/core/positions.ts';
-import { annotate, controlMarginFor } from '../../pipeline/core/stages.ts';
+import { annotate, controlMarginFor, type StageProgress } from '../../pipeline/core/stages.ts';
 import type { KnowledgeBase } from '../../pipeline/core/tools/qa/qa.ts';
 import type { Analysis, AnalyzeParams, BenchResult } from './analysis-types.ts';
 import { chooseBackend, fallbackToWasm, type BackendChoice, type BackendEnv } from './backend.ts';
@@ -151,14 +151,15 @@ async function analyze(id: number, params: AnalyzeParams): Promise<Analysis> {
     tools.map((t) => [t, { ...p.registry.get(t)!.thresholds, tauS: 0, tauF: -Infinity, k: params.k, m: params.m }]),
   );
   const config = defaultConfig({ tools, thresholds, seed: params.seed, lmProposals: params.m > 0 });
-  post({ id, type: 'progress', stage: 'positions, sampling, executing and scoring calls', done: 0, total: 1 });
   const doc = { id: 'explorer', text: params.text, date: params.date };
+  // The stages' own progress (how many tools, sampled positions, calls), passed on to the page as it comes.
+  const progress = (s: StageProgress) => post({ id, type: 'progress', stage: stageLabel(s), done: s.done, total: s.total });
   const candidates = [];
   let skipped: Record<string, string> = {};
   // The stage's own positions (p_i for the heat strip, heuristic positions), so τ_s re-judging sees what it chose.
   const scores: { tool: string; s: PositionScores; heuristic: number[] }[] = [];
   async function* one() { yield doc; }
-  for await (const work of annotate(p, config, one())) {
+  for await (const work of annotate({ ...p, progress }, config, one())) {
     candidates.push(...work.candidates);
     skipped = work.skipped;
     for (const [tool, positions] of Object.entries(work.positions)) scores.push({ tool, s: positions.scores, heuristic: positions.heuristic });
@@ -178,6 +179,17 @@ async function analyze(id: number, params: AnalyzeParams): Promise<Analysis> {
     controlMargins: Object.fromEntries(tools.map((t) => [t, controlMarginFor(config, t)])),
     ms: performance.now() - t0,
   };
+}
+
+/** The explorer's status line for a stage, naming its units: "Scoring: calls scored (12/40)". */
+function stageLabel(s: StageProgress): string {
+  switch (s.stage) {
+    case 'positions': return `p_i(" [") of ${s.tool}; tools done`;
+    case 'sampling': return `LM samples at ${s.tool}'s positions; positions done`;
+    case 'executing': return 'tool calls run';
+    case 'scoring': return 'calls scored';
+    case 'control': return 'calls checked against a distractor';
+  }
 }
 
 /** Scoring throughput (CausalLM.score on [batch × length] teacher-forced rows) and the raw forward limit. */
@@ -228,10 +240,41 @@ function modelAt(url: string, id: number): Promise<CausalLM> {
   return lm;
 }
 
+/**
+ * `lm` whose decoder reports every token fed after the prompt (chosen ones and inserted results: what
+ * generate()'s maxNewTokens counts), for the Inference panel's "tokens generated" line.
+ */
+function countingDecoder(lm: CausalLM, onTokens: (fed: number) => void): CausalLM {
+  const open = lm.openDecoder?.bind(lm);
+  return {
+    id: lm.id,
+    maxLength: lm.maxLength,
+    bosId: lm.bosId,
+    encode: (text) => lm.encode(text),
+    decode: (ids) => lm.decode(ids),
+    score: (batch) => lm.score(batch),
+    sample: (prompt, options) => lm.sample(prompt, options),
+    openDecoder: open && (async (prompt): Promise<DecodeState> => {
+      const state = await open(prompt);
+      let fed = 0;
+      return {
+        get logits() { return state.logits; },
+        get length() { return state.length; },
+        async feed(ids) {
+          await state.feed(ids);
+          fed += ids.length;
+          onTokens(fed);
+        },
+      };
+    }),
+  };
+}
+
 /** The paper's inference with live tools, streamed to the page piece by piece (call text and results marked). */
 async function generateRequest(id: number, params: GenerateParams): Promise<GenerateResult> {
   const t0 = performance.now();
-  const lm = await modelAt(params.modelUrl, id);
+  const lm = countingDecoder(await modelAt(params.modelUrl, id), (fed) =>
+    post({ id, type: 'progress', stage: 'tokens generated', done: Math.min(fed, params.maxNewTokens), total: params.maxNewTokens }));
   // The pipeline's registry and executor limits (timeout as in annotate), shared across requests.
   executor ??= new ToolExecutor((await getParts(loaded!.lm)).registry, { timeoutMs: defaultConfig().toolTimeoutMs });
   const g = await generate(lm, params.tools ? executor : null, params.prompt, {

@@ -3,8 +3,13 @@
  * loop): a call starts when " [" is among the top k tokens, runs at "->", and its result is inserted. The call
  * text and the inserted result are highlighted as they stream in. Tools on/off and k are the paper's knobs.
  * URL parameters: ?infer-model=<dir under /models/> (default toolformer).
+ *
+ * Shape as in the explorer: one state object, the DOM built once, one render function per section (output, calls,
+ * status and buttons), the worker reached only in `generateIn`. A generation shows tokens generated of the most
+ * allowed and can be cancelled (ModelClient.cancel: the worker restarts).
  */
-import type { ModelClient } from '../model-client.ts';
+import { isCancelled, type ModelClient } from '../model-client.ts';
+import type { GenerateParams, GenerateResult } from '../protocol.ts';
 import { h } from './dom.ts';
 
 export const INFERENCE_EXAMPLES = [
@@ -15,61 +20,114 @@ export const INFERENCE_EXAMPLES = [
   'The old dog slept by the fire while the children',
 ];
 
+/** Tokens after the prompt, inserted results included (generate()'s maxNewTokens). */
+const MAX_NEW_TOKENS = 48;
+
+type PieceKind = 'text' | 'call' | 'result';
+
+interface InferenceState {
+  phase: 'waiting' | 'no-model' | 'ready' | 'running' | 'done' | 'failed' | 'cancelled';
+  /** The running job's latest progress line (model download, tokens generated). */
+  progress: string | null;
+  /** The prompt of the output shown, and the continuation streamed so far, consecutive pieces of a kind merged. */
+  prompt: string | null;
+  pieces: { kind: PieceKind; text: string }[];
+  result: GenerateResult | null;
+  error: string | null;
+}
+
+interface InferenceView {
+  prompt: HTMLTextAreaElement;
+  examples: HTMLSelectElement;
+  tools: HTMLInputElement;
+  topK: HTMLInputElement;
+  date: HTMLInputElement;
+  button: HTMLButtonElement;
+  cancel: HTMLButtonElement;
+  output: HTMLElement;
+  status: HTMLElement;
+  callsList: HTMLElement;
+}
+
+const todayIso = () => new Date().toISOString().slice(0, 10);
+
+/** The worker call: one generation, its progress as a status line, its pieces as they stream. */
+function generateIn(client: ModelClient, modelName: string, params: GenerateParams, onProgress: (line: string) => void,
+  onPiece: (kind: PieceKind, text: string) => void): Promise<GenerateResult> {
+  return client.request('generate', { params }, (stage, done, total) => onProgress(
+    stage === 'model.onnx' ? `loading ${modelName}: ${(done / 1e6).toFixed(1)} of ${(total / 1e6).toFixed(1)} MB`
+      : stage === 'tokens generated' ? `generating with ${modelName}: ${done} of at most ${total} tokens`
+        : stage,
+  ), onPiece);
+}
+
 export function mountInference(root: HTMLElement, client: ModelClient, ready: Promise<unknown>, modelName: string): void {
   const modelUrl = new URL(`./models/${modelName}/`, location.href).href;
-  const prompt = h('textarea', { id: 'inf-prompt', 'data-testid': 'inf-prompt', rows: 2 }) as HTMLTextAreaElement;
-  prompt.value = INFERENCE_EXAMPLES[0];
-  const examples = h('select', { id: 'inf-example', 'data-testid': 'inf-example' },
-    ...INFERENCE_EXAMPLES.map((e) => h('option', { value: e }, e))) as HTMLSelectElement;
-  examples.addEventListener('change', () => { prompt.value = examples.value; });
-  const tools = h('input', { type: 'checkbox', id: 'inf-tools', 'data-testid': 'inf-tools', checked: true }) as HTMLInputElement;
-  const topK = h('input', { type: 'number', id: 'inf-top-k', 'data-testid': 'inf-top-k', min: 1, max: 100, step: 1, value: 10 }) as HTMLInputElement;
-  const date = h('input', { type: 'date', id: 'inf-date', 'data-testid': 'inf-date', value: new Date().toISOString().slice(0, 10) }) as HTMLInputElement;
-  const button = h('button', { type: 'button', 'data-testid': 'inf-run', disabled: true }, 'Generate') as HTMLButtonElement;
-  const output = h('div', { class: 'annotated generation', 'data-testid': 'inf-output', 'aria-live': 'polite' });
-  const status = h('p', { class: 'muted', 'data-testid': 'inf-status' }, 'waiting for the model…');
-  const callsList = h('ul', { 'data-testid': 'inf-calls' });
+  const state: InferenceState = { phase: 'waiting', progress: null, prompt: null, pieces: [], result: null, error: null };
+  const view = buildView(root, modelName);
+  let jobId = 0;
+
+  const render = () => {
+    renderOutput(view, state);
+    renderCalls(view, state);
+    renderStatus(view, state, modelName);
+  };
 
   const run = async () => {
-    button.disabled = true;
-    output.replaceChildren(h('span', { class: 'prompt' }, prompt.value));
-    callsList.replaceChildren();
-    status.textContent = `generating with ${modelName}…`;
-    let current: HTMLElement | null = null;
-    let currentKind = '';
+    const id = ++jobId;
+    Object.assign(state, { phase: 'running', progress: null, prompt: view.prompt.value, pieces: [], result: null, error: null });
+    render();
+    const params: GenerateParams = {
+      modelUrl, prompt: view.prompt.value, tools: view.tools.checked, topK: Math.max(1, Number(view.topK.value) || 10),
+      maxNewTokens: MAX_NEW_TOKENS, date: view.date.value || todayIso(),
+    };
     try {
-      const r = await client.request('generate', {
-        params: {
-          modelUrl, prompt: prompt.value, tools: tools.checked, topK: Math.max(1, Number(topK.value) || 10),
-          maxNewTokens: 48, date: date.value || new Date().toISOString().slice(0, 10),
-        },
-      }, (stage, done, total) => {
-        status.textContent = stage === 'model.onnx' ? `loading ${modelName}: ${(done / 1e6).toFixed(1)} of ${(total / 1e6).toFixed(1)} MB` : stage;
+      const result = await generateIn(client, modelName, params, (line) => {
+        if (id !== jobId) return;
+        state.progress = line;
+        renderStatus(view, state, modelName);
       }, (kind, text) => {
-        if (!current || kind !== currentKind) {
-          const attrs = kind === 'call' ? { class: 'call', 'data-testid': 'inf-call' }
-            : kind === 'result' ? { class: 'result', 'data-testid': 'inf-result' } : { class: 'gen' };
-          current = h(kind === 'text' ? 'span' : 'mark', attrs);
-          currentKind = kind;
-          output.append(current);
-        }
-        current.textContent += text;
+        if (id !== jobId) return;
+        const last = state.pieces.at(-1);
+        if (last && last.kind === kind) last.text += text;
+        else state.pieces.push({ kind, text });
+        renderOutput(view, state);
       });
-      for (const c of r.calls) {
-        callsList.append(h('li', {}, h('code', {}, `${c.tool}(${c.input})`), ' → ',
-          c.result !== undefined ? h('code', { 'data-testid': 'inf-call-result' }, c.result) : h('span', { class: 'error' }, c.error ?? 'no result')));
-      }
-      status.textContent = `${r.calls.length} call${r.calls.length === 1 ? '' : 's'} · ${r.backend} · ${(r.ms / 1000).toFixed(1)} s`;
-      status.dataset.done = 'true';
+      if (id !== jobId) return;
+      Object.assign(state, { phase: 'done', result });
     } catch (e) {
-      status.textContent = `failed: ${e instanceof Error ? e.message : String(e)}`;
-      status.classList.add('error');
-    } finally {
-      button.disabled = false;
+      if (id !== jobId) return;
+      Object.assign(state, isCancelled(e) ? { phase: 'cancelled' } : { phase: 'failed', error: e instanceof Error ? e.message : String(e) });
     }
+    render();
   };
-  button.addEventListener('click', () => { delete status.dataset.done; void run(); });
 
+  view.examples.addEventListener('change', () => { view.prompt.value = view.examples.value; });
+  view.button.addEventListener('click', () => void run());
+  view.cancel.addEventListener('click', () => client.cancel());
+  renderStatus(view, state, modelName);
+  ready.then(() => {
+    state.phase = 'ready';
+    renderStatus(view, state, modelName);
+  }, () => {
+    state.phase = 'no-model';
+    renderStatus(view, state, modelName);
+  });
+}
+
+function buildView(root: HTMLElement, modelName: string): InferenceView {
+  const prompt = h('textarea', { id: 'inf-prompt', 'data-testid': 'inf-prompt', rows: 2 });
+  prompt.value = INFERENCE_EXAMPLES[0];
+  const examples = h('select', { id: 'inf-example', 'data-testid': 'inf-example' },
+    ...INFERENCE_EXAMPLES.map((e) => h('option', { value: e }, e)));
+  const tools = h('input', { type: 'checkbox', id: 'inf-tools', 'data-testid': 'inf-tools', checked: true });
+  const topK = h('input', { type: 'number', id: 'inf-top-k', 'data-testid': 'inf-top-k', min: 1, max: 100, step: 1, value: 10 });
+  const date = h('input', { type: 'date', id: 'inf-date', 'data-testid': 'inf-date', value: todayIso() });
+  const button = h('button', { type: 'button', 'data-testid': 'inf-run', disabled: true }, 'Generate');
+  const cancel = h('button', { type: 'button', 'data-testid': 'inf-cancel', disabled: true, title: 'Stop the generation (the worker restarts and reloads the model)' }, 'Cancel');
+  const output = h('div', { class: 'annotated generation', 'data-testid': 'inf-output', 'aria-live': 'polite' });
+  const status = h('p', { class: 'muted', 'data-testid': 'inf-status' });
+  const callsList = h('ul', { 'data-testid': 'inf-calls' });
   root.append(
     h('h2', { id: 'inf-title' }, 'Inference with live tools'),
     h('p', { class: 'explain' }, `The finetuned model (models/${modelName}) writes a continuation. Whenever " [" is among its top-k next
@@ -81,13 +139,43 @@ export function mountInference(root: HTMLElement, client: ModelClient, ready: Pr
       h('label', { class: 'inline', for: 'inf-tools' }, tools, 'tools on'),
       h('label', { for: 'inf-top-k' }, 'top-k for " ["', topK),
       h('label', { for: 'inf-date' }, "Today's date", date),
-      button),
+      h('div', {}, button, ' ', cancel)),
     output,
     status,
     callsList,
   );
-  ready.then(() => {
-    button.disabled = false;
-    status.textContent = 'ready';
-  }, () => { status.textContent = 'the model worker failed to load'; });
+  return { prompt, examples, tools, topK, date, button, cancel, output, status, callsList };
+}
+
+/** The prompt, then the continuation: plain text, the call text (marked) and the inserted result (marked). */
+function renderOutput(view: InferenceView, state: InferenceState): void {
+  if (state.prompt === null) return view.output.replaceChildren();
+  view.output.replaceChildren(h('span', { class: 'prompt' }, state.prompt), ...state.pieces.map(({ kind, text }) =>
+    kind === 'call' ? h('mark', { class: 'call', 'data-testid': 'inf-call' }, text)
+      : kind === 'result' ? h('mark', { class: 'result', 'data-testid': 'inf-result' }, text)
+        : h('span', { class: 'gen' }, text)));
+}
+
+/** Each call of the finished generation with its result or error. */
+function renderCalls(view: InferenceView, state: InferenceState): void {
+  view.callsList.replaceChildren(...(state.result?.calls ?? []).map((c) => h('li', {}, h('code', {}, `${c.tool}(${c.input})`), ' → ',
+    c.result !== undefined ? h('code', { 'data-testid': 'inf-call-result' }, c.result) : h('span', { class: 'error' }, c.error ?? 'no result'))));
+}
+
+/** The status line (with `data-done` once a generation finished: the browser tests wait on it) and the buttons. */
+function renderStatus(view: InferenceView, state: InferenceState, modelName: string): void {
+  const { phase, result } = state;
+  view.button.disabled = phase === 'waiting' || phase === 'no-model' || phase === 'running';
+  view.cancel.disabled = phase !== 'running';
+  view.status.classList.toggle('error', phase === 'failed' || phase === 'no-model');
+  if (phase === 'done') view.status.dataset.done = 'true';
+  else delete view.status.dataset.done;
+  view.status.textContent =
+    phase === 'waiting' ? 'waiting for the model…'
+      : phase === 'no-model' ? 'the model worker failed to load'
+        : phase === 'ready' ? 'ready'
+          : phase === 'running' ? (state.progress ?? `generating with ${modelName}…`)
+            : phase === 'cancelled' ? 'cancelled'
+              : phase === 'failed' ? `failed: ${state.error}`
+                : `${result!.calls.length} call${result!.calls.length === 1 ? '' : 's'} · ${result!.backend} · ${(result!.ms / 1000).toFixed(1)} s`;
 }

@@ -1,0 +1,105 @@
+/**
+ * The default page in Chromium with `--enable-unsafe-webgpu` on a machine without a GPU (the adapter is SwiftShader,
+ * a fallback adapter): `auto` must choose WASM and say why, and the explorer's default text (all tools, the default
+ * model, no query parameters) must finish scoring. Then Cancel: a long explorer job and a generation are each
+ * cancelled, the panel is idle again, and a new job runs to the end.
+ *
+ * The first test asserts what the adapter is, so on a machine with a real GPU it fails loudly instead of passing
+ * for the wrong reason.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { chromiumAvailable, launch, openPage, setSlider, textOf } from './browser.ts';
+import { buildApp, repoRoot, serveApp, type Served } from './serve.ts';
+
+const OUT = join(repoRoot, 'out/web-test');
+let served: Served;
+
+const text = textOf;
+const attr = (page: Page, id: string, name: string) => page.getAttribute(`[data-testid="${id}"]`, name);
+
+describe.skipIf(!chromiumAvailable())('backend choice, progress and cancel (headless Chromium, SwiftShader offered)', () => {
+  beforeAll(async () => {
+    const outDir = join(OUT, 'dist-auto-backend');
+    await buildApp({ outDir });
+    served = await serveApp({ outDir });
+  }, 180_000);
+
+  afterAll(async () => {
+    await served?.close();
+  });
+
+  it('auto skips the fallback adapter: the default page scores its explorer text on WASM; Cancel stops a job and a new one runs', async () => {
+    const browser = await launch({ webgpu: true });
+    try {
+      const { page, errors, foreign } = await openPage(browser, served.url);
+      // The browser does offer an adapter, and it is the software one (else this test would prove nothing).
+      const adapter = await page.evaluate(async () => {
+        const a = await (navigator as unknown as { gpu?: { requestAdapter(): Promise<{ info: { architecture: string; isFallbackAdapter?: boolean } } | null> } })
+          .gpu?.requestAdapter();
+        return a ? { architecture: a.info.architecture, fallback: a.info.isFallbackAdapter } : null;
+      });
+      expect(adapter).toEqual({ architecture: 'swiftshader', fallback: true });
+
+      await page.waitForFunction(() => document.body.dataset.ready, null, { timeout: 90_000 });
+      expect(await page.evaluate(() => document.body.dataset.ready)).toBe('true');
+      expect(await text(page, 'backend')).toBe('backend: wasm');
+      expect(await text(page, 'backend-reason')).toMatch(/^WebGPU adapter google\|swiftshader is a fallback adapter \(software, not a GPU.*\?backend=webgpu forces it\); WASM, \d threads?$/);
+
+      // The explorer's first run, the default text with every tool, finishes (within this test's timeout).
+      await page.waitForFunction(() => document.querySelector('[data-testid="ex-status"]')?.getAttribute('data-done'), null, { timeout: 180_000 });
+      const first = await attr(page, 'ex-status', 'data-done');
+      expect(await text(page, 'ex-status')).toMatch(/^Scored \d+ candidate calls over \d+ tokens/);
+      // One strip per tool whose pre-filter passed (Translate's wants non-English text; this one is English).
+      const strips = await page.locator('[data-testid^="ex-strip-"] .strip').count();
+      expect(strips).toBeGreaterThan(0);
+      expect(await page.isDisabled('[data-testid="ex-cancel"]')).toBe(true);
+
+      // A long job (k 20, m 10: hundreds of LM samples), cancelled while it runs; the progress line names the stage.
+      await setSlider(page, 'ex-k', 20);
+      await setSlider(page, 'ex-m', 10);
+      await page.click('[data-testid="ex-run"]');
+      await page.waitForSelector('[data-testid="ex-cancel"]:not([disabled])');
+      expect(await text(page, 'ex-status')).toMatch(/^Scoring/);
+      await expect.poll(() => text(page, 'ex-status')).toMatch(/^Scoring: .+ \(\d+\/\d+\)$/);
+      await page.click('[data-testid="ex-cancel"]');
+      expect(await text(page, 'ex-status')).toBe('Cancelled. The last finished result stays below.');
+      expect(await page.isDisabled('[data-testid="ex-cancel"]')).toBe(true);
+      expect(await page.isEnabled('[data-testid="ex-run"]')).toBe(true);
+      expect(await page.isHidden('[data-testid="ex-progress"]')).toBe(true);
+      expect(await attr(page, 'ex-status', 'data-done')).toBe(first);
+      // The last finished result is still shown and still re-judged on the page.
+      expect(await page.locator('[data-testid^="ex-strip-"] .strip').count()).toBe(strips);
+
+      // A new job runs to the end on the restarted worker (which loaded the model again).
+      await setSlider(page, 'ex-k', 2);
+      await setSlider(page, 'ex-m', 0);
+      await page.click('[data-testid="ex-run"]');
+      await page.waitForFunction((before) => {
+        const done = document.querySelector('[data-testid="ex-status"]')?.getAttribute('data-done');
+        return done && done !== before;
+      }, first, { timeout: 180_000 });
+      expect(await text(page, 'ex-status')).toMatch(/^Scored \d+ candidate calls over \d+ tokens/);
+      await expect.poll(() => text(page, 'load-status')).toMatch(/reloaded after cancel/);
+      expect(await text(page, 'backend')).toBe('backend: wasm');
+
+      // The Inference panel: a generation cancelled at once (its model is still loading), then one that finishes.
+      await page.click('[data-testid="inf-run"]');
+      await page.click('[data-testid="inf-cancel"]');
+      expect(await text(page, 'inf-status')).toBe('cancelled');
+      expect(await page.isEnabled('[data-testid="inf-run"]')).toBe(true);
+      expect(await page.isDisabled('[data-testid="inf-cancel"]')).toBe(true);
+      await page.click('[data-testid="inf-run"]');
+      await page.waitForFunction(() => document.querySelector('[data-testid="inf-status"]')?.getAttribute('data-done'), null, { timeout: 120_000 });
+      expect(await text(page, 'inf-status')).toMatch(/^\d+ calls? · wasm · /);
+      expect(await text(page, 'inf-output')).toContain('The capital of Peru is');
+
+      await page.screenshot({ path: join(OUT, 'auto-backend.png'), fullPage: true });
+      expect(errors).toEqual([]);
+      expect(foreign).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  }, 480_000);
+});

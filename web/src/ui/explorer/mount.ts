@@ -1,0 +1,117 @@
+/**
+ * The explorer: text (typed or a corpus sample) → the pipeline's stages in the worker → p_i heat strips, chosen
+ * positions, every candidate call with its result, losses, usefulness and verdict, and the text with kept calls
+ * inlined. τ_s and τ_f re-judge the stored numbers on the page (rejudge.ts); text, tools, k and m re-run the model.
+ *
+ * Shape: the state (state.ts) is one object; the DOM is built once (view.ts); each handler below changes the state
+ * and calls the render function of the section that changed (render.ts); the worker is reached only through
+ * worker-calls.ts. A run shows the stages' progress and can be cancelled (ModelClient.cancel: the worker restarts).
+ */
+import type { Doc } from '../../../../pipeline/core/document.ts';
+import { isCancelled, type ModelClient } from '../../model-client.ts';
+import { renderOwnCall, renderResults, renderSamples, renderStatus, renderTextInputs, renderTools } from './render.ts';
+import { applyTools, type ExplorerModel, type ExplorerState, type ToolInfo } from './state.ts';
+import { buildView, type ExplorerHandlers } from './view.ts';
+import { analyze, loadSamples, sampleText } from './worker-calls.ts';
+
+export { initialState, type ExplorerState, type ToolInfo } from './state.ts';
+
+/** `ready` resolves with the worker's tools once the model is loaded. */
+export function mountExplorer(root: HTMLElement, client: ModelClient, ready: Promise<ToolInfo[]>, initial: ExplorerState): void {
+  const model: ExplorerModel = { settings: initial, tools: null, job: { phase: 'waiting' }, lastDone: null, analysis: null };
+  const { settings } = model;
+  let samples: Doc[] = [];
+  let runCounter = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+
+  /** Re-run the model after a pause in typing or sliding — once the tools are known or a first run exists. */
+  const rerunSoon = (ms = 400): void => {
+    clearTimeout(timer);
+    if (model.tools !== null || model.analysis) timer = setTimeout(() => void run(), ms);
+  };
+  const rejudge = () => renderResults(view, model);
+
+  const on: ExplorerHandlers = {
+    text: (value) => { settings.text = value; view.sampleSelect.value = ''; rerunSoon(800); },
+    sample: (index) => {
+      const doc = samples[Number(index)];
+      if (!index || !doc) return;
+      settings.text = sampleText(doc);
+      if (doc.date) settings.date = doc.date;
+      renderTextInputs(view, settings);
+      rerunSoon(0);
+    },
+    date: (value) => { settings.date = value; rerunSoon(); },
+    tool: (name, checked) => {
+      if (checked) settings.tools?.add(name);
+      else settings.tools?.delete(name);
+      rerunSoon();
+    },
+    own: (call) => { settings.own = call; rerunSoon(800); },
+    tauS: (v) => { settings.tauS = v; rejudge(); },
+    tauF: (v) => { settings.tauF = v; rejudge(); },
+    k: (v) => { settings.k = v; rerunSoon(); },
+    m: (v) => { settings.m = v; rerunSoon(); },
+    control: (checked) => { settings.control = checked; rejudge(); },
+    run: () => void run(),
+    cancel: () => {
+      clearTimeout(timer);
+      // Rejects the running analyze with a CancelledError; run() below then marks the job idle.
+      client.cancel();
+    },
+  };
+  const view = buildView(root, settings, on);
+  renderStatus(view, model);
+
+  async function run(): Promise<void> {
+    clearTimeout(timer);
+    const id = ++runCounter;
+    const text = settings.text.trim();
+    if (!text) {
+      model.job = { phase: 'idle', note: 'Type some text first.' };
+      renderStatus(view, model);
+      return;
+    }
+    model.job = { phase: 'running', id, done: 0, total: 0 };
+    renderStatus(view, model);
+    try {
+      const result = await analyze(client, settings, text, (stage, done, total) => {
+        if (id !== runCounter) return;
+        model.job = { phase: 'running', id, stage, done, total };
+        renderStatus(view, model);
+      });
+      if (id !== runCounter) return; // a newer run superseded this one
+      model.analysis = result;
+      model.lastDone = id;
+      model.job = { phase: 'done', id };
+      renderStatus(view, model);
+      renderResults(view, model);
+    } catch (e) {
+      if (id !== runCounter) return;
+      model.job = isCancelled(e)
+        ? { phase: 'idle', note: `Cancelled.${model.analysis ? ' The last finished result stays below.' : ''}` }
+        : { phase: 'failed', id, message: e instanceof Error ? e.message : String(e) };
+      renderStatus(view, model);
+    }
+  }
+
+  loadSamples().then((docs) => {
+    samples = docs;
+    renderSamples(view, docs);
+  }, () => {});
+
+  void ready.then(
+    (tools) => {
+      model.tools = tools;
+      applyTools(settings, tools);
+      renderTools(view, model, on);
+      renderOwnCall(view, settings);
+      renderStatus(view, model);
+      return run();
+    },
+    () => {
+      model.job = { phase: 'no-model' };
+      renderStatus(view, model);
+    },
+  );
+}

@@ -1,0 +1,148 @@
+/**
+ * The explorer's render functions, one per section: each reads the state (state.ts) and rewrites its part of the
+ * view (view.ts); none changes the state. The result sections re-judge the stored analysis at the current τ_s, τ_f
+ * and control (rejudge.ts), so moving a slider renders without the model.
+ */
+import { formatCall } from '../../../../pipeline/core/call-syntax.ts';
+import { reasonKind, type Candidate } from '../../../../pipeline/core/candidates.ts';
+import type { Doc } from '../../../../pipeline/core/document.ts';
+import type { Analysis } from '../../analysis-types.ts';
+import { chosenPositions, inlineKept, rejudge, type Decision } from '../../rejudge.ts';
+import { fmt, h } from '../dom.ts';
+import { heatStrip } from '../heat-strip.ts';
+import type { ExplorerModel, ExplorerState } from './state.ts';
+import { toolBox, type ExplorerHandlers, type ExplorerView } from './view.ts';
+
+/** The status line, the progress bar and which of Run / Cancel can be pressed. */
+export function renderStatus(view: ExplorerView, model: ExplorerModel): void {
+  const { job } = model;
+  const running = job.phase === 'running';
+  view.runButton.disabled = model.tools === null;
+  view.cancelButton.disabled = !running;
+  view.progress.hidden = !running;
+  if (running) {
+    view.progress.max = job.total || 1;
+    view.progress.value = job.done;
+  }
+  if (model.lastDone !== null) view.status.dataset.done = String(model.lastDone);
+  view.status.textContent = statusText(model);
+}
+
+function statusText({ job, analysis }: ExplorerModel): string {
+  switch (job.phase) {
+    case 'waiting': return 'Waiting for the model…';
+    case 'no-model': return 'The model did not load.';
+    case 'idle': return job.note ?? '';
+    case 'running': return job.stage ? `Scoring: ${job.stage} (${job.done}/${job.total})` : 'Scoring…';
+    case 'failed': return `Scoring failed: ${job.message}`;
+    case 'done': {
+      if (!analysis) return '';
+      const skipped = Object.entries(analysis.skipped).map(([tool, why]) => `${tool} skipped by its pre-filter (${why})`);
+      return `Scored ${analysis.candidates.length} candidate calls over ${analysis.tokens.length} tokens in ${(analysis.ms / 1000).toFixed(2)} s.` +
+        (skipped.length ? ` ${skipped.join('; ')}.` : '');
+    }
+  }
+}
+
+/** The tool checkboxes, in the registry's order (once the tools are known). */
+export function renderTools(view: ExplorerView, model: ExplorerModel, on: Pick<ExplorerHandlers, 'tool'>): void {
+  view.toolSet.replaceChildren(view.toolSet.querySelector('legend')!,
+    ...(model.tools ?? []).map((t) => toolBox(t, model.settings.tools?.has(t.name) ?? true, on)));
+}
+
+/** The own-call inputs, from the settings (after the registry's worked example became the own call). */
+export function renderOwnCall(view: ExplorerView, settings: ExplorerState): void {
+  if (!settings.own) return;
+  view.ownTool.value = settings.own.tool;
+  view.ownInput.value = settings.own.input;
+  view.ownAt.value = String(settings.own.at);
+}
+
+/** The text and date inputs, after a corpus sample replaced them. */
+export function renderTextInputs(view: ExplorerView, settings: ExplorerState): void {
+  view.textArea.value = settings.text;
+  view.dateInput.value = settings.date;
+}
+
+/** The corpus sample picker: "type your own…" and one option per sample. */
+export function renderSamples(view: ExplorerView, docs: readonly Doc[]): void {
+  view.sampleSelect.append(...docs.map((d, i) => h('option', { value: String(i) }, `${d.id}: ${d.text.slice(0, 60)}…`)));
+}
+
+/** Every result section, from the stored analysis re-judged at the current settings (nothing before a first run). */
+export function renderResults(view: ExplorerView, model: ExplorerModel): void {
+  const a = model.analysis;
+  if (!a) return;
+  const { tauS, tauF, control } = model.settings;
+  const decisions = rejudge(a, { tauS, tauF, controlMargins: control ? a.controlMargins : undefined });
+  renderStrips(view, a, tauS);
+  renderSummary(view, decisions, model.settings);
+  renderCandidates(view, a, decisions);
+  renderInlined(view, a, decisions);
+}
+
+/** p_i(" [") per tool, with the positions chosen at τ_s outlined. */
+export function renderStrips(view: ExplorerView, a: Analysis, tauS: number): void {
+  const chosen = chosenPositions(a, tauS);
+  view.strips.replaceChildren(
+    ...a.tools.map((t) => heatStrip({ tool: t.tool, tokens: a.tokens, offsets: a.offsets, p: t.p, chosen: chosen.get(t.tool) ?? new Set() })),
+  );
+}
+
+export function renderSummary(view: ExplorerView, decisions: readonly Decision[], settings: ExplorerState): void {
+  const kept = decisions.filter((d) => d.kept).length;
+  view.summary.textContent = `${kept} of ${decisions.length} candidate calls kept at τ_s ${settings.tauS.toFixed(3)}, τ_f ${fmt(settings.tauF)}.`;
+}
+
+/**
+ * Executed calls (scored, or with a tool error) in the main table; calls rejected before execution (unclosed or
+ * unparsable samples, leakage, duplicates) folded below with counts per reason.
+ */
+export function renderCandidates(view: ExplorerView, a: Analysis, decisions: readonly Decision[]): void {
+  const executed = (d: Decision) => d.candidate.losses !== undefined || d.candidate.error !== undefined;
+  const rows = decisions.map((d, i) => [d, i] as const);
+  view.table.replaceChildren(tableHead(), h('tbody', {}, ...rows.filter(([d]) => executed(d)).map(([d, i]) => candidateRow(a, d, i))));
+  const early = rows.filter(([d]) => !executed(d));
+  const byKind = new Map<string, number>();
+  for (const [d] of early) byKind.set(reasonKind(d.candidate.reason), (byKind.get(reasonKind(d.candidate.reason)) ?? 0) + 1);
+  view.rejectedSummary.textContent = `${early.length} candidates rejected before execution` +
+    (early.length ? ` (${[...byKind].map(([k, n]) => `${k}: ${n}`).join(', ')})` : '');
+  view.rejectedTable.replaceChildren(tableHead(), h('tbody', {}, ...early.map(([d, i]) => candidateRow(a, d, i))));
+}
+
+/** The text with the kept calls inlined, each marked. */
+export function renderInlined(view: ExplorerView, a: Analysis, decisions: readonly Decision[]): void {
+  view.inlined.replaceChildren(
+    ...inlineKept(a.text, decisions, (c) => callString(a, c, c.result)).map((p) => (p.call ? h('mark', {}, p.text) : p.text)),
+  );
+}
+
+const callString = (a: Analysis, c: Candidate, result?: string) =>
+  formatCall({ tool: c.tool, input: c.input }, { quoted: a.syntax[c.tool] === 'quoted', result });
+
+function tableHead(): HTMLTableSectionElement {
+  return h('thead', {}, h('tr', {},
+    h('th', {}, 'tool'), h('th', { class: 'num' }, 'char'), h('th', {}, 'from'), h('th', {}, 'call'), h('th', {}, 'result'),
+    h('th', { class: 'num' }, 'L_a'), h('th', { class: 'num' }, 'L_b'), h('th', { class: 'num' }, 'L_c'),
+    h('th', { class: 'num' }, 'usefulness'), h('th', { class: 'num', title: 'L_c with a distractor result − L_c with the true one' }, 'control'),
+    h('th', {}, 'decision')));
+}
+
+function candidateRow(a: Analysis, d: Decision, i: number): HTMLTableRowElement {
+  const c = d.candidate;
+  const l = c.losses;
+  return h('tr', { 'data-testid': `ex-row-${i}`, 'data-kept': String(d.kept) },
+    h('td', {}, c.tool),
+    h('td', { class: 'num', title: `p_i = ${c.positionP?.toExponential(2) ?? '—'}` }, c.at),
+    h('td', {}, c.proposer === 'lm' ? 'LM sample' : i === a.ownIndex ? 'yours' : 'proposer'),
+    // A sample that did not parse or never closed is shown as sampled.
+    h('td', {}, h('code', {}, c.proposer === 'lm' && !c.input && c.raw !== undefined ? `[${c.raw}` : callString(a, c))),
+    h('td', { class: c.error ? 'error' : undefined }, c.error ? `error: ${c.error}` : (c.result ?? '—')),
+    h('td', { class: 'num' }, l ? fmt(l.noCall, 3) : '—'),
+    h('td', { class: 'num' }, l ? fmt(l.callOnly, 3) : '—'),
+    h('td', { class: 'num' }, l ? fmt(l.withResult, 3) : '—'),
+    h('td', { class: 'num' }, d.usefulness !== undefined ? fmt(d.usefulness, 3) : '—'),
+    h('td', { class: 'num', title: c.control ? `distractor: ${c.control.distractor}` : undefined }, c.control ? fmt(c.control.margin, 3) : '—'),
+    h('td', { class: d.kept ? 'kept' : 'dropped', 'data-testid': `ex-decision-${i}` }, d.kept ? 'kept' : `dropped: ${d.reason}`),
+  );
+}
