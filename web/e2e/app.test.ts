@@ -12,7 +12,7 @@ import type { Page } from 'playwright-core';
 import { loadModel } from '../../pipeline/node/load-model.ts';
 import type { GoldenResult } from '../src/analysis-types.ts';
 import { GOLDEN_CASES, scoreGolden } from '../src/golden.ts';
-import { skipWithoutChromium, launch, openPage } from './browser.ts';
+import { skipWithoutChromium, launch, openPage, setSlider, textOf } from './browser.ts';
 import { buildApp, repoRoot, serveApp, type Served } from './serve.ts';
 
 const OUT = join(repoRoot, 'out/web-test');
@@ -25,20 +25,12 @@ const INFERENCE_ANSWER = 'Lima';
 let served: Served;
 let nodeGolden: GoldenResult[];
 
-const text = async (page: Page, id: string) => ((await page.textContent(`[data-testid="${id}"]`)) ?? '').trim();
+const text = textOf;
 
 /** Set a range input through the keyboard (Home, then ArrowRight steps), as a keyboard user would. */
 async function keyboardSlide(page: Page, id: string, key: 'Home' | 'End'): Promise<void> {
   await page.focus(`[data-testid="${id}"]`);
   await page.keyboard.press(key);
-}
-
-async function setSlider(page: Page, id: string, value: number): Promise<void> {
-  await page.locator(`[data-testid="${id}"]`).evaluate((el, v) => {
-    const input = el as HTMLInputElement;
-    input.value = String(v);
-    input.dispatchEvent(new Event('input', { bubbles: true }));
-  }, value);
 }
 
 describe.skipIf(skipWithoutChromium('web app in headless Chromium'))('web app in headless Chromium', () => {

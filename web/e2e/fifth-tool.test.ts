@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { TOOL_SPECS } from '../../pipeline/core/tools/testing/registry.ts';
-import { skipWithoutChromium, launch, openPage } from './browser.ts';
+import { skipWithoutChromium, launch, openPage, textOf } from './browser.ts';
 import { buildApp, repoRoot, serveApp, type Served } from './serve.ts';
 
 const OUT = join(repoRoot, 'out/web-test');
@@ -16,7 +16,7 @@ const TOOL = 'UnitConvert';
 const example = TOOL_SPECS.find((s) => s.name === TOOL)!.examples![0];
 
 let served: Served;
-const text = async (page: Page, id: string) => ((await page.textContent(`[data-testid="${id}"]`)) ?? '').trim();
+const text = textOf;
 
 describe.skipIf(skipWithoutChromium('a fifth tool in the web app (headless Chromium)'))('a fifth tool in the web app (headless Chromium)', () => {
   beforeAll(async () => {
