@@ -10,7 +10,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { chromiumAvailable, launch, openPage, setSlider, textOf } from './browser.ts';
+import { launch, openPage, setSlider, skipWithoutChromium, textOf } from './browser.ts';
 import { buildApp, repoRoot, serveApp, type Served } from './serve.ts';
 
 const OUT = join(repoRoot, 'out/web-test');
@@ -19,7 +19,9 @@ let served: Served;
 const text = textOf;
 const attr = (page: Page, id: string, name: string) => page.getAttribute(`[data-testid="${id}"]`, name);
 
-describe.skipIf(!chromiumAvailable())('backend choice, progress and cancel (headless Chromium, SwiftShader offered)', () => {
+const GROUP = 'backend choice, progress and cancel (headless Chromium, SwiftShader offered)';
+
+describe.skipIf(skipWithoutChromium(GROUP))(GROUP, () => {
   beforeAll(async () => {
     const outDir = join(OUT, 'dist-auto-backend');
     await buildApp({ outDir });

@@ -6,7 +6,6 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
 import { TOOL_SPECS } from '../../pipeline/core/tools/testing/registry.ts';
 import { skipWithoutChromium, launch, openPage, textOf } from './browser.ts';
 import { buildApp, repoRoot, serveApp, type Served } from './serve.ts';
