@@ -5,8 +5,8 @@
  * onnxruntime-web is asked, because its WebGPU setup can hang or throw a bare number when there is none (seen in
  * headless Chromium without `--enable-unsafe-webgpu`). A fallback (software) adapter is not a GPU: Chromium on a
  * machine without one offers SwiftShader (`info.isFallbackAdapter` true, vendor "google", architecture
- * "swiftshader", measured in Chromium 156), which scores ~65× slower than WASM on the same CPU (web/README.md,
- * Throughput), so `auto` takes WASM then. `webgpu` takes any adapter, software included (the browser tests run
+ * "swiftshader", measured in Chromium 156), which scores ~30× slower than WASM on the same CPU
+ * (pipeline/bench/README.md: 90 vs 2,940 tok/s), so `auto` takes WASM then. `webgpu` takes any adapter, software included (the browser tests run
  * WebGPU on SwiftShader). WASM is multi-threaded when the page is cross-origin isolated (SharedArrayBuffer).
  * The environment is passed in, so the rule is testable without a browser.
  */
