@@ -15,7 +15,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DTYPE_FILES, isDtype, type Dtype } from '../pipeline/core/dtypes.ts';
+import { DTYPE_FILES, isDtype, type Dtype } from '../pipeline/core/lm/dtypes.ts';
 import { loadModel } from '../pipeline/node/load-model.ts';
 import type { BenchResult } from './src/analysis-types.ts';
 import { benchRows, scoreThroughput, scoreTimes } from './src/bench-rows.ts';

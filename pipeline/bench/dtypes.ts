@@ -7,8 +7,8 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Doc } from '../core/document.ts';
-import { judge } from '../core/judge.ts';
-import { scorePositions } from '../core/scoring.ts';
+import { judge } from '../core/scoring/judge.ts';
+import { scorePositions } from '../core/scoring/scoring.ts';
 import { availableDtypes, DTYPE_FILES, type Dtype } from '../node/hf-cache.ts';
 import { loadModel } from '../node/load-model.ts';
 import { buildWorkload } from './workload.ts';

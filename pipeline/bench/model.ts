@@ -48,7 +48,7 @@ export async function representativeModel(): Promise<BenchModel> {
   const name = 'random 4×128, vocab 4,096';
   const description = 'random-weight GPT-2, 4 layers × 128 wide, vocab 4,096 (BPE learned from the corpus), 256 positions';
   if (!existsSync(join(BENCH_MODEL_DIR, 'onnx/model.onnx'))) {
-    // " [" and "->" must be single tokens (pipeline/core/tokens.ts); learned merges come after them.
+    // " [" and "->" must be single tokens (pipeline/core/lm/tokens.ts); learned merges come after them.
     const merges = learnMerges(corpusSample(300_000), 4096 - 256 - 1, [['Ġ', '['], ['-', '>']]);
     const tokenizer = buildByteTokenizer({ merges, specialTokens: ['<|endoftext|>'] });
     const config = BENCH_CONFIG(tokenizer.vocabSize);

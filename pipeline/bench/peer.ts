@@ -8,9 +8,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CausalLM } from '../core/lm.ts';
-import { PAPER_WEIGHTS } from '../core/losses.ts';
-import { scorePositions, type PositionToScore } from '../core/scoring.ts';
+import type { CausalLM } from '../core/lm/lm.ts';
+import { PAPER_WEIGHTS } from '../core/scoring/losses.ts';
+import { scorePositions, type PositionToScore } from '../core/scoring/scoring.ts';
 import { ROOT } from './model.ts';
 import { f } from './format.ts';
 

@@ -7,11 +7,11 @@
  * It builds exactly the sequences scoring.ts builds — [bos] e(c) x_{1:i−1} x_i … — so its losses are the
  * reference the optimised scorer must match (pipeline/bench/reference.test.ts).
  */
-import type { CausalLM } from '../core/lm.ts';
-import { type Losses, PAPER_WEIGHTS, weightedLoss } from '../core/losses.ts';
-import type { OrtModule, OrtSession, OrtTensor } from '../core/ort-lm.ts';
-import type { DecoderSpec } from '../core/ort-decoder-spec.ts';
-import type { PositionToScore, ScoredPosition } from '../core/scoring.ts';
+import type { CausalLM } from '../core/lm/lm.ts';
+import { type Losses, PAPER_WEIGHTS, weightedLoss } from '../core/scoring/losses.ts';
+import type { OrtModule, OrtSession, OrtTensor } from '../core/lm/ort-lm.ts';
+import type { DecoderSpec } from '../core/lm/ort-decoder-spec.ts';
+import type { PositionToScore, ScoredPosition } from '../core/scoring/scoring.ts';
 
 export interface ReferenceScorer {
   /** Forward passes run so far, and the tokens they forwarded. */

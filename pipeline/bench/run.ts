@@ -19,8 +19,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
-import type { OrtModule, OrtSession } from '../core/ort-lm.ts';
-import { scorePositions, type PositionToScore } from '../core/scoring.ts';
+import type { OrtModule, OrtSession } from '../core/lm/ort-lm.ts';
+import { scorePositions, type PositionToScore } from '../core/scoring/scoring.ts';
 import { loadModel } from '../node/load-model.ts';
 import { type BenchModel, defaultModel, representativeModel, ROOT } from './model.ts';
 import { browserByDtype, browserLines } from './browser.ts';

@@ -9,11 +9,11 @@ import { join } from 'node:path';
 import type { AnnotateConfig } from '../core/config.ts';
 import { defaultConfig } from '../core/config.ts';
 import type { Doc } from '../core/document.ts';
-import type { CausalLM } from '../core/lm.ts';
-import { createPipelineParts } from '../core/parts.ts';
-import type { PositionToScore } from '../core/scoring.ts';
-import { callText, executeStage, guardStage, prefilterStage, proposeStage } from '../core/stages.ts';
-import { callTokens, planWindow } from '../core/window.ts';
+import type { CausalLM } from '../core/lm/lm.ts';
+import { createPipelineParts } from '../core/stages/parts.ts';
+import type { PositionToScore } from '../core/scoring/scoring.ts';
+import { callText, executeStage, guardStage, prefilterStage, proposeStage } from '../core/stages/stages.ts';
+import { callTokens, planWindow } from '../core/scoring/window.ts';
 import { nodeResources } from '../node/parts.ts';
 import { ROOT } from './model.ts';
 

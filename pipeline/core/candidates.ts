@@ -1,5 +1,5 @@
-import type { ControlLoss } from './distractor.ts';
-import type { Losses } from './losses.ts';
+import type { ControlLoss } from './scoring/distractor.ts';
+import type { Losses } from './scoring/losses.ts';
 
 /**
  * One candidate call, from proposal to verdict: a line of calls.jsonl. Rejected candidates keep their

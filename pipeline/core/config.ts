@@ -1,4 +1,4 @@
-import { DEFAULT_SAMPLING_GATE, type SamplingCounts, type SamplingGate } from './sampling-gate.ts';
+import { DEFAULT_SAMPLING_GATE, type SamplingCounts, type SamplingGate } from './sampling/sampling-gate.ts';
 import { TOOL_SPECS } from './tools/registry.ts';
 import type { ToolSpec, ToolThresholds } from './tools/spec.ts';
 

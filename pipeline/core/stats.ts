@@ -1,7 +1,7 @@
 import { type Candidate, reasonKind } from './candidates.ts';
-import { survival } from './judge.ts';
-import { type SamplingCounts, parseRate } from './sampling-gate.ts';
-import type { DocWork } from './stages.ts';
+import { survival } from './scoring/judge.ts';
+import { type SamplingCounts, parseRate } from './sampling/sampling-gate.ts';
+import type { DocWork } from './stages/stages.ts';
 
 /** τ_f values at which stats.json reports how many scored calls reach τ_f (from stored losses, before the control). */
 export const TAU_F_GRID = [0, 0.25, 0.5, 1, 2] as const;

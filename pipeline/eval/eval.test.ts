@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import type { Generation } from '../core/generate.ts';
+import type { Generation } from '../core/generate/generate.ts';
 import { answerFound, normalise, summarise, trial } from './metrics.ts';
 import { FAMILIES, capitalSplit, elementSplit, evalPrompts, overlap, trainDocs, weekday, type KbFact } from './tasks.ts';
 

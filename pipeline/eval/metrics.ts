@@ -2,7 +2,7 @@
  * Scoring for `toolformer eval` (pure): the paper's metric — the answer appears among the first words generated,
  * normalised for case, punctuation and number format — and the per-family summary.
  */
-import type { Generation } from '../core/generate.ts';
+import type { Generation } from '../core/generate/generate.ts';
 import type { EvalPrompt, Family } from './tasks.ts';
 
 /** Words of the continuation read for the answer (the paper reads "the first words"; LAMA uses a small window). */

@@ -1,6 +1,6 @@
 /**
  * `toolformer eval --model <dir> [--trials k]`: held-out task families (tasks.ts) generated with and without tools
- * (pipeline/core/generate.ts), scored with the paper's metric (metrics.ts). Writes <out>/eval.json and eval.md.
+ * (pipeline/core/generate/generate.ts), scored with the paper's metric (metrics.ts). Writes <out>/eval.json and eval.md.
  *
  * Greedy decoding gives accuracy with and without tools and the call statistics; k sampled trials with tools
  * (temperature --temperature, seeds 1..k) give pass@k and pass^k. Before anything runs, every eval prompt is
@@ -9,8 +9,8 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { generate, stripCalls } from '../core/generate.ts';
-import type { CausalLM } from '../core/lm.ts';
+import { generate, stripCalls } from '../core/generate/generate.ts';
+import type { CausalLM } from '../core/lm/lm.ts';
 import { createNodeExecutor } from '../node/generate-command.ts';
 import { loadModel } from '../node/load-model.ts';
 import { KB_PATH } from '../node/parts.ts';

@@ -215,7 +215,7 @@ async function annotateWith(
   const parts = await createNodeParts(lm, config, mcp ? [...TOOL_SPECS, ...mcp.specs] : undefined);
   if (config.samplingGate && config.lmProposals) {
     // Before anything is written: the probe's counts are part of the run's config (config.json, the queue's run id).
-    const [{ probeSampling }, { probeNotices }] = await Promise.all([import('../core/sampling-probe.ts'), import('../core/sampling-gate.ts')]);
+    const [{ probeSampling }, { probeNotices }] = await Promise.all([import('../core/sampling/sampling-probe.ts'), import('../core/sampling/sampling-gate.ts')]);
     config.samplingProbe = await probeSampling(parts.parts, config);
     for (const line of probeNotices(config.samplingProbe, config.samplingGate)) console.log(line); // information, not an error: stdout
   }

@@ -4,9 +4,9 @@ import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseCall } from '../core/call-syntax.ts';
 import { defaultConfig } from '../core/config.ts';
-import type { CausalLM } from '../core/lm.ts';
-import { escapeBrackets } from '../core/inline.ts';
-import type { PipelineParts } from '../core/stages.ts';
+import type { CausalLM } from '../core/lm/lm.ts';
+import { escapeBrackets } from '../core/stages/inline.ts';
+import type { PipelineParts } from '../core/stages/stages.ts';
 import { runAnnotate } from './annotate-run.ts';
 import { loadModel } from './load-model.ts';
 import { createNodeParts } from './parts.ts';
@@ -23,7 +23,7 @@ const sample = readFileSync(join(root, 'corpus/sample.jsonl'), 'utf8').trim().sp
 writeFileSync(corpus, [sample[0], '{"id": "broken", "text": ', sample[1], sample[2], ''].join('\n'));
 const docs = new Map(sample.slice(0, 3).map((l) => [JSON.parse(l).id as string, JSON.parse(l).text as string]));
 
-// The paper's filter alone (no counterfactual control, tested in core/stages.test.ts): the tiny random model's
+// The paper's filter alone (no counterfactual control, tested in core/stages/stages.test.ts): the tiny random model's
 // results barely beat a distractor, and these tests are about judging and inlining.
 const config = defaultConfig({ tools: ['Calculator', 'QA', 'Calendar'], seed: 7, controlMargin: null });
 for (const t of Object.values(config.thresholds)) Object.assign(t, { k: 3, m: 2, tauF: 0.05 });

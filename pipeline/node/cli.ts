@@ -12,8 +12,8 @@
  *   toolformer mcp [--http <port>]   serve the tools to MCP clients (stdio or Streamable HTTP)
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { judge } from '../core/judge.ts';
-import { paperNames } from '../core/losses.ts';
+import { judge } from '../core/scoring/judge.ts';
+import { paperNames } from '../core/scoring/losses.ts';
 import { DEFAULT_INPUTS, DEFAULT_MODEL } from './package-paths.ts';
 
 const number = (name: string) => (value: string) => {

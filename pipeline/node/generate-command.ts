@@ -1,5 +1,5 @@
 /**
- * `toolformer generate`: the paper's inference with live tools (pipeline/core/generate.ts) from the command line.
+ * `toolformer generate`: the paper's inference with live tools (pipeline/core/generate/generate.ts) from the command line.
  *
  *   toolformer generate "<prompt>" [--model dir] [--no-tools] [--max-new-tokens n] [--json]   streams the text
  *   toolformer generate --input prompts.jsonl --out results.jsonl [same flags]                one result per line
@@ -10,9 +10,9 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { defaultConfig } from '../core/config.ts';
-import { ToolExecutor } from '../core/execute.ts';
-import { generate, type GenerateOptions, type Generation } from '../core/generate.ts';
-import type { CausalLM } from '../core/lm.ts';
+import { ToolExecutor } from '../core/stages/execute.ts';
+import { generate, type GenerateOptions, type Generation } from '../core/generate/generate.ts';
+import type { CausalLM } from '../core/lm/lm.ts';
 import { TOOL_SPECS, ToolRegistry } from '../core/tools/registry.ts';
 import { createApertiumEngine } from './apertium.ts';
 import { loadModel } from './load-model.ts';

@@ -12,7 +12,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-import { DTYPE_FILES, DTYPES, type Dtype } from '../core/dtypes.ts';
+import { DTYPE_FILES, DTYPES, type Dtype } from '../core/lm/dtypes.ts';
 
 export { DTYPE_FILES, DTYPES, type Dtype };
 

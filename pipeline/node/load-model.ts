@@ -7,8 +7,8 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
-import type { CausalLM } from '../core/lm.ts';
-import { OrtCausalLM, type OrtCausalLMOptions } from '../core/ort-lm.ts';
+import type { CausalLM } from '../core/lm/lm.ts';
+import { OrtCausalLM, type OrtCausalLMOptions } from '../core/lm/ort-lm.ts';
 import { availableDtypes, describeDir, DTYPE_FILES, resolveModel, type Dtype } from './hf-cache.ts';
 
 export interface LoadModelOptions {

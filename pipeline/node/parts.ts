@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { AnnotateConfig } from '../core/config.ts';
-import type { CausalLM } from '../core/lm.ts';
-import { createPipelineParts } from '../core/parts.ts';
-import type { PipelineParts } from '../core/stages.ts';
+import type { CausalLM } from '../core/lm/lm.ts';
+import { createPipelineParts } from '../core/stages/parts.ts';
+import type { PipelineParts } from '../core/stages/stages.ts';
 import type { ToolSpec } from '../core/tools/spec.ts';
 import { createApertiumEngine } from './apertium.ts';
 

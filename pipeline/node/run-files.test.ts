@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../core/config.ts';
-import type { PipelineParts } from '../core/stages.ts';
+import type { PipelineParts } from '../core/stages/stages.ts';
 import { runAnnotate } from './annotate-run.ts';
 import { digestInputs } from './input-digest.ts';
 import { RunFiles } from './run-files.ts';

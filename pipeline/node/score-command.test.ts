@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { defaultConfig } from '../core/config.ts';
 import type { Doc } from '../core/document.ts';
-import { annotate } from '../core/stages.ts';
+import { annotate } from '../core/stages/stages.ts';
 import { TOOL_SPECS } from '../core/tools/registry.ts';
 import type { ToolSpec } from '../core/tools/spec.ts';
 import { loadModel } from './load-model.ts';

@@ -1,10 +1,10 @@
 import { parseCall } from '../core/call-syntax.ts';
 import { defaultConfig } from '../core/config.ts';
-import { judge } from '../core/judge.ts';
-import { paperNames } from '../core/losses.ts';
-import { scorePositions } from '../core/scoring.ts';
-import { callText } from '../core/stages.ts';
-import { callTokens, planWindow } from '../core/window.ts';
+import { judge } from '../core/scoring/judge.ts';
+import { paperNames } from '../core/scoring/losses.ts';
+import { scorePositions } from '../core/scoring/scoring.ts';
+import { callText } from '../core/stages/stages.ts';
+import { callTokens, planWindow } from '../core/scoring/window.ts';
 import type { Dtype } from './hf-cache.ts';
 import { loadModel } from './load-model.ts';
 import { createNodeParts } from './parts.ts';

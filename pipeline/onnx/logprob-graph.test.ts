@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import onnxProto from 'onnx-proto';
 import { describe, expect, it } from 'vitest';
-import { logSoftmaxGather } from '../core/ort-lm.ts';
+import { logSoftmaxGather } from '../core/lm/ort-lm.ts';
 import { buildScoringDecoderOnnx } from './logprob-graph.ts';
 import { TINY_RANDOM_DIR } from './tiny-random.ts';
 

@@ -1,6 +1,6 @@
 /** Shapes exchanged between the explorer and the worker. Losses are nats; positions are token indices into `tokens`. */
 import type { Candidate } from '../../pipeline/core/candidates.ts';
-import type { Losses } from '../../pipeline/core/losses.ts';
+import type { Losses } from '../../pipeline/core/scoring/losses.ts';
 
 export interface AnalyzeParams {
   text: string;
@@ -29,7 +29,7 @@ export interface ToolScores {
 
 /**
  * One explorer run: everything the page needs to re-judge for any τ_s ≤ the positions' p and any τ_f without the
- * model. Candidates come from the pipeline's own stages (pipeline/core/stages.ts) run with τ_s = 0 and τ_f = −∞.
+ * model. Candidates come from the pipeline's own stages (pipeline/core/stages/stages.ts) run with τ_s = 0 and τ_f = −∞.
  */
 export interface Analysis {
   text: string;

@@ -1,5 +1,5 @@
 /**
- * The pipeline's parts for the browser: the CLI's own assembly (pipeline/core/parts.ts `createPipelineParts`) over
+ * The pipeline's parts for the browser: the CLI's own assembly (pipeline/core/stages/parts.ts `createPipelineParts`) over
  * the tool specs the app was built with (tool-specs.ts), with what the browser has passed in — the onnxruntime-web
  * LM and the QA knowledge base — and no translation engine, so Translate answers with its "translation engine not installed" error result, which
  * the explorer shows as is.
@@ -8,9 +8,9 @@
  * heuristic positions and proposals (its tool's document pre-filter is waived; it still passes the same registry
  * check, schema, leakage guard and scoring). Each spec is wrapped, so the stages stay the pipeline's own.
  */
-import type { CausalLM } from '../../pipeline/core/lm.ts';
-import { createPipelineParts } from '../../pipeline/core/parts.ts';
-import type { PipelineParts } from '../../pipeline/core/stages.ts';
+import type { CausalLM } from '../../pipeline/core/lm/lm.ts';
+import { createPipelineParts } from '../../pipeline/core/stages/parts.ts';
+import type { PipelineParts } from '../../pipeline/core/stages/stages.ts';
 import type { ToolResources, ToolSpec } from '../../pipeline/core/tools/spec.ts';
 
 /** A call the user typed (set per explorer run). */

@@ -1,13 +1,13 @@
 /**
  * Golden cases: the three losses for fixed (text, call, result, position), computed with the pipeline's own scorer
- * (pipeline/core/scoring.ts). The same function runs in Node on onnxruntime-node (the fixture, web/e2e) and in the
+ * (pipeline/core/scoring/scoring.ts). The same function runs in Node on onnxruntime-node (the fixture, web/e2e) and in the
  * browser worker on onnxruntime-web; the test compares the two within 1e-3 nats.
  */
 import { formatCall } from '../../pipeline/core/call-syntax.ts';
-import type { CausalLM } from '../../pipeline/core/lm.ts';
+import type { CausalLM } from '../../pipeline/core/lm/lm.ts';
 import { defaultConfig } from '../../pipeline/core/config.ts';
-import { scorePositions } from '../../pipeline/core/scoring.ts';
-import { planWindow } from '../../pipeline/core/window.ts';
+import { scorePositions } from '../../pipeline/core/scoring/scoring.ts';
+import { planWindow } from '../../pipeline/core/scoring/window.ts';
 import { TOOL_SPECS } from '../../pipeline/core/tools/registry.ts';
 import type { GoldenCase, GoldenResult } from './analysis-types.ts';
 

@@ -8,7 +8,7 @@
  *   ?threads=N                  at most N WASM threads (default: up to 4 when cross-origin isolated)
  *   explorer settings: see initialState in ui/explorer/state.ts
  */
-import { isDtype, type Dtype } from '../../pipeline/core/dtypes.ts';
+import { isDtype, type Dtype } from '../../pipeline/core/lm/dtypes.ts';
 import type { BackendPreference } from './backend.ts';
 import { isCancelled, ModelClient } from './model-client.ts';
 import { initialState, mountExplorer, type ToolInfo } from './ui/explorer/mount.ts';

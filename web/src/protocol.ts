@@ -3,7 +3,7 @@
  * Every request carries an `id`; the worker answers with any number of `progress` messages, then exactly one
  * `result` or `error` with the same id.
  */
-import type { Dtype } from '../../pipeline/core/dtypes.ts';
+import type { Dtype } from '../../pipeline/core/lm/dtypes.ts';
 import type { BackendChoice, BackendPreference } from './backend.ts';
 import type { Analysis, AnalyzeParams, GoldenCase, GoldenResult, BenchResult } from './analysis-types.ts';
 
@@ -16,7 +16,7 @@ export type Request =
   /** Only lm.score on the bench rows, timed per call (the browser bench brackets it with process CPU readings). */
   | { id: number; type: 'benchScore'; batch: number; length: number; repeats: number };
 
-/** The Inference panel's request: generate with live tools (pipeline/core/generate.ts) on `modelUrl`'s model. */
+/** The Inference panel's request: generate with live tools (pipeline/core/generate/generate.ts) on `modelUrl`'s model. */
 export interface GenerateParams {
   modelUrl: string;
   prompt: string;

@@ -7,9 +7,9 @@
  * Heuristic positions do not depend on τ_s (as in the pipeline).
  */
 import type { Candidate } from '../../pipeline/core/candidates.ts';
-import { inlineCalls } from '../../pipeline/core/inline.ts';
-import { judge } from '../../pipeline/core/judge.ts';
-import { selectPositions, type PositionScores } from '../../pipeline/core/positions.ts';
+import { inlineCalls } from '../../pipeline/core/stages/inline.ts';
+import { judge } from '../../pipeline/core/scoring/judge.ts';
+import { selectPositions, type PositionScores } from '../../pipeline/core/sampling/positions.ts';
 import type { Analysis } from './analysis-types.ts';
 
 export interface Thresholds {

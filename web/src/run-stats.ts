@@ -6,8 +6,8 @@
  * that reach that τ_f — the CLI's "≥ τ_f" column, before the counterfactual control drops some of them (the
  * control's margins are not in this view). A line without losses (e.g. the tool returned an error) never reaches τ_f.
  */
-import { survival, usefulness } from '../../pipeline/core/judge.ts';
-import type { Losses } from '../../pipeline/core/losses.ts';
+import { survival, usefulness } from '../../pipeline/core/scoring/judge.ts';
+import type { Losses } from '../../pipeline/core/scoring/losses.ts';
 
 export interface CallRecord {
   tool: string;

@@ -1,17 +1,17 @@
 /// <reference lib="webworker" />
 /**
- * The model worker: loads onnxruntime-web and the model (pipeline/core/ort-lm.ts, the same CausalLM as the CLI's),
+ * The model worker: loads onnxruntime-web and the model (pipeline/core/lm/ort-lm.ts, the same CausalLM as the CLI's),
  * then answers the page's requests (protocol.ts): explorer analyses through the pipeline's own stages, golden
  * losses, and a throughput benchmark. Everything heavy happens here, so the page stays responsive.
  */
 import { defaultConfig, type ToolThresholds } from '../../pipeline/core/config.ts';
-import { ToolExecutor } from '../../pipeline/core/execute.ts';
-import { generate } from '../../pipeline/core/generate.ts';
-import { DTYPE_FILES } from '../../pipeline/core/dtypes.ts';
-import type { CausalLM, DecodeState } from '../../pipeline/core/lm.ts';
-import { OrtCausalLM, type OrtModule } from '../../pipeline/core/ort-lm.ts';
-import type { PositionScores } from '../../pipeline/core/positions.ts';
-import { annotate, controlMarginFor, type StageProgress } from '../../pipeline/core/stages.ts';
+import { ToolExecutor } from '../../pipeline/core/stages/execute.ts';
+import { generate } from '../../pipeline/core/generate/generate.ts';
+import { DTYPE_FILES } from '../../pipeline/core/lm/dtypes.ts';
+import type { CausalLM, DecodeState } from '../../pipeline/core/lm/lm.ts';
+import { OrtCausalLM, type OrtModule } from '../../pipeline/core/lm/ort-lm.ts';
+import type { PositionScores } from '../../pipeline/core/sampling/positions.ts';
+import { annotate, controlMarginFor, type StageProgress } from '../../pipeline/core/stages/stages.ts';
 import type { KnowledgeBase } from '../../pipeline/core/tools/qa/qa.ts';
 import type { Analysis, AnalyzeParams, BenchResult } from './analysis-types.ts';
 import { chooseBackend, fallbackToWasm, type BackendChoice, type BackendEnv } from './backend.ts';

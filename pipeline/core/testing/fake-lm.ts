@@ -1,4 +1,4 @@
-import type { CausalLM, DecodeState, Sample, SampleOptions, ScoreRequest, ScoreResult } from '../lm.ts';
+import type { CausalLM, DecodeState, Sample, SampleOptions, ScoreRequest, ScoreResult } from '../lm/lm.ts';
 import { mulberry32 } from '../../onnx/random.ts';
 
 /**

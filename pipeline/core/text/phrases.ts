@@ -1,4 +1,4 @@
-/** Phrase helpers shared by the tools' leakage rules and the default one (core/leakage.ts). */
+/** Phrase helpers shared by the tools' leakage rules and the default one (core/stages/leakage.ts). */
 
 /** Spacing collapsed, trimmed, lower case. */
 export function normalize(s: string): string {

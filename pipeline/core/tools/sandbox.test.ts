@@ -15,7 +15,7 @@ import { syncBuiltinESMExports } from 'node:module';
 import net from 'node:net';
 import tls from 'node:tls';
 import { afterAll, describe, expect, it, vi, type MockInstance } from 'vitest';
-import { ToolExecutor } from '../execute.ts';
+import { ToolExecutor } from '../stages/execute.ts';
 import type { KnowledgeBase } from './qa/qa.ts';
 import { TOOL_SPECS, ToolRegistry } from './registry.ts';
 import type { TranslationEngine } from './translate/translate.ts';

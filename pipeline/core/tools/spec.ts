@@ -1,5 +1,5 @@
 import type { Doc } from '../document.ts';
-import type { ToolPrompt } from '../prompts.ts';
+import type { ToolPrompt } from '../sampling/prompts.ts';
 import type { ToolContext, ToolResult } from './tool.ts';
 
 /**

@@ -4,7 +4,7 @@
  * through the pipeline's own executor (its concurrency, timeout, input and result caps, errors as values) — a tool
  * reached over MCP runs under the same limits as one reached from the pipeline.
  */
-import { type ExecuteOptions, ToolExecutor } from '../../core/execute.ts';
+import { type ExecuteOptions, ToolExecutor } from '../../core/stages/execute.ts';
 import type { ToolRegistry } from '../../core/tools/registry.ts';
 import type { HostOutcome, HostedTool, ToolHost } from './server.ts';
 

@@ -9,7 +9,7 @@
  */
 import type { AnnotateConfig } from '../../core/config.ts';
 import type { Doc } from '../../core/document.ts';
-import { annotate, type PipelineParts } from '../../core/stages.ts';
+import { annotate, type PipelineParts } from '../../core/stages/stages.ts';
 import { type RunStats, addDoc, emptyStats } from '../../core/stats.ts';
 import { callRecord, errorRecord, trainRecord } from '../annotate-run.ts';
 import { readCorpus } from '../read-corpus.ts';

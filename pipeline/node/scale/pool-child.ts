@@ -4,7 +4,7 @@
  * one: the IPC channel closes), so no worker outlives its run.
  */
 import type { AnnotateConfig } from '../../core/config.ts';
-import type { PipelineParts } from '../../core/stages.ts';
+import type { PipelineParts } from '../../core/stages/stages.ts';
 import type { Dtype } from '../hf-cache.ts';
 import { loadModel } from '../load-model.ts';
 import { createNodeParts } from '../parts.ts';

@@ -4,7 +4,7 @@
  * checked them against the run's before taking any job.
  */
 import type { SandboxedJob } from 'bullmq';
-import type { PipelineParts } from '../../core/stages.ts';
+import type { PipelineParts } from '../../core/stages/stages.ts';
 import type { Dtype } from '../hf-cache.ts';
 import { loadModel } from '../load-model.ts';
 import { createNodeParts } from '../parts.ts';

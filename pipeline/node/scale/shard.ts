@@ -5,7 +5,7 @@
  * what it had not finished. `toolformer merge <out>` assembles the run once all N are done.
  */
 import type { AnnotateConfig } from '../../core/config.ts';
-import type { PipelineParts } from '../../core/stages.ts';
+import type { PipelineParts } from '../../core/stages/stages.ts';
 import { type RunStats, emptyStats, mergeStats } from '../../core/stats.ts';
 import { annotateChunk, readChunks } from './chunks.ts';
 import { hasChunk, writeChunk, writeManifest } from './chunk-files.ts';

@@ -7,9 +7,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scorePositions, type PositionToScore } from '../../core/scoring.ts';
+import { scorePositions, type PositionToScore } from '../../core/scoring/scoring.ts';
 import { loadModel } from '../../node/load-model.ts';
-import type { OrtCausalLM } from '../../core/ort-lm.ts';
+import type { OrtCausalLM } from '../../core/lm/ort-lm.ts';
 import { MODELS_DIR } from '../tiny-llama.ts';
 
 interface Cases {

@@ -1,5 +1,5 @@
 /**
- * Inference: the finetuned model generates in the worker with live tools (pipeline/core/generate.ts, the CLI's
+ * Inference: the finetuned model generates in the worker with live tools (pipeline/core/generate/generate.ts, the CLI's
  * loop): a call starts when " [" is among the top k tokens, runs at "->", and its result is inserted. The call
  * text and the inserted result are highlighted as they stream in. Tools on/off and k are the paper's knobs.
  * URL parameters: ?infer-model=<dir under /models/> (default toolformer).

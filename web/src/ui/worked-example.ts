@@ -1,9 +1,9 @@
 /**
  * The worked example: three losses in, usefulness and the keep/drop decision out, live as τ_f moves.
- * Uses the pipeline's own `judge` (pipeline/core/judge.ts), so the page shows exactly the rule the CLI applies.
+ * Uses the pipeline's own `judge` (pipeline/core/scoring/judge.ts), so the page shows exactly the rule the CLI applies.
  */
-import { judge } from '../../../pipeline/core/judge.ts';
-import type { Losses } from '../../../pipeline/core/losses.ts';
+import { judge } from '../../../pipeline/core/scoring/judge.ts';
+import type { Losses } from '../../../pipeline/core/scoring/losses.ts';
 import { fmt, h, slider } from './dom.ts';
 
 /** Defaults from the README's example: min(2.5, 2.1) − 0.8 = 1.3. */

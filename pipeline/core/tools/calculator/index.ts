@@ -2,7 +2,7 @@
  * The Calculator tool, whole: `[Calculator(400 / 1400) -> 0.29]`. The engine is calculate.ts (mathjs behind an
  * allowlist), the pre-filter prefilter.ts, the proposer proposer.ts.
  */
-import { paperPrompt } from '../../prompts.ts';
+import { paperPrompt } from '../../sampling/prompts.ts';
 import { positionBefore } from '../../text/boundaries.ts';
 import { numbersEqual } from '../../text/compare.ts';
 import { clip } from '../../text/phrases.ts';

@@ -4,7 +4,7 @@
  * question forms questions.ts, the proposer proposer.ts.
  */
 import type { Doc } from '../../document.ts';
-import { paperPrompt } from '../../prompts.ts';
+import { paperPrompt } from '../../sampling/prompts.ts';
 import { positionBefore } from '../../text/boundaries.ts';
 import { foldText } from '../../text/compare.ts';
 import { clip, containsPhrase, normalize } from '../../text/phrases.ts';

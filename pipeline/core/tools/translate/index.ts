@@ -4,7 +4,7 @@
  * `resources.translationEngine` (Node: Apertium, pipeline/node/apertium.ts; absent → the "not installed" error).
  */
 import type { Doc } from '../../document.ts';
-import { paperPrompt } from '../../prompts.ts';
+import { paperPrompt } from '../../sampling/prompts.ts';
 import { positionAfter } from '../../text/boundaries.ts';
 import { wordF1 } from '../../text/compare.ts';
 import { clip, containsPhrase, normalize } from '../../text/phrases.ts';

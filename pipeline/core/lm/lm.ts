@@ -1,0 +1,89 @@
+/**
+ * The causal LM as the pipeline sees it. One interface, many backends: onnxruntime-node
+ * and onnxruntime-web alike (pipeline/core/lm/ort-lm.ts, the ort module passed in), fakes in tests. The
+ * backend is passed in; core code never checks which platform it runs on.
+ *
+ * Token ids are plain numbers; log-probabilities are natural logs (nats).
+ */
+export interface CausalLM {
+  /** Model identifier recorded in a run's config.json (path or name). */
+  readonly id: string;
+  /** Longest sequence the model accepts (GPT-2 `n_positions`). */
+  readonly maxLength: number;
+  /**
+   * A token the scorer puts before every sequence so the first text token has a context
+   * (GPT-2's `<|endoftext|>`); undefined when the model has none.
+   */
+  readonly bosId?: number;
+  /** Text → token ids, without special tokens. */
+  encode(text: string): number[];
+  /** Token ids → text. */
+  decode(ids: readonly number[]): string;
+  /**
+   * Teacher-forced scoring of a batch of sequences (one forward pass per batch where possible).
+   * For each request, `tokenLogProbs[t] = log p(ids[t] | ids[0..t-1])` for t ≥ 1 and `tokenLogProbs[0] = 0`;
+   * with `probe`, also `probeLogProbs[t] = log p(next = probe | ids[0..t])` for every t.
+   * `upTo` (exclusive) lets a backend skip the forward pass past the last token a caller needs:
+   * entries at t ≥ upTo are left 0. Shapes: Float32Array of length ids.length.
+   */
+  score(batch: readonly ScoreRequest[]): Promise<ScoreResult[]>;
+  /**
+   * Sample `n` continuations of `prompt`, each stopping when `stop` appears in its decoded text
+   * (the stop string is not included) or after `maxNewTokens`. Deterministic for a given seed.
+   */
+  sample(prompt: readonly number[], options: SampleOptions): Promise<Sample[]>;
+  /**
+   * Step-by-step decoding with a KV cache (generate.ts): runs the prompt once and returns a state whose `logits`
+   * predict the next token; `feed(ids)` appends tokens (chosen, or inserted like a tool result) in one forward pass.
+   * Optional: backends without a cache may leave it out (generate() then refuses).
+   */
+  openDecoder?(prompt: readonly number[]): Promise<DecodeState>;
+}
+
+export interface DecodeState {
+  /** [vocab] logits of the next token after everything fed so far. */
+  readonly logits: Float32Array;
+  /** Tokens in the cache (prompt + fed). */
+  readonly length: number;
+  /** Append tokens; throws past the model's maxLength. */
+  feed(ids: readonly number[]): Promise<void>;
+}
+
+export interface ScoreRequest {
+  ids: readonly number[];
+  /** A token id whose next-token log-prob is wanted at every position (e.g. the id of " ["). */
+  probe?: number;
+  /** Exclusive end of the positions the caller reads; defaults to ids.length. */
+  upTo?: number;
+  /**
+   * First position whose `tokenLogProbs` the caller reads (a hint): a backend may compute log-probs only from
+   * there on and leave earlier entries 0; one that ignores it returns more than was asked, which is still correct.
+   */
+  from?: number;
+}
+
+export interface ScoreResult {
+  /** [len] log p(ids[t] | ids[<t]); index 0 is 0. */
+  tokenLogProbs: Float32Array;
+  /** [len] log p(probe | ids[≤t]); present when the request had a probe. */
+  probeLogProbs?: Float32Array;
+}
+
+export interface SampleOptions {
+  n: number;
+  maxNewTokens: number;
+  /** Decoded-text stop string, e.g. "]". */
+  stop: string;
+  /** Softmax temperature; 0 means greedy. @default 1 */
+  temperature?: number;
+  /** Restrict sampling to the k most likely tokens. @default 0 (no restriction) */
+  topK?: number;
+  seed: number;
+}
+
+export interface Sample {
+  /** Decoded continuation, without the stop string. */
+  text: string;
+  /** True when the stop string was produced; calls that never close are dropped (paper §2). */
+  stopped: boolean;
+}

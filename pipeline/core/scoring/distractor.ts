@@ -1,0 +1,80 @@
+import type { Candidate } from '../candidates.ts';
+import type { CausalLM } from '../lm/lm.ts';
+import { type ScoringWindow, scorePositions } from './scoring.ts';
+import { callTokens, planWindow } from './window.ts';
+
+/**
+ * The counterfactual control (issue 10): a kept call must also make the next tokens easier to predict than a
+ * *wrong* result of the same tool would. A call whose "result" only helps because any number (or any name) there
+ * helps — `41 * 6 -> 246` before "March" — is rejected when the true result does not beat a distractor by a margin.
+ *
+ * The distractor keeps the result's form and changes its content: digits shifted by five ("82,487" → "37,932",
+ * "This year is 1867." → "This year is 6312."), so length, separators and units stay; a result without digits is
+ * replaced by another result of the same tool in the same document, if there is one.
+ */
+export function distractorFor(result: string, sameToolResults: readonly string[]): string | null {
+  if (/\d/.test(result)) {
+    let first = true;
+    return result.replace(/\d/g, (d) => {
+      let x = (Number(d) + 5) % 10;
+      if (first && x === 0) x = 9; // no leading zero: "5" → "9", not "0"
+      first = false;
+      return String(x);
+    });
+  }
+  const lower = result.toLowerCase();
+  const other = [...sameToolResults].sort().find((r) => r.trim() !== '' && !r.toLowerCase().includes(lower) && !lower.includes(r.toLowerCase()));
+  return other ?? null;
+}
+
+/** The control's measurement for one call, stored on the candidate (calls.jsonl) so judging stays pure. */
+export interface ControlLoss {
+  /** The distractor result scored in place of the true one. */
+  distractor: string;
+  /** L_c(distractor) − L_c(true result), nats, both in one window: how much better the true result predicts. */
+  margin: number;
+}
+
+/**
+ * Score each candidate's distractor beside its true result, at the same position and in the same window (planned
+ * by window.ts beside the longer of the two calls, so the two L_c are comparable), and store the margin on the
+ * candidate. Candidates without a distractor (no digits and no other result of the tool in the document), or whose
+ * calls leave no room, are left without `control`: the control cannot judge them.
+ */
+export async function measureControl(
+  lm: CausalLM,
+  text: string,
+  candidates: readonly Candidate[],
+  /** Every candidate of the document with a result: where a result without digits finds its distractor. */
+  pool: readonly Candidate[],
+  format: (c: Candidate, result: string) => string,
+  options: { contextTokens: number; maxCallTokens: number; batchSize: number },
+): Promise<void> {
+  const byTool = new Map<string, string[]>();
+  for (const c of pool) if (c.result !== undefined) byTool.set(c.tool, [...(byTool.get(c.tool) ?? []), c.result]);
+  const jobs: Array<{ c: Candidate; distractor: string; window: ScoringWindow }> = [];
+  for (const c of candidates) {
+    if (c.result === undefined) continue;
+    const distractor = distractorFor(c.result, byTool.get(c.tool) ?? []);
+    if (distractor === null) continue;
+    const longest = callTokens(lm, [format(c, c.result), format(c, distractor)]);
+    if (longest > options.maxCallTokens) continue;
+    const plan = planWindow(lm, text, c.at, longest, { contextTokens: options.contextTokens });
+    if (plan) jobs.push({ c, distractor, window: plan.window });
+  }
+  const scored = await scorePositions(
+    lm,
+    jobs.map((j) => ({
+      window: j.window,
+      calls: [
+        { callOnly: format(j.c, ''), withResult: format(j.c, j.c.result!) },
+        { callOnly: format(j.c, ''), withResult: format(j.c, j.distractor) },
+      ],
+    })),
+    { batchSize: options.batchSize },
+  );
+  jobs.forEach((j, i) => {
+    const [truth, wrong] = scored[i].losses;
+    j.c.control = { distractor: j.distractor, margin: Math.round((wrong.withResult - truth.withResult) * 1e4) / 1e4 };
+  });
+}

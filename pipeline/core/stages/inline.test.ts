@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import type { Candidate } from '../candidates.ts';
+import { inlineCalls } from './inline.ts';
+
+const kept = (at: number, result: string, usefulness: number): Candidate => ({
+  docId: 'd', tool: 'Calculator', positionTool: 'Calculator', input: '1 + 2', at, proposer: 'programmatic', result,
+  losses: { noCall: 2, callOnly: 2, withResult: 2 - usefulness }, usefulness, kept: true, reason: 'kept',
+});
+const format = (c: Candidate) => `[Calculator(${c.input}) -> ${c.result}]`;
+
+describe('inlineCalls', () => {
+  it('inlines the most useful call per position, at its offset', () => {
+    const text = 'One and two make 3.';
+    const out = inlineCalls(text, [kept(16, '3', 1), kept(16, '4', 0.5)], format);
+    expect(out.text).toBe('One and two make [Calculator(1 + 2) -> 3] 3.');
+    expect(out.calls).toMatchObject([{ at: 16, inlinedAt: 16, result: '3' }]);
+  });
+
+  it('writes the text\'s own brackets as parentheses, so "[" only opens a call', () => {
+    const text = 'Thank you. [Laughter] One and two [sic] make 3. See [QA("x") -> y] here.';
+    const at = text.indexOf(' 3.');
+    const out = inlineCalls(text, [kept(at, '3', 1)], format);
+    expect(out.text).toBe('Thank you. (Laughter) One and two (sic) make [Calculator(1 + 2) -> 3] 3. See (QA("x") -> y) here.');
+    expect(out.text.match(/\[/g)).toHaveLength(1);
+  });
+});

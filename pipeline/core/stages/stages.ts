@@ -1,0 +1,319 @@
+import { formatCall } from '../call-syntax.ts';
+import type { Candidate } from '../candidates.ts';
+import type { AnnotateConfig } from '../config.ts';
+import type { Doc } from '../document.ts';
+import { judge, usefulness } from '../scoring/judge.ts';
+import { measureControl } from '../scoring/distractor.ts';
+import type { CausalLM } from '../lm/lm.ts';
+import { heuristicPositions } from '../sampling/heuristic-positions.ts';
+import { leaks } from './leakage.ts';
+import { type PositionScores, type SelectedPosition, positionScores, selectPositions } from '../sampling/positions.ts';
+import { prefilter } from './prefilter.ts';
+import { proposeCalls } from '../sampling/propose.ts';
+import { sampleCalls } from '../sampling/sample-calls.ts';
+import { keepSampling } from '../sampling/sampling-gate.ts';
+import { scorePositions } from '../scoring/scoring.ts';
+import { fnv1a, FNV_OFFSET } from '../text/hash.ts';
+import type { ToolRegistry } from '../tools/registry.ts';
+import { maxArgumentLength } from '../tools/spec.ts';
+import type { ToolCall, ToolResult } from '../tools/tool.ts';
+import { callTokens, planWindow } from '../scoring/window.ts';
+
+/**
+ * The pipeline as a list of stages, each a function from an async stream of documents to a stream
+ * (datatrove-style). A document's work travels as a `DocWork`; every candidate keeps a reason.
+ *
+ *   prefilter → propose (positions + LM samples + programmatic) → guard (registry, leakage, duplicates)
+ *   → execute → score → judge
+ */
+export interface DocWork {
+  doc: Doc;
+  /** Tools whose pre-filter passed, in config order. */
+  tools: string[];
+  /** Per tool, why the pre-filter dropped the document (absent when it passed). */
+  skipped: Record<string, string>;
+  /** Per tool, the pre-filter's short reason for the drop (what stats.json counts). */
+  skippedKind: Record<string, string>;
+  /** Per tool that passed its pre-filter: p_i over the text and the positions chosen (for display and re-judging). */
+  positions: Record<string, ToolPositions>;
+  candidates: Candidate[];
+}
+
+export interface ToolPositions {
+  scores: PositionScores;
+  /** Top-k positions with p_i > τ_s. */
+  lm: SelectedPosition[];
+  /** Heuristic positions (char offsets), spread over the document. */
+  heuristic: number[];
+}
+
+export type Stage = (input: AsyncIterable<DocWork>) => AsyncIterable<DocWork>;
+
+/**
+ * Everything the stages need from outside, passed in (the core never constructs platform pieces). The stages know
+ * tools only through the registry's specs: prompt, pre-filter, positions, proposer, leakage rule, schema, runner.
+ */
+export interface PipelineParts {
+  lm: CausalLM;
+  /** The tools; dispatch only through it: a name it does not know is rejected, arguments are schema-checked. */
+  registry: ToolRegistry;
+  /** Runs calls with bounded concurrency and a timeout; results in input order, never throws. */
+  execute(calls: readonly { call: ToolCall; doc: Doc }[]): Promise<ToolResult[]>;
+  /** Positions always considered for a tool, beside the capped heuristic ones (the web explorer's own call). */
+  pinnedPositions?(tool: string): number[];
+  /** Told as a document's work goes on (the web explorer's progress line); never changes what the stages do. */
+  progress?(step: StageProgress): void;
+}
+
+/**
+ * How far one document is: `done` of `total` units of a stage — tools whose p_i is computed (positions), LM-sampled
+ * positions (sampling), tool calls (executing), calls with all three losses (scoring), calls checked against a
+ * distractor (control).
+ */
+export interface StageProgress {
+  stage: 'positions' | 'sampling' | 'executing' | 'scoring' | 'control';
+  done: number;
+  total: number;
+  /** The tool whose positions or samples these are (positions, sampling). */
+  tool?: string;
+}
+
+/** A stable 32-bit seed per (run seed, document, tool, position): sampling does not depend on order. */
+export function seedFor(seed: number, ...parts: (string | number)[]): number {
+  return fnv1a(parts.join('\u0000'), FNV_OFFSET ^ seed);
+}
+
+/** At most n items, evenly spaced over the list (so heuristic positions cover the whole document). */
+export function spread<T>(items: readonly T[], n: number): T[] {
+  if (items.length <= n) return [...items];
+  return Array.from({ length: n }, (_, j) => items[Math.floor((j * items.length) / n)]);
+}
+
+export function prefilterStage(parts: PipelineParts, config: AnnotateConfig) {
+  return async function* (docs: AsyncIterable<Doc>): AsyncIterable<DocWork> {
+    for await (const doc of docs) {
+      const work: DocWork = { doc, tools: [], skipped: {}, skippedKind: {}, positions: {}, candidates: [] };
+      for (const tool of config.tools) {
+        const spec = parts.registry.get(tool);
+        const verdict = spec ? prefilter(spec, doc) : { pass: false, kind: 'unknown_tool', reason: `unknown tool ${tool}` };
+        if (verdict.pass) work.tools.push(tool);
+        else {
+          work.skipped[tool] = verdict.reason ?? 'prefilter';
+          work.skippedKind[tool] = verdict.kind ?? 'prefilter';
+        }
+      }
+      yield work;
+    }
+  };
+}
+
+/** Positions (LM p_i with τ_s and top-k, plus heuristics) and, at each, LM-sampled and programmatic calls. */
+export function proposeStage(parts: PipelineParts, config: AnnotateConfig): Stage {
+  return async function* (input) {
+    for await (const work of input) {
+      const { doc } = work;
+      for (const [toolIndex, tool] of work.tools.entries()) {
+        parts.progress?.({ stage: 'positions', tool, done: toolIndex, total: work.tools.length });
+        const t = config.thresholds[tool];
+        // Decided before the run by the probe (config.samplingProbe), so every process of a run decides alike.
+        const sample = config.lmProposals && t.m > 0 && keepSampling(config.samplingProbe?.[tool], config.samplingGate);
+        const spec = parts.registry.get(tool)!; // the pre-filter stage passes registered tools only
+        const prompt = spec.prompt;
+        const scores = await positionScores(parts.lm, doc.text, prompt, {
+          windowTokens: config.windowTokens,
+          batchSize: config.batchSize,
+          reserveTokens: config.lmProposals && t.m > 0 ? config.maxSampleTokens + 1 : 0,
+        });
+        const lmPositions = selectPositions(scores, doc.text, t.tauS, t.k);
+        const pAt = new Map(scores.offsets.slice(0, -1).map((at, i) => [at, scores.p[i]]));
+        const pinned = (parts.pinnedPositions?.(tool) ?? []).filter((at) => at >= 0 && at <= doc.text.length);
+        const found = heuristicPositions(spec, doc.text).filter((at) => !pinned.includes(at));
+        const heuristic = [...pinned, ...spread(found, config.heuristicPositions - pinned.length)];
+        work.positions[tool] = { scores, lm: lmPositions, heuristic };
+        const lmAt = new Map(lmPositions.map((p) => [p.at, p]));
+        const positions = [...new Set([...lmAt.keys(), ...heuristic])].sort((a, b) => a - b);
+        const toSample = sample ? positions.filter((at) => lmAt.has(at)).length : 0;
+        let sampled = 0;
+        for (const at of positions) {
+          // `positionTool`: whose prompt or proposer chose the position; `tool`: what the call names (an LM sample
+          // under the QA prompt may call anything).
+          const base = { docId: doc.id, tool, positionTool: tool, at, positionP: pAt.get(at), kept: false, reason: 'pending' as const };
+          const lmPos = lmAt.get(at);
+          if (lmPos && sample) {
+            parts.progress?.({ stage: 'sampling', tool, done: sampled++, total: toSample });
+            const samples = await sampleCalls(parts.lm, prompt, scores, lmPos.token, {
+              m: t.m,
+              maxNewTokens: config.maxSampleTokens,
+              temperature: config.temperature,
+              seed: seedFor(config.seed, doc.id, tool, at),
+            });
+            for (const s of samples) {
+              if (s.call) work.candidates.push({ ...base, tool: s.call.tool, input: s.call.input, proposer: 'lm', raw: s.raw });
+              else work.candidates.push({ ...base, input: '', proposer: 'lm', raw: s.raw, reason: s.error as Candidate['reason'] });
+            }
+          }
+          for (const call of proposeCalls(spec, doc.text.slice(0, at), doc, at)) {
+            work.candidates.push({ ...base, tool: call.tool, input: call.input, proposer: 'programmatic' });
+          }
+        }
+      }
+      yield work;
+    }
+  };
+}
+
+/** Registry check, input length, duplicates, JSON Schema, leakage guard: rejections get a reason, not a silent drop. */
+export function guardStage(parts: PipelineParts): Stage {
+  return async function* (input) {
+    for await (const work of input) {
+      const seen = new Set<string>();
+      for (const c of work.candidates) {
+        if (c.reason !== 'pending') continue;
+        const tool = parts.registry.get(c.tool);
+        const key = `${c.tool}\u0000${c.input}\u0000${c.at}`;
+        if (!tool) c.reason = `unknown_tool: ${c.tool}`;
+        else if (c.input.length > maxArgumentLength(tool) && tool.argument.property !== undefined) c.reason = 'call_too_long';
+        else if (seen.has(key)) c.reason = 'duplicate';
+        else {
+          const invalid = parts.registry.schemaError(c.tool, c.input);
+          const leak = invalid ? null : leaks(tool, c.input, work.doc.text.slice(0, c.at));
+          if (invalid) c.reason = `schema_error: ${invalid}`;
+          else if (leak) c.reason = `leakage: ${leak}`;
+        }
+        seen.add(key);
+      }
+      yield work;
+    }
+  };
+}
+
+/** Execute the surviving calls through the registry; errors are results, recorded as the reason. */
+export function executeStage(parts: PipelineParts): Stage {
+  return async function* (input) {
+    for await (const work of input) {
+      const pending = work.candidates.filter((c) => c.reason === 'pending');
+      parts.progress?.({ stage: 'executing', done: 0, total: pending.length });
+      const results = await parts.execute(pending.map((c) => ({ call: { tool: c.tool, input: c.input }, doc: work.doc })));
+      parts.progress?.({ stage: 'executing', done: pending.length, total: pending.length });
+      const forms = new Map<Candidate, Candidate[]>();
+      pending.forEach((c, i) => {
+        const r = results[i];
+        if (r.ok) {
+          const spec = parts.registry.get(c.tool);
+          c.result = spec?.styleResult ? spec.styleResult(r.value, c.input, work.doc.text.slice(0, c.at)) : r.value;
+          const others = (spec?.resultForms?.(c.result) ?? []).filter((f) => f !== c.result);
+          if (others.length > 0) forms.set(c, others.map((result) => ({ ...c, result })));
+        } else {
+          c.error = r.error;
+          c.reason = r.error.startsWith('schema_error: ') ? (r.error as Candidate['reason']) : `tool_error: ${r.error}`;
+        }
+      });
+      // Other writings of a result go right after it, so the candidates' order stays the proposal order.
+      if (forms.size > 0) work.candidates = work.candidates.flatMap((c) => [c, ...(forms.get(c) ?? [])]);
+      yield work;
+    }
+  };
+}
+
+/** The call text e(c, r) for a candidate; `result` '' gives e(c, ε). */
+export function callText(parts: Pick<PipelineParts, 'registry'>, c: Pick<Candidate, 'tool' | 'input'>, result?: string): string {
+  const tool = parts.registry.get(c.tool);
+  const quoted = tool?.argument.syntax === 'quoted';
+  const written = result && tool?.formatResult ? tool.formatResult(result) : result;
+  return formatCall({ tool: c.tool, input: c.input }, { quoted, result: written });
+}
+
+/** L_a, L_b, L_c for every executed call, batched across the document's positions. */
+export function scoreStage(parts: PipelineParts, config: AnnotateConfig): Stage {
+  const { lm } = parts;
+  return async function* (input) {
+    for await (const work of input) {
+      const ready = work.candidates.filter((c) => c.reason === 'pending' && c.result !== undefined);
+      const byPosition = new Map<number, Candidate[]>();
+      for (const c of ready) {
+        const calls = (byPosition.get(c.at) ?? []).concat(c);
+        byPosition.set(c.at, calls);
+      }
+      // Each position's window is planned beside its longest call (window.ts, the plan every caller uses); calls
+      // longer than maxCallTokens, or leaving no room for context, are call_too_long.
+      const positions = [...byPosition.entries()].map(([at, calls]) => {
+        const texts = calls.map((c) => ({ callOnly: callText(parts, c, ''), withResult: callText(parts, c, c.result) }));
+        const lengths = texts.map((t) => callTokens(lm, [t.withResult]));
+        const fits = lengths.map((n) => n <= config.maxCallTokens);
+        calls.forEach((c, j) => {
+          if (!fits[j]) c.reason = 'call_too_long';
+        });
+        const usable = texts.filter((_, j) => fits[j]);
+        const longest = Math.max(0, ...lengths.filter((n) => n <= config.maxCallTokens));
+        const plan = planWindow(lm, work.doc.text, at, longest, { contextTokens: config.contextTokens });
+        return { calls: calls.filter((_, j) => fits[j]), texts: usable, plan };
+      });
+      for (const p of positions) if (!p.plan) for (const c of p.calls) c.reason = 'call_too_long';
+      const scorable = positions.filter((p) => p.calls.length > 0 && p.plan);
+      const scored = await scorePositions(
+        lm,
+        scorable.map((p) => ({ window: p.plan!.window, calls: p.texts })),
+        { batchSize: config.batchSize, onProgress: (done, total) => parts.progress?.({ stage: 'scoring', done, total }) },
+      );
+      scorable.forEach((p, i) => p.calls.forEach((c, j) => (c.losses = scored[i].losses[j])));
+      yield work;
+    }
+  };
+}
+
+/**
+ * The counterfactual control (option `controlMargin`): for each scored call that reaches its τ_f, L_c of a
+ * distractor result of the same tool at the same position (distractor.ts), stored on the candidate.
+ */
+export function controlStage(parts: PipelineParts, config: AnnotateConfig): Stage {
+  return async function* (input) {
+    for await (const work of input) {
+      if (config.controlMargin !== null) {
+        const reaching = work.candidates.filter((c) => c.reason === 'pending' && c.losses && usefulness(c.losses) >= (config.thresholds[c.tool]?.tauF ?? Infinity));
+        parts.progress?.({ stage: 'control', done: 0, total: reaching.length });
+        await measureControl(parts.lm, work.doc.text, reaching, work.candidates, (c, result) => callText(parts, c, result), {
+          contextTokens: config.contextTokens,
+          maxCallTokens: config.maxCallTokens,
+          batchSize: config.batchSize,
+        });
+        parts.progress?.({ stage: 'control', done: reaching.length, total: reaching.length });
+      }
+      yield work;
+    }
+  };
+}
+
+/** The verdict, from stored losses, the tool's τ_f and (when the run uses it) the control's margin (pure). */
+export function judgeStage(config: AnnotateConfig): Stage {
+  return async function* (input) {
+    for await (const work of input) {
+      for (const c of work.candidates) {
+        if (c.reason !== 'pending' || !c.losses) continue;
+        const v = judge(c.losses, config.thresholds[c.tool]?.tauF ?? Infinity, { measured: c.control, margin: controlMarginFor(config, c.tool) });
+        c.usefulness = v.usefulness;
+        c.kept = v.kept;
+        c.reason = v.reason;
+      }
+      yield work;
+    }
+  };
+}
+
+/** The control margin for a tool's calls: null when the run has no control, else the tool's own or the run's. */
+export function controlMarginFor(config: AnnotateConfig, tool: string): number | null {
+  if (config.controlMargin === null) return null;
+  return config.thresholds[tool]?.controlMargin ?? config.controlMargin;
+}
+
+/** All stages chained, from documents to judged work. */
+export function annotate(parts: PipelineParts, config: AnnotateConfig, docs: AsyncIterable<Doc>): AsyncIterable<DocWork> {
+  const stages: Stage[] = [
+    proposeStage(parts, config),
+    guardStage(parts),
+    executeStage(parts),
+    scoreStage(parts, config),
+    controlStage(parts, config),
+    judgeStage(config),
+  ];
+  return stages.reduce<AsyncIterable<DocWork>>((stream, stage) => stage(stream), prefilterStage(parts, config)(docs));
+}
