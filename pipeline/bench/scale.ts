@@ -16,7 +16,7 @@ import { cpus, loadavg } from 'node:os';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { RedisServer, hasRedisServer } from '../node/testing/redis-server.ts';
+import { RedisServer, hasRedisServer } from '../node/scale/redis-server.ts';
 import { spawn } from 'node:child_process';
 
 const ROOT = resolve(import.meta.dirname, '../..');

@@ -166,7 +166,7 @@ program
   .option('--out <dir>', 'output directory (default out/eval/<model name>)')
   .option('--quiet', 'no progress')
   .action(async (opts) => {
-    const { runEval, table } = await import('../eval/run-eval.ts');
+    const { runEval, table } = await import('./eval-command.ts');
     const report = await runEval(opts);
     console.log(table(report));
     console.log(`overlap with the finetuning data: ${report.overlap.prompts.length} of ${report.prompts} prompts`);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type CliResult, ROOT, TINY_MODEL, runCli, spawnCli } from '../testing/cli-child.ts';
-import { RedisServer, freePort, hasRedisServer } from '../testing/redis-server.ts';
+import { RedisServer, freePort, hasRedisServer } from './redis-server.ts';
 import { skipUnlessInstalled } from '../testing/system-requirement.ts';
 
 /**

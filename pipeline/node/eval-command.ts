@@ -11,11 +11,11 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { generate, stripCalls } from '../core/generate/generate.ts';
 import type { CausalLM } from '../core/lm/lm.ts';
-import { createNodeExecutor } from '../node/generate-command.ts';
-import { loadModel } from '../node/load-model.ts';
-import { KB_PATH } from '../node/parts.ts';
-import { summarise, trial, type FamilySummary, type Trial } from './metrics.ts';
-import { FAMILIES, evalPrompts, factOverlap, overlap, trainDocs, type EvalPrompt, type KbFact } from './tasks.ts';
+import { createNodeExecutor } from './generate-command.ts';
+import { loadModel } from './load-model.ts';
+import { KB_PATH } from './parts.ts';
+import { summarise, trial, type FamilySummary, type Trial } from '../eval/metrics.ts';
+import { FAMILIES, evalPrompts, factOverlap, overlap, trainDocs, type EvalPrompt, type KbFact } from '../eval/tasks.ts';
 
 export interface EvalOptions {
   model: string;
