@@ -1,5 +1,15 @@
-import type { ControlLoss } from './scoring/distractor.ts';
 import type { Losses } from './scoring/losses.ts';
+
+/**
+ * The counterfactual control's measurement for one call (scoring/distractor.ts measures it), stored on the candidate
+ * (calls.jsonl) so judging stays pure.
+ */
+export interface ControlLoss {
+  /** The distractor result scored in place of the true one. */
+  distractor: string;
+  /** L_c(distractor) − L_c(true result), nats, both in one window: how much better the true result predicts. */
+  margin: number;
+}
 
 /**
  * One candidate call, from proposal to verdict: a line of calls.jsonl. Rejected candidates keep their

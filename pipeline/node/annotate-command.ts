@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { SingleBar } from 'cli-progress';
@@ -9,6 +9,7 @@ import { resolveModel, type Dtype } from './hf-cache.ts';
 import { digestInputs } from './input-digest.ts';
 import { loadModel } from './load-model.ts';
 import type { McpTools } from './mcp/run-tools.ts';
+import { packageVersions } from './package-versions.ts';
 import { RunFiles } from './run-files.ts';
 import { runSummary } from './run-summary.ts';
 import { DEFAULT_CHUNK_ITEMS, keptCalls, parseShard } from './scale/plan.ts';
@@ -121,20 +122,6 @@ export function countRecords(inputs: readonly string[]): number {
     }
   }
   return n;
-}
-
-export function packageVersions(): Record<string, string> {
-  const root = resolve(import.meta.dirname, '../..');
-  const own = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8'));
-  const out: Record<string, string> = { 'toolformer-ts': own.version };
-  for (const name of ['@huggingface/transformers', 'onnxruntime-node', 'mathjs', 'p-queue', 'eld', 'minisearch']) {
-    try {
-      out[name] = JSON.parse(readFileSync(resolve(root, 'node_modules', name, 'package.json'), 'utf8')).version;
-    } catch {
-      out[name] = 'missing';
-    }
-  }
-  return out;
 }
 
 export async function annotateCommand(inputs: string[], flags: AnnotateFlags): Promise<RunStats> {

@@ -1,6 +1,6 @@
 /**
- * `toolformer eval --model <dir> [--trials k]`: held-out task families (tasks.ts) generated with and without tools
- * (pipeline/core/generate/generate.ts), scored with the paper's metric (metrics.ts). Writes <out>/eval.json and eval.md.
+ * `toolformer eval --model <dir> [--trials k]`: held-out task families (eval/tasks.ts) generated with and without tools
+ * (pipeline/core/generate/generate.ts), scored with the paper's metric (eval/metrics.ts). Writes <out>/eval.json and eval.md.
  *
  * Greedy decoding gives accuracy with and without tools and the call statistics; k sampled trials with tools
  * (temperature --temperature, seeds 1..k) give pass@k and pass^k. Before anything runs, every eval prompt is

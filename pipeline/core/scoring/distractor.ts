@@ -27,14 +27,6 @@ export function distractorFor(result: string, sameToolResults: readonly string[]
   return other ?? null;
 }
 
-/** The control's measurement for one call, stored on the candidate (calls.jsonl) so judging stays pure. */
-export interface ControlLoss {
-  /** The distractor result scored in place of the true one. */
-  distractor: string;
-  /** L_c(distractor) − L_c(true result), nats, both in one window: how much better the true result predicts. */
-  margin: number;
-}
-
 /**
  * Score each candidate's distractor beside its true result, at the same position and in the same window (planned
  * by window.ts beside the longer of the two calls, so the two L_c are comparable), and store the margin on the

@@ -1,4 +1,4 @@
-import type { ControlLoss } from './distractor.ts';
+import type { ControlLoss } from '../candidates.ts';
 import type { Losses } from './losses.ts';
 
 /**

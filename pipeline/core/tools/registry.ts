@@ -2,8 +2,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { calculator } from './calculator/index.ts';
 import { calendar } from './calendar/index.ts';
 import { qa } from './qa/index.ts';
-import { argumentsOf, type ToolResources, type ToolSpec } from './spec.ts';
-import type { Tool } from './tool.ts';
+import { argumentsOf, type Tool, type ToolResources, type ToolSpec } from './spec.ts';
 import { translate } from './translate/index.ts';
 
 /**

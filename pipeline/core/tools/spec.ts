@@ -90,6 +90,12 @@ export interface ToolRunner {
   run(input: string, context: ToolContext): Promise<ToolResult>;
 }
 
+/**
+ * A tool as the registry hands it out: its spec and the runner built from it. Dispatch goes only through the
+ * registry (registry.ts); results and errors are plain values, never exceptions through the pipeline.
+ */
+export interface Tool extends ToolSpec, ToolRunner {}
+
 /** What a platform hands the tools (a tool reads only its own keys, e.g. QA reads `kb`). */
 export type ToolResources = Readonly<Record<string, unknown>>;
 

@@ -1,11 +1,4 @@
 import type { Doc } from '../document.ts';
-import type { ToolRunner, ToolSpec } from './spec.ts';
-
-/**
- * A tool as the registry hands it out: its spec (spec.ts) and the runner built from it. Dispatch goes only through
- * the registry (registry.ts); results and errors are plain values, never exceptions through the pipeline.
- */
-export interface Tool extends ToolSpec, ToolRunner {}
 
 export interface ToolContext {
   /** The document the call was made in (the Calendar reads its date). */

@@ -1,5 +1,5 @@
 /**
- * A throwaway Redis for tests: Debian's redis-server on 127.0.0.1, a free port, no persistence, its own directory;
+ * A throwaway Redis for tests and the scale bench (bench/scale.ts): Debian's redis-server on 127.0.0.1, a free port, no persistence, its own directory;
  * `restart()` stops it (SIGKILL: everything in it is lost, as after a crash) and starts it again on the same port.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';

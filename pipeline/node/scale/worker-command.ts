@@ -9,7 +9,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import { packageVersions } from '../annotate-command.ts';
+import { packageVersions } from '../package-versions.ts';
 import { type Dtype, resolveModel } from '../hf-cache.ts';
 import { loadModel } from '../load-model.ts';
 import { createNodeParts } from '../parts.ts';
