@@ -1,0 +1,97 @@
+/**
+ * The import direction of the repository, checked by dependency-cruiser (`npm run lint:deps`; also run by
+ * pipeline/architecture.test.ts, so `npm test` fails on a violation).
+ *
+ * Layers, lowest first; a layer imports only from layers below it (or itself):
+ *   pipeline/onnx/    graph builders, weights, the seeded random: needs nothing of ours
+ *   pipeline/core/    the isomorphic pipeline (no node:*, no platform runtime): imports core/ and onnx/ only
+ *   pipeline/train/, pipeline/eval/, pipeline/data/   libraries over core (eval's task families use train's data)
+ *   pipeline/node/    the Node edge and the one CLI: drives core, train (finetune) and eval (the eval command)
+ *   pipeline/bench/   measures the Node edge and the browser: may import node/; nothing imports bench/
+ *   pipeline/docs/    fills the READMEs' generated blocks from result files: may import node/; nothing imports it
+ *   web/src/          the browser app over core/; web/bench.ts and web/e2e/ run in Node and may import node/
+ * Test files (*.test.ts) sit beside the code they test and may reach up (a core test loads a model through
+ * node/load-model.ts); nothing imports a test, so this makes no cycle. `testing/` folders hold test helpers:
+ * only tests, other testing modules and web/e2e/ (the browser tests' harness) import them. No cycles anywhere.
+ */
+const TEST = '(\\.test\\.ts$|(^|/)testing/|^web/e2e/)';
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'A cycle means two modules are one concept, or a shared piece lives in the wrong one: move it.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'onnx-is-lowest',
+      severity: 'error',
+      comment: 'pipeline/onnx/ builds graphs and weights; it imports nothing else of the repository.',
+      from: { path: '^pipeline/onnx/', pathNot: TEST },
+      to: { path: '^(pipeline/(?!onnx/)|web/|corpus/|models/)' },
+    },
+    {
+      name: 'core-imports-core-and-onnx-only',
+      severity: 'error',
+      comment: 'pipeline/core/ is shared unchanged by Node and the browser: only core/ and onnx/ (and npm packages).',
+      from: { path: '^pipeline/core/', pathNot: TEST },
+      to: { path: '^(pipeline/(?!core/|onnx/)|web/|corpus/|models/)' },
+    },
+    {
+      name: 'core-no-platform',
+      severity: 'error',
+      comment: 'No node:* module and no platform runtime in core/: the platform (ort module, fetch, files) is passed in.',
+      from: { path: '^pipeline/core/', pathNot: TEST },
+      to: { dependencyTypes: ['core'] },
+    },
+    {
+      name: 'core-no-platform-runtime',
+      severity: 'error',
+      comment: 'onnxruntime-node / onnxruntime-web are chosen by the edge (node/load-model.ts, web/src/ort-web.ts).',
+      from: { path: '^pipeline/core/', pathNot: TEST },
+      to: { path: '(^|/)onnxruntime-(node|web)(/|$)', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'libraries-below-node',
+      severity: 'error',
+      comment: 'train/, eval/ and data/ are libraries the CLI (node/) drives; they must not import node/ back.',
+      from: { path: '^pipeline/(train|eval|data)/', pathNot: TEST },
+      to: { path: '^(pipeline/(node|bench)/|web/)' },
+    },
+    {
+      name: 'bench-and-docs-on-top',
+      severity: 'error',
+      comment: 'bench/ and docs/ sit on top (they measure and document node/ and web/); nothing else imports them.',
+      from: { path: '^pipeline/(?!bench/|docs/)', pathNot: TEST },
+      to: { path: '^(pipeline/(bench|docs)/|web/)' },
+    },
+    {
+      name: 'web-app-over-core',
+      severity: 'error',
+      comment: 'The browser app (web/src/) uses core/, onnx/ and data/*.json (the KB), never the Node edge, train/, eval/ or bench/.',
+      from: { path: '^web/src/', pathNot: TEST },
+      to: { path: '^pipeline/(?!core/|onnx/|data/[^/]+\\.json$)' },
+    },
+    {
+      name: 'testing-only-from-tests',
+      severity: 'error',
+      comment: 'testing/ folders are test helpers: imported by tests, other testing modules and web/e2e/ only.',
+      from: { pathNot: TEST },
+      to: { path: '(^|/)testing/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '(^|/)(node_modules|dist|out|\\.cache)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.mts', '.js', '.mjs', '.cjs', '.json'],
+    },
+    moduleSystems: ['es6', 'cjs'],
+  },
+};

@@ -1,0 +1,73 @@
+/**
+ * The import direction (.dependency-cruiser.cjs) holds on the tree, and the check can fail: a fixture tree plants
+ * one back-import per rule and every rule must report it. Runs dependency-cruiser in-process (no subprocess).
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { cruise, type ICruiseOptions, type IViolation } from 'dependency-cruiser';
+import extractDepcruiseOptions from 'dependency-cruiser/config-utl/extract-depcruise-options';
+import extractTSConfig from 'dependency-cruiser/config-utl/extract-ts-config';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const CONFIG = join(ROOT, '.dependency-cruiser.cjs');
+/** What `npm run lint:deps` cruises. */
+const TREE = ['pipeline', 'web', 'corpus', 'models'];
+
+async function violations(baseDir: string, paths: string[]): Promise<IViolation[]> {
+  const options: ICruiseOptions = { ...(await extractDepcruiseOptions(CONFIG)), validate: true, baseDir };
+  const tsConfig = extractTSConfig(join(ROOT, 'tsconfig.json'));
+  const result = await cruise(paths, options, { bustTheCache: true }, { tsConfig });
+  if (typeof result.output === 'string') throw new Error('expected a cruise result object');
+  return result.output.summary.violations;
+}
+
+const show = (v: IViolation) => `${v.rule.name}: ${v.from} → ${v.to}${v.cycle ? ` (cycle ${v.cycle.map((c) => c.name).join(' → ')})` : ''}`;
+
+describe('import direction', () => {
+  it('the repository has no violation', async () => {
+    expect((await violations(ROOT, TREE)).map(show)).toEqual([]);
+  });
+
+  // One planted back-import per rule, as a file path → source text. Test files and testing/ modules that are allowed
+  // to reach up are planted too: they must NOT be reported.
+  const planted: Record<string, string> = {
+    'pipeline/onnx/graph.ts': "import { x } from '../core/ok.ts';\nexport const g = x;\n", // onnx-is-lowest
+    'pipeline/core/ok.ts': 'export const x = 1;\n',
+    'pipeline/core/reads-file.ts': "import { readFileSync } from 'node:fs';\nexport const r = readFileSync;\n", // core-no-platform
+    'pipeline/core/uses-node.ts': "import { n } from '../node/edge.ts';\nexport const u = n;\n", // core-imports-core-and-onnx-only
+    'pipeline/core/ort.ts': "import * as ort from 'onnxruntime-node';\nexport const o = ort;\n", // core-no-platform-runtime
+    'pipeline/core/a.ts': "import { b } from './b.ts';\nexport const a = () => b;\n", // no-circular (reported once per cycle)
+    'pipeline/core/b.ts': "import { a } from './a.ts';\nexport const b = () => a;\n",
+    'pipeline/core/ok.test.ts': "import { n } from '../node/edge.ts';\nimport { f } from './testing/fake.ts';\nexport const t = [n, f];\n",
+    'pipeline/core/testing/fake.ts': "import { x } from '../ok.ts';\nexport const f = x;\n",
+    'pipeline/node/edge.ts': "import { x } from '../core/ok.ts';\nexport const n = x;\n",
+    'pipeline/node/uses-bench.ts': "import { m } from '../bench/measure.ts';\nexport const ub = m;\n", // bench-and-docs-on-top
+    'pipeline/node/uses-fake.ts': "import { f } from '../core/testing/fake.ts';\nexport const uf = f;\n", // testing-only-from-tests
+    'pipeline/eval/uses-node.ts': "import { n } from '../node/edge.ts';\nexport const e = n;\n", // libraries-below-node
+    'pipeline/bench/measure.ts': "import { n } from '../node/edge.ts';\nexport const m = n;\n",
+    'web/src/uses-node.ts': "import { n } from '../../pipeline/node/edge.ts';\nexport const w = n;\n", // web-app-over-core
+  };
+  const fixture = mkdtempSync(join(tmpdir(), 'architecture-'));
+  afterAll(() => rmSync(fixture, { recursive: true, force: true }));
+
+  it('reports each planted back-import under its rule, and nothing allowed', async () => {
+    for (const [path, text] of Object.entries(planted)) {
+      mkdirSync(dirname(join(fixture, path)), { recursive: true });
+      writeFileSync(join(fixture, path), text);
+    }
+    const found = (await violations(fixture, ['pipeline', 'web'])).map((v) => `${v.rule.name}: ${v.from}`).sort();
+    expect(found).toEqual([
+      'bench-and-docs-on-top: pipeline/node/uses-bench.ts',
+      'core-imports-core-and-onnx-only: pipeline/core/uses-node.ts',
+      'core-no-platform-runtime: pipeline/core/ort.ts',
+      'core-no-platform: pipeline/core/reads-file.ts',
+      'libraries-below-node: pipeline/eval/uses-node.ts',
+      'no-circular: pipeline/core/a.ts',
+      'onnx-is-lowest: pipeline/onnx/graph.ts',
+      'testing-only-from-tests: pipeline/node/uses-fake.ts',
+      'web-app-over-core: web/src/uses-node.ts',
+    ]);
+  });
+});
