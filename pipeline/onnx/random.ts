@@ -12,7 +12,14 @@ export interface Random {
   normal(): number;
 }
 
-export function mulberry32(seed: number): Random {
+/** A Random whose position in its sequence can be saved and restored (a training checkpoint resumes the data). */
+export interface SeekableRandom extends Random {
+  /** The whole generator state (mulberry32: one uint32). */
+  getState(): number;
+  setState(state: number): void;
+}
+
+export function mulberry32(seed: number): SeekableRandom {
   let state = seed >>> 0;
   const next = (): number => {
     state = (state + 0x6d2b79f5) >>> 0;
@@ -25,5 +32,5 @@ export function mulberry32(seed: number): Random {
     const u = 1 - next(); // (0, 1]: log is finite
     return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * next());
   };
-  return { next, normal };
+  return { next, normal, getState: () => state, setState: (s: number) => { state = s >>> 0; } };
 }

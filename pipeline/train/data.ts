@@ -12,7 +12,7 @@
  * Documents are split train/validation by a hash of their id (1 in 50 is validation).
  */
 import { readFileSync } from 'node:fs';
-import { mulberry32, type Random } from '../onnx/random.ts';
+import { mulberry32, type SeekableRandom } from '../onnx/random.ts';
 import type { BpeTokenizer } from './tokenizer.ts';
 import { restateText, toolText, type Fact } from './data-synthetic.ts';
 
@@ -73,8 +73,14 @@ export interface Batch {
   y: Int32Array; // [B,T] next tokens
 }
 
+/** Where a Batcher is in its sequence: enough to continue it exactly after a resume. */
+export interface BatcherState {
+  rng: number;
+  drawn: Record<keyof Mixture, number>;
+}
+
 export class Batcher {
-  private readonly rng: Random;
+  private readonly rng: SeekableRandom;
   private readonly stream: Int32Array;
   /** Rows drawn so far, by kind (for the run record). */
   readonly drawn: Record<keyof Mixture, number> = { natural: 0, tool: 0, restate: 0, repeat: 0 };
@@ -90,6 +96,15 @@ export class Batcher {
   ) {
     this.rng = mulberry32(seed);
     this.stream = tokenStream(tok, docs);
+  }
+
+  saveState(): BatcherState {
+    return { rng: this.rng.getState(), drawn: { ...this.drawn } };
+  }
+
+  restoreState(state: BatcherState): void {
+    this.rng.setState(state.rng);
+    Object.assign(this.drawn, state.drawn);
   }
 
   /** A snippet of 60–250 characters of corpus text cut at spaces. */

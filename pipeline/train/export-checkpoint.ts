@@ -1,17 +1,23 @@
 /**
- * `tsx pipeline/train/export-checkpoint.ts <work> <base> <out>`: export a finetune checkpoint (<work>/ckpt.bin) as a
- * model directory, to try generation mid-run; the tokenizer comes from <base>.
+ * `tsx pipeline/train/export-checkpoint.ts <work> <base> <out>`: export a run's checkpoint (<work>/checkpoint.bin,
+ * written by either entry point) as a model directory, to try generation mid-run; the tokenizer is
+ * <base>/tokenizer.json (a finetune's base model; for a `train:model` run, its <work>).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { exportGpt2 } from '../onnx/export.ts';
-import { Gpt2 } from './gpt2.ts';
+import { CHECKPOINT_FILE, readCheckpoint } from './checkpoint.ts';
+import { Gpt2, type Gpt2Config } from './gpt2.ts';
 
-const [work, base, out] = process.argv.slice(2);
+const { positionals } = parseArgs({ allowPositionals: true });
+const [work, base, out] = positionals;
 if (!out) throw new Error('usage: tsx pipeline/train/export-checkpoint.ts <work> <base> <out>');
-const meta = JSON.parse(readFileSync(join(work, 'ckpt.json'), 'utf8'));
-const model = new Gpt2(meta.config, meta.config.nPositions);
-const bin = new Float32Array(readFileSync(join(work, 'ckpt.bin')).buffer.slice(0));
-model.params.set(bin.subarray(0, model.params.length));
-await exportGpt2(out, { config: meta.config, weights: model.weights(), tokenizer: JSON.parse(readFileSync(join(base, 'tokenizer.json'), 'utf8')) });
-console.log(`step ${meta.step} → ${out}`);
+const path = join(work, CHECKPOINT_FILE);
+const ckpt = readCheckpoint(path);
+if (!ckpt) throw new Error(`${path}: no checkpoint`);
+const config = ckpt.header.config as Gpt2Config;
+const model = new Gpt2(config, config.nPositions);
+model.params.set(ckpt.tensors.params);
+await exportGpt2(out, { config, weights: model.weights(), tokenizer: JSON.parse(readFileSync(join(base, 'tokenizer.json'), 'utf8')) });
+console.log(`step ${ckpt.header.step} → ${out}`);

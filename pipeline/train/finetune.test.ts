@@ -4,7 +4,7 @@ import { mulberry32 } from '../onnx/random.ts';
 import { buildGpt2Onnx } from '../onnx/gpt2-graph.ts';
 import { randomGpt2Weights } from '../onnx/gpt2-weights.ts';
 import { readGpt2Onnx } from '../onnx/onnx-weights.ts';
-import { CallWindows } from './finetune.ts';
+import { CallWindows } from './cstar.ts';
 import { Gpt2 } from './gpt2.ts';
 import { BpeTokenizer } from './tokenizer.ts';
 

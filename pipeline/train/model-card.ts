@@ -1,13 +1,20 @@
 /**
- * Writes models/default/README.md (the model card) from a training run's log and record:
- * `npx tsx pipeline/train/model-card.ts [workDir=.cache/train] [outDir=models/default]`. cli.ts calls it after export.
+ * The one model-card writer: README.md of an exported model, from its run's log and record (<work>/log.jsonl,
+ * <work>/train-record.json). A model trained from scratch (`npm run train:model`, the bundled models/default) gets
+ * the full card (architecture, construction, data mixture, probes); a finetuned one (`toolformer finetune`: its
+ * record names a `base`) gets the finetuning card (C* data, rows, probes including the C* validation loss).
+ *
+ * Both entry points call it after export; by hand: `npx tsx pipeline/train/model-card.ts [work=.cache/train]
+ * [out=models/default] [--base <dir>]` (--base: where the finetuned model's base is, when not at the recorded path).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { calculator } from '../core/tools/calculator/index.ts';
 import { calendar } from '../core/tools/calendar/index.ts';
 import { qa } from '../core/tools/qa/index.ts';
+import { readRunLog, type LogRecord } from './run-log.ts';
 
 interface Eval {
   step: number;
@@ -20,10 +27,27 @@ interface Eval {
 
 const f2 = (x: number): string => x.toFixed(2);
 
-export function writeModelCard(work: string, out: string): string {
-  const lines = readFileSync(join(work, 'log.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+/**
+ * Writes <out>/README.md and returns it. `baseDir`: the finetuned model's base (default: the record's `base`), whose
+ * train-record.json the card quotes.
+ */
+export function writeModelCard(work: string, out: string, baseDir?: string): string {
+  const lines = readRunLog(join(work, 'log.jsonl'));
   const record = JSON.parse(readFileSync(join(work, 'train-record.json'), 'utf8'));
-  const evals: Eval[] = lines.filter((l) => l.event === 'eval');
+  let card: string;
+  if (record.base === undefined) card = scratchCard(record, lines);
+  else {
+    const basePath = join(baseDir ?? record.base, 'train-record.json');
+    card = finetuneCard(record, existsSync(basePath) ? JSON.parse(readFileSync(basePath, 'utf8')) : null, lines);
+  }
+  writeFileSync(join(out, 'README.md'), card);
+  return card;
+}
+
+/** README.md of models/default: trained from scratch by `npm run train:model`. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function scratchCard(record: any, lines: LogRecord[]): string {
+  const evals = lines.filter((l) => l.event === 'eval') as unknown as Eval[];
   const byStep = new Map<number, Eval>();
   for (const e of evals) byStep.set(e.step, e);
   byStep.set(record.step, record);
@@ -35,7 +59,7 @@ export function writeModelCard(work: string, out: string): string {
   const phases = record.mixture as { fromStep: number; mixture: Record<string, number> }[];
   const share = (k: string): string => phases.map((p) => p.mixture[k]).join(' / ');
   const phaseText = phases.map((p) => `from step ${p.fromStep}`).join(' / ');
-  const card = `# models/default — the bundled Toolformer LM
+  return `# models/default — the bundled Toolformer LM
 
 A ${(record.params / 1e6).toFixed(2)}M-parameter GPT-2 trained from scratch in TypeScript on this repository's
 public-domain corpus, exported to ONNX in the Hugging Face layout (with KV cache) so that onnxruntime-node,
@@ -110,10 +134,63 @@ ${Math.round((Number(o.steps) * Number(o.batch) * Number(o.seq)) / Math.max(1, m
 start-up and evaluations included. Checkpoints go to
 \`.cache/train\` every ${o.ckptEvery} steps; \`--resume\` continues; \`--minutes N\` stops, checkpoints and exports.
 `;
-  writeFileSync(join(out, 'README.md'), card);
-  return card;
+}
+
+
+/** Two decimals, or a dash where a probe is missing. */
+const f2OrDash = (x: unknown): string => (typeof x === 'number' ? x.toFixed(2) : '–');
+
+/** README.md of a model finetuned on C* by `toolformer finetune`: data, steps, probes over training. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function finetuneCard(record: any, base: any, log: LogRecord[]): string {
+  const evals = log.filter((l) => l.event === 'eval') as any[]; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const byStep = new Map<number, any>(); // eslint-disable-line @typescript-eslint/no-explicit-any
+  for (const e of evals) byStep.set(e.step, e);
+  byStep.set(record.step, record);
+  const rows = [...byStep.values()].sort((a, b) => a.step - b.step);
+  const o = record.options;
+  const c = record.config;
+  return `# ${o.out} — finetuned on C* (Toolformer step 3)
+
+${(record.params / 1e6).toFixed(2)}M-parameter GPT-2 (${c.nLayer} layers × ${c.nEmbd}, ${c.nHead} heads, ${c.nPositions} positions,
+${c.vocabSize}-token BPE), finetuned from \`${record.base}\` with \`toolformer finetune\` (pipeline/train/finetune.ts) on
+the annotated texts with their calls inlined, in the Hugging Face ONNX layout with KV cache (same files as the base).
+
+## Data
+
+- C* files: ${o.data.map((d: string) => `\`${d}\``).join(', ')} — ${record.data.records} records
+  (${record.data.trainRecords} train, ${record.data.valRecords} held out by id for the C* validation loss), calls by
+  tool in the train records: ${Object.entries(record.data.calls).map(([k, v]) => `${k} ${v}`).join(', ')}.
+  Upsampling: each train record ${o.upsample}×.
+- Rows: ${Math.round((1 - o.mix) * 100)} % a window of a C* text holding a call (the call at a random offset), ${Math.round(o.mix * 100)} %
+  the base model's own training mixture (corpus text ${record.baseMixture.natural}, synthetic tool texts ${record.baseMixture.tool},
+  restated facts ${record.baseMixture.restate}, repeated spans ${record.baseMixture.repeat}; pipeline/train/data.ts), which keeps
+  the copy ability and teaches that most text has no call. Rows drawn: C* ${record.rowsDrawn.cstar}, base mixture ${record.rowsDrawn.base}.
+
+## Training
+
+${record.step} steps × ${o.batch} rows × ${c.nPositions} tokens (${(record.tokensSeen / 1e6).toFixed(2)}M tokens), AdamW, peak lr ${o.lr}
+(warmup ${o.warmup}, cosine), the constructed induction heads at ×${o.protect}; ${Math.round(record.trainSeconds / 60)} minutes of training
+on one CPU core of a shared 2-core machine.
+
+## Probes (held-out; the base model's probes, plus the C* validation loss)
+
+| step | corpus val loss | C* val loss | copy gain (nats/token) | tool-result drop (median) |
+|---:|---:|---:|---:|---:|
+${rows.map((r) => `| ${r.step} | ${f2OrDash(r.valLoss)} | ${f2OrDash(r.cstarValLoss)} | ${f2OrDash(r.copy?.gain)} | ${f2OrDash(r.tool?.medianDrop)} |`).join('\n')}
+${base ? `\nBase model at export: val loss ${f2OrDash(base.valLoss)}, copy gain ${f2OrDash(base.copy?.gain)}, tool drop ${f2OrDash(base.tool?.medianDrop)}.\n` : ''}
+Copy gain = mean log-prob per token of a random 5-digit number at its second occurrence minus its first
+(held-out corpus text); the filter and the inserted results need it (≥ 3 nats/token).
+
+## Rebuild
+
+\`\`\`
+${o.rebuild}
+\`\`\`
+`;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  writeModelCard(process.argv[2] ?? '.cache/train', process.argv[3] ?? 'models/default');
+  const { values, positionals } = parseArgs({ allowPositionals: true, options: { base: { type: 'string' } } });
+  writeModelCard(positionals[0] ?? '.cache/train', positionals[1] ?? 'models/default', values.base);
 }

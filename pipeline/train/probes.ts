@@ -196,3 +196,26 @@ function median(xs: number[]): number {
   const m = s.length >> 1;
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
+
+/** What the probes read: held-out corpus documents, fixed rows of them, held-out facts. */
+export interface ProbeData {
+  val: Doc[];
+  valBatch: Batch;
+  heldOut: readonly Fact[];
+}
+
+/**
+ * One evaluation, as logged: `{ valLoss, ...extraLosses (each a val loss on its rows), copy, tool, evalSeconds }`
+ * (finetune adds `cstarValLoss` on held-out C* windows).
+ */
+export function runProbes(model: Gpt2, tok: BpeTokenizer, data: ProbeData, extraLosses: Record<string, Batch> = {}): Record<string, unknown> {
+  const e0 = Date.now();
+  const T = model.config.nPositions;
+  const r = {
+    valLoss: valLoss(model, data.valBatch, T),
+    ...Object.fromEntries(Object.entries(extraLosses).map(([k, b]) => [k, valLoss(model, b, T)])),
+    copy: copyProbe(model, tok, data.val),
+    tool: toolProbe(model, tok, data.heldOut, data.val),
+  };
+  return { ...r, evalSeconds: (Date.now() - e0) / 1000 };
+}

@@ -1,0 +1,92 @@
+/**
+ * C*: the annotated texts with their calls inlined (annotate's train.jsonl), as finetuning rows. Records are split
+ * train/validation by a hash of their id (1 in 10 held out); a row is a window of a text around one of its calls.
+ */
+import { readFileSync } from 'node:fs';
+import { mulberry32, type Random } from '../onnx/random.ts';
+import type { Batch } from './data.ts';
+import type { BpeTokenizer } from './tokenizer.ts';
+
+export interface CStarRecord {
+  id: string;
+  text: string;
+  calls?: { tool: string }[];
+}
+
+/** FNV-1a, 32 bits (the split must not change: it decides which records are held out). */
+function hash(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193) >>> 0;
+  return h;
+}
+
+/** Windows of C* texts, each holding at least one call (its " [" token somewhere in the window). */
+export class CallWindows {
+  private readonly items: { ids: number[]; starts: number[] }[] = [];
+
+  constructor(
+    private readonly tok: BpeTokenizer,
+    records: readonly CStarRecord[],
+    private readonly T: number,
+    private rng: Random,
+    private readonly filler: () => Int32Array,
+  ) {
+    const open = tok.encode(' [');
+    if (open.length !== 1) throw new Error('finetune: " [" is not one token in this tokenizer');
+    for (const r of records) {
+      const ids = tok.encode(r.text);
+      const starts = ids.flatMap((id, i) => (id === open[0] ? [i] : []));
+      if (starts.length > 0) this.items.push({ ids, starts });
+    }
+  }
+
+  get size(): number {
+    return this.items.length;
+  }
+
+  /** T+1 tokens: the window (with <|endoftext|> first when it starts at the text's start), packed with corpus. */
+  row(): Int32Array {
+    const { T, tok, rng } = this;
+    const it = this.items[Math.floor(rng.next() * this.items.length)];
+    const at = it.starts[Math.floor(rng.next() * it.starts.length)];
+    // Left context of 0..T−40 tokens before the call, so the call and its result fit after it.
+    const left = Math.floor(rng.next() * Math.max(1, T - 40));
+    const start = Math.max(0, at - left);
+    const ids: number[] = start === 0 ? [tok.eosId] : [];
+    ids.push(...it.ids.slice(start, start + T + 1 - ids.length));
+    if (ids.length < T + 1) {
+      ids.push(tok.eosId);
+      ids.push(...this.filler().subarray(0, T + 1 - ids.length));
+    }
+    return Int32Array.from(ids.slice(0, T + 1));
+  }
+
+  batch(rows: number, seed: number): Batch {
+    const saved = this.rng;
+    this.rng = mulberry32(seed);
+    const x = new Int32Array(rows * this.T);
+    const y = new Int32Array(rows * this.T);
+    for (let b = 0; b < rows; b++) {
+      const r = this.row();
+      x.set(r.subarray(0, this.T), b * this.T);
+      y.set(r.subarray(1), b * this.T);
+    }
+    this.rng = saved;
+    return { x, y };
+  }
+}
+
+/** Every record of every file, split train/validation by id (1 in 10 held out for the C* validation loss). */
+export function readCStar(files: readonly string[]): { records: CStarRecord[]; train: CStarRecord[]; val: CStarRecord[] } {
+  const records: CStarRecord[] = files.flatMap((path) =>
+    readFileSync(path, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as CStarRecord));
+  const isVal = (r: CStarRecord): boolean => hash(r.id) % 10 === 0;
+  return { records, train: records.filter((r) => !isVal(r)), val: records.filter(isVal) };
+}
+
+/** Calls by tool in `records`. */
+export function countCalls(records: readonly CStarRecord[]): Record<string, number> {
+  const c: Record<string, number> = {};
+  for (const r of records) for (const call of r.calls ?? []) c[call.tool] = (c[call.tool] ?? 0) + 1;
+  return c;
+}
