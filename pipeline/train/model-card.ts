@@ -98,7 +98,7 @@ the corpus LM improved).
 | ${share('repeat')} | repeat | a corpus span of 8–48 tokens repeated after a gap |
 
 Documents are split train/validation by a hash of their id (1 in 50 held out). Rows drawn in training:
-${Object.entries(record.rowsDrawn as Record<string, number>).map(([k, v]) => `${k} ${v}`).join(', ')} (in the last process).
+${Object.entries(record.rowsDrawn as Record<string, number>).map(([k, v]) => `${k} ${v}`).join(', ')}.
 
 ## Training
 ${record.step} steps × ${o.batch} × ${o.seq} tokens = **${(record.tokensSeen / 1e6).toFixed(2)}M tokens**; AdamW
