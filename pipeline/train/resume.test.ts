@@ -1,11 +1,13 @@
 /**
  * Kill and resume through both entry points (`npm run train:model`'s trainModel and `toolformer finetune`'s
  * finetune): a run stopped after a checkpoint and resumed with --resume ends with the same checkpoint bytes and the
- * same record as a run never stopped. (loop.test.ts covers the loop itself on a synthetic source.)
+ * same record as a run never stopped; and `npm run train:model` killed with SIGKILL in a real process. (loop.test.ts
+ * covers the loop itself on a synthetic source.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CHECKPOINT_FILE, readCheckpoint } from './checkpoint.ts';
@@ -68,5 +70,29 @@ describe('kill and resume through the entry points', () => {
     await finetune({ ...options(b), resume: true }, { echo: quiet });
     expect(digest(b)).toEqual(digest(a));
     expect(record(b)).toEqual(record(a)); // rowsDrawn included: the resumed run continues the counts
+  }, 300_000);
+
+  it('npm run train:model killed with SIGKILL as soon as its first checkpoint lands, then resumed, equals the uninterrupted run', async () => {
+    const steps = '60'; // the first checkpoint is at step 3: the kill lands long before the end
+    const a = join(dir, 'kill-a');
+    const b = join(dir, 'kill-b');
+    await trainModel({ ...trainOptions(a), steps }, { echo: quiet });
+    mkdirSync(b);
+    const o = { ...trainOptions(b), steps };
+    const flags = ['--corpus', corpus, '--work', b, '--vocab', o.vocab, '--layers', o.layers, '--embd', o.embd, '--heads',
+      o.heads, '--seq', o.seq, '--batch', o.batch, '--steps', steps, '--lr', o.lr, '--warmup', o.warmup, '--init', o.init,
+      '--seed', o.seed, '--eval-every', o.evalEvery, '--ckpt-every', o.ckptEvery, '--no-export'];
+    const child = spawn(process.execPath, ['--import', 'tsx', 'pipeline/train/cli.ts', ...flags], { stdio: 'ignore' });
+    const watcher = watch(b, (_, name) => {
+      if (name === CHECKPOINT_FILE) child.kill('SIGKILL');
+    });
+    const signal = await new Promise<NodeJS.Signals | null>((done) => child.on('exit', (_, sig) => done(sig)));
+    watcher.close();
+    expect(signal).toBe('SIGKILL');
+    const killedAt = readCheckpoint(join(b, CHECKPOINT_FILE))!.header.step;
+    expect(killedAt).toBeLessThan(60);
+    await trainModel({ ...o, resume: true }, { echo: quiet });
+    expect(digest(b)).toEqual(digest(a));
+    expect(record(b)).toEqual(record(a));
   }, 300_000);
 });
