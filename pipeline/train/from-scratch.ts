@@ -43,7 +43,8 @@ export interface TrainModelOptions {
   lr: string;
   warmup: string;
   protect: string;
-  init: 'construct' | 'random' | string;
+  /** construct | random */
+  init: string;
   seed: string;
   evalEvery: string;
   ckptEvery: string;
