@@ -4,6 +4,7 @@
  *
  * Layers, lowest first; a layer imports only from layers below it (or itself):
  *   pipeline/onnx/    graph builders, weights, the seeded random: needs nothing of ours
+ *   pipeline/io/      Node file helpers (JSONL): needs nothing of ours; everything above core may use it
  *   pipeline/core/    the isomorphic pipeline (no node:*, no platform runtime): imports core/ and onnx/ only
  *   pipeline/train/, pipeline/eval/, pipeline/data/   libraries over core (eval's task families use train's data)
  *   pipeline/node/    the Node edge and the one CLI: drives core, train (finetune) and eval (the eval command)
@@ -31,6 +32,13 @@ module.exports = {
       comment: 'pipeline/onnx/ builds graphs and weights; it imports nothing else of the repository.',
       from: { path: '^pipeline/onnx/', pathNot: TEST },
       to: { path: '^(pipeline/(?!onnx/)|web/|corpus/|models/)' },
+    },
+    {
+      name: 'io-is-lowest',
+      severity: 'error',
+      comment: 'pipeline/io/ reads and writes files for the Node side; it imports nothing else of the repository.',
+      from: { path: '^pipeline/io/', pathNot: TEST },
+      to: { path: '^(pipeline/(?!io/)|web/|corpus/|models/)' },
     },
     {
       name: 'core-imports-core-and-onnx-only',

@@ -10,6 +10,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { generateDocs } from './docs.ts';
 import type { StartRecord } from './renderers.ts';
+import { readJsonl } from '../io/jsonl.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const OUT = join(ROOT, 'out/start');
@@ -35,7 +36,7 @@ if (!Number.isFinite(annotateSeconds)) throw new Error('npm start printed no sum
 const config = JSON.parse(readFileSync(join(OUT, 'config.json'), 'utf8'));
 const stats = JSON.parse(readFileSync(join(OUT, 'stats.json'), 'utf8'));
 interface TrainCall { tool: string; input: string; result: string; inlinedAt: number; losses: StartRecord['kept'][number]['losses']; usefulness: number }
-const docs: { text: string; calls: TrainCall[] }[] = readFileSync(join(OUT, 'train.jsonl'), 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const docs = readJsonl<{ text: string; calls: TrainCall[] }>(join(OUT, 'train.jsonl'));
 
 // The most useful kept call of each tool, in stats order, with 60 characters of text either side.
 const kept: StartRecord['kept'] = [];

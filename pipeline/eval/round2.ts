@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { readJsonl } from '../io/jsonl.ts';
 
 export interface Round2Row {
   run: string;
@@ -21,8 +22,7 @@ export interface Round2Row {
 export function round2(dir: string): Round2Row {
   const config = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as { model?: unknown; lm?: unknown };
   const stats = JSON.parse(readFileSync(join(dir, 'stats.json'), 'utf8')) as { docsRead: number };
-  const rows = readFileSync(join(dir, 'calls.jsonl'), 'utf8').split('\n').filter(Boolean)
-    .map((l) => JSON.parse(l) as { proposer: string; reason: string });
+  const rows = readJsonl<{ proposer: string; reason: string }>(join(dir, 'calls.jsonl'));
   const lm = rows.filter((r) => r.proposer === 'lm');
   const reasons: Record<string, number> = {};
   for (const r of lm) {

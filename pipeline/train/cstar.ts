@@ -2,22 +2,16 @@
  * C*: the annotated texts with their calls inlined (annotate's train.jsonl), as finetuning rows. Records are split
  * train/validation by a hash of their id (1 in 10 held out); a row is a window of a text around one of its calls.
  */
-import { readFileSync } from 'node:fs';
 import { mulberry32, type Random } from '../onnx/random.ts';
 import type { Batch } from './data.ts';
 import type { BpeTokenizer } from './tokenizer.ts';
+import { type BadLine, readJsonl } from '../io/jsonl.ts';
+import { fnv1a } from '../core/text/hash.ts';
 
 export interface CStarRecord {
   id: string;
   text: string;
   calls?: { tool: string }[];
-}
-
-/** FNV-1a, 32 bits (the split must not change: it decides which records are held out). */
-function hash(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193) >>> 0;
-  return h;
 }
 
 /** Windows of C* texts, each holding at least one call (its " [" token somewhere in the window). */
@@ -76,11 +70,14 @@ export class CallWindows {
   }
 }
 
-/** Every record of every file, split train/validation by id (1 in 10 held out for the C* validation loss). */
+/**
+ * Every record of every file, split train/validation by id (1 in 10 held out for the C* validation loss). A line
+ * that is not JSON is reported on stderr (file:line: reason) and skipped; the rest is read.
+ */
 export function readCStar(files: readonly string[]): { records: CStarRecord[]; train: CStarRecord[]; val: CStarRecord[] } {
-  const records: CStarRecord[] = files.flatMap((path) =>
-    readFileSync(path, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as CStarRecord));
-  const isVal = (r: CStarRecord): boolean => hash(r.id) % 10 === 0;
+  const report = (bad: BadLine) => console.error(`finetune: ${bad.file}:${bad.line}: ${bad.reason}; line skipped`);
+  const records = files.flatMap((path) => readJsonl<CStarRecord>(path, report));
+  const isVal = (r: CStarRecord): boolean => fnv1a(r.id) % 10 === 0;
   return { records, train: records.filter((r) => !isVal(r)), val: records.filter(isVal) };
 }
 

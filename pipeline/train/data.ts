@@ -15,6 +15,7 @@ import { readFileSync } from 'node:fs';
 import { mulberry32, type SeekableRandom } from '../onnx/random.ts';
 import type { BpeTokenizer } from './tokenizer.ts';
 import { restateText, toolText, type Fact } from './data-synthetic.ts';
+import { fnv1a } from '../core/text/hash.ts';
 
 export interface Doc {
   id: string;
@@ -44,15 +45,8 @@ export function readJsonl(path: string): Doc[] {
   });
 }
 
-/** FNV-1a hash of a string, 32 bits. */
-function hash(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193) >>> 0;
-  return h;
-}
-
 export function splitDocs(docs: Doc[]): { train: Doc[]; val: Doc[] } {
-  const isVal = (d: Doc): boolean => hash(d.id || d.text.slice(0, 200)) % 50 === 0;
+  const isVal = (d: Doc): boolean => fnv1a(d.id || d.text.slice(0, 200)) % 50 === 0;
   return { train: docs.filter((d) => !isVal(d)), val: docs.filter(isVal) };
 }
 

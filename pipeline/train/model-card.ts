@@ -15,6 +15,7 @@ import { calculator } from '../core/tools/calculator/index.ts';
 import { calendar } from '../core/tools/calendar/index.ts';
 import { qa } from '../core/tools/qa/index.ts';
 import { readRunLog, type LogRecord } from './run-log.ts';
+import { median } from '../core/median.ts';
 
 interface Eval {
   step: number;
@@ -52,8 +53,7 @@ function scratchCard(record: any, lines: LogRecord[]): string {
   for (const e of evals) byStep.set(e.step, e);
   byStep.set(record.step, record);
   const rows = [...byStep.values()].sort((a, b) => a.step - b.step);
-  const speeds = lines.filter((l) => l.event === 'train').map((l) => l.tokensPerSecond as number).sort((a, b) => a - b);
-  const medianTps = speeds[speeds.length >> 1] ?? 0;
+  const medianTps = Math.round(median(lines.filter((l) => l.event === 'train').map((l) => l.tokensPerSecond as number))) || 0;
   const c = record.config;
   const o = record.options;
   const phases = record.mixture as { fromStep: number; mixture: Record<string, number> }[];

@@ -17,6 +17,7 @@ import type { Batch, Doc } from './data.ts';
 import { inventedName, randomNumber, type Fact } from './data-synthetic.ts';
 import { calculator } from '../core/tools/calculator/index.ts';
 import { qa } from '../core/tools/qa/index.ts';
+import { median } from '../core/median.ts';
 
 export const PAPER_WEIGHTS = [1, 0.8, 0.6, 0.4, 0.2].map((w) => w / 3);
 
@@ -189,12 +190,6 @@ export function toolProbe(model: Gpt2, tok: BpeTokenizer, heldOut: readonly Fact
     medianDrop: median(drops), medianUnrelatedDrop: median(unrelated), medianWrongResultDrop: median(wrong),
     meanNoCall: noCall / items.length, n: items.length,
   };
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
 /** What the probes read: held-out corpus documents, fixed rows of them, held-out facts. */

@@ -3,7 +3,8 @@
  * processes of a run (a resumed run continues the same file). Events: start, resume, train (every 10 steps: mean
  * loss of those steps, lr, gradient norm, tokens/s), eval (the probes), final (the run record), export.
  */
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
+import { readJsonl } from '../io/jsonl.ts';
 
 export type LogRecord = { event: string } & Record<string, unknown>;
 
@@ -23,5 +24,5 @@ export class RunLog {
 
 /** Every record of a log.jsonl, in order. */
 export function readRunLog(path: string): LogRecord[] {
-  return readFileSync(path, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as LogRecord);
+  return readJsonl<LogRecord>(path);
 }

@@ -12,6 +12,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { LabelFileError, TOOLS, loadLabelledSet, type Split } from './labels.ts';
 import { type KeptCall, type Report, evaluate } from './match.ts';
+import { readJsonl } from '../../io/jsonl.ts';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 
@@ -76,9 +77,7 @@ function main(): void {
     if (r.status !== 0) throw new Error(`annotate exited with ${r.status ?? r.signal}`);
   }
   const kept: KeptCall[] = [];
-  for (const line of readFileSync(resolve(runDir, 'train.jsonl'), 'utf8').split('\n')) {
-    if (!line.trim()) continue;
-    const rec = JSON.parse(line) as { id: string; calls: Array<Omit<KeptCall, 'docId'>> };
+  for (const rec of readJsonl<{ id: string; calls: Array<Omit<KeptCall, 'docId'>> }>(resolve(runDir, 'train.jsonl'))) {
     for (const c of rec.calls) kept.push({ docId: rec.id, tool: c.tool, input: c.input, result: c.result, at: c.at });
   }
   const ids = new Set(passages.map((p) => p.id));

@@ -10,6 +10,7 @@ import { resolve } from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { mulberry32 } from '../../onnx/random.ts';
 import type { Doc } from '../../core/document.ts';
+import { readJsonl } from '../../io/jsonl.ts';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const SEED = 10;
@@ -18,7 +19,7 @@ const MAX_CHARS = 420;
 
 const tok = new Tokenizer(JSON.parse(readFileSync(resolve(ROOT, 'models/default/tokenizer.json'), 'utf8')), {});
 const tokens = (s: string) => tok.encode(s, { add_special_tokens: false }).ids.length;
-const read = (f: string): Doc[] => readFileSync(resolve(ROOT, f), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const read = (f: string): Doc[] => readJsonl<Doc>(resolve(ROOT, f));
 
 type Stratum = 'numbers' | 'entity' | 'foreign' | 'plain' | 'arith' | 'gloss';
 interface Passage extends Doc { stratum: Stratum }
