@@ -14,6 +14,7 @@ import type { CausalLM } from '../lm/lm.ts';
 import { mulberry32 } from '../../onnx/random.ts';
 import type { ToolExecutor } from '../stages/execute.ts';
 import { pickToken } from '../lm/token-math.ts';
+import { continuationDecoder } from '../lm/tokens.ts';
 
 export interface GenerateOptions {
   /** Tokens generated after the prompt, inserted tool results included. @default 32 */
@@ -90,14 +91,8 @@ export async function generate(lm: CausalLM, executor: ToolExecutor | null, prom
   const state = await lm.openDecoder(head);
   const generated: number[] = [];
   const calls: GeneratedCall[] = [];
-  // Decoded text of the continuation, tracked incrementally (decode with the prompt's tail as context so a
-  // tokenizer that drops a leading space still gives the true text).
-  const context = head.slice(-4);
-  const contextText = lm.decode(context);
-  const textOf = (ids: number[]): string => {
-    const full = lm.decode([...context, ...ids]);
-    return full.startsWith(contextText) ? full.slice(contextText.length) : lm.decode(ids);
-  };
+  // Decoded text of the continuation, tracked incrementally (the prompt's tail as context, as the sampler does).
+  const textOf = continuationDecoder(lm, head);
   let emitted = '';
   const emit = (kind: GeneratedPiece['kind']): void => {
     const now = textOf(generated);

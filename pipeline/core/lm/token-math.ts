@@ -1,4 +1,7 @@
-/** Pure arithmetic on rows of logits, shared by OrtCausalLM's scoring and sampling and by its tests. */
+/**
+ * Pure arithmetic on rows of logits, shared by the ONNX scorer (ort-scorer.ts) and sampler (ort-decoder.ts), by
+ * generate.ts and by their tests.
+ */
 import { mulberry32, type Random } from '../../onnx/random.ts';
 
 /**

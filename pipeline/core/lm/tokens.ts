@@ -27,3 +27,21 @@ export function singleTokenId(lm: CausalLM, text: string): number {
   }
   return ids[0];
 }
+
+/** Prompt tokens decoded before a continuation (continuationDecoder): enough to carry a word boundary. */
+const CONTINUATION_CONTEXT = 4;
+
+/**
+ * The decoded text of continuations of `prompt`: each is decoded with the prompt's last few tokens before it and
+ * their text cut off again, so a tokenizer that drops a leading space at the start of a decode (SentencePiece "▁")
+ * gives the continuation's true text. Falls back to decoding the continuation alone when the context's text is not
+ * a prefix of the joint decode. Used by the sampler (ort-decoder.ts) and by generation (generate.ts).
+ */
+export function continuationDecoder(lm: Pick<CausalLM, 'decode'>, prompt: readonly number[]): (ids: readonly number[]) => string {
+  const context = prompt.slice(-CONTINUATION_CONTEXT);
+  const contextText = lm.decode(context);
+  return (ids) => {
+    const full = lm.decode([...context, ...ids]);
+    return full.startsWith(contextText) ? full.slice(contextText.length) : lm.decode(ids);
+  };
+}

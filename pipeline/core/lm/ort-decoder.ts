@@ -1,0 +1,119 @@
+/**
+ * KV-cache decoding on the ONNX decoder: `CausalLM.sample` (the pipeline's call sampler) and `CausalLM.openDecoder`
+ * (step-by-step state for generate.ts). Both keep the cache as the graph's own present.{i}.key|value tensors,
+ * [B, kvHeads, tokens so far, headDim] each, and feed them back as past_key_values.
+ *
+ * sample(): prefill the prompt once (batch 1), copy its cache to the n rows, then a batched decode loop (finished rows
+ * leave the batch), one seeded random stream per row, temperature, top-k, stop string checked on the decoded text.
+ */
+import type { CausalLM, DecodeState, Sample, SampleOptions } from './lm.ts';
+import type { DecoderGraph } from './ort-graph.ts';
+import { type OrtTensor, selectRows, tileRows, toInt64 } from './ort-runtime.ts';
+import { mulberry32 } from '../../onnx/random.ts';
+import { pickToken, rowSeeds } from './token-math.ts';
+import { continuationDecoder } from './tokens.ts';
+
+export class OrtDecoder {
+  /** @param tokenizer the model's decode (continuations are decoded with prompt context, tokens.ts) */
+  constructor(
+    private readonly graph: DecoderGraph,
+    private readonly tokenizer: Pick<CausalLM, 'decode'>,
+  ) {}
+
+  /** `CausalLM.sample` (see lm.ts for the contract). */
+  async sample(prompt: readonly number[], options: SampleOptions): Promise<Sample[]> {
+    const { n, stop, seed } = options;
+    const temperature = options.temperature ?? 1;
+    const topK = options.topK ?? 0;
+    const maxLength = this.graph.spec.maxLength;
+    if (prompt.length === 0) throw new Error('sample: the prompt is empty; pass at least one token');
+    if (!(temperature >= 0)) throw new Error(`sample: temperature must be ≥ 0, got ${temperature}`);
+    this.graph.checkIds(prompt, 'sample: prompt');
+    if (prompt.length >= maxLength) {
+      throw new Error(`sample: the prompt has ${prompt.length} tokens; the model accepts at most ${maxLength} in all`);
+    }
+    const steps = Math.min(options.maxNewTokens, maxLength - prompt.length);
+    if (n <= 0) return [];
+    if (steps <= 0) return Array.from({ length: n }, () => ({ text: '', stopped: false }));
+    const rngs = rowSeeds(seed, n).map(mulberry32);
+
+    const samples: Sample[] = Array.from({ length: n }, () => ({ text: '', stopped: false }));
+    const generated: number[][] = Array.from({ length: n }, () => []);
+    const continuation = continuationDecoder(this.tokenizer, prompt);
+
+    // Prefill the prompt once (batch 1), then copy its cache to the n rows.
+    const L = prompt.length;
+    const prefill = await this.graph.forward(toInt64(prompt), 1, L, null, true);
+    let past = this.graph.presentNames().map((name) => tileRows(this.graph.ort, prefill[name], n));
+    const V = prefill.logits.dims[2];
+    // [V] logits of the token after the prompt, shared by all rows for the first step.
+    const firstRow = (prefill.logits.data as Float32Array).subarray((L - 1) * V, L * V);
+    let rowLogits: Float32Array[] = Array.from({ length: n }, () => firstRow);
+    let active = Array.from({ length: n }, (_, i) => i); // sample index of each batch row
+    const eosTokenIds = this.graph.spec.eosTokenIds;
+
+    for (let step = 0; step < steps && active.length > 0; step++) {
+      const next: number[] = [];
+      const keep: number[] = []; // positions within `active` that continue
+      active.forEach((row, j) => {
+        const token = pickToken(rowLogits[j], temperature, topK, rngs[row]);
+        if (eosTokenIds.includes(token)) {
+          samples[row].text = continuation(generated[row]);
+          return;
+        }
+        generated[row].push(token);
+        const text = continuation(generated[row]);
+        const at = stop === '' ? -1 : text.indexOf(stop);
+        if (at >= 0) {
+          samples[row] = { text: text.slice(0, at), stopped: true };
+          return;
+        }
+        samples[row].text = text;
+        keep.push(j);
+        next.push(token);
+      });
+      if (keep.length === 0 || step === steps - 1) break;
+      if (keep.length < active.length) past = past.map((t) => selectRows(this.graph.ort, t, keep));
+      active = keep.map((j) => active[j]);
+
+      const m = active.length;
+      const P = L + step; // tokens already in the cache
+      const out = await this.graph.forward(toInt64(next), m, 1, past, true, P);
+      past = this.graph.presentNames().map((name) => out[name] as OrtTensor);
+      const data = out.logits.data as Float32Array; // [m, 1, V]
+      rowLogits = active.map((_, j) => data.subarray(j * V, (j + 1) * V));
+    }
+    return samples;
+  }
+
+  /** `CausalLM.openDecoder`: batch 1; each feed(ids) is one forward pass of ids.length tokens over the cache. */
+  async open(prompt: readonly number[]): Promise<DecodeState> {
+    if (prompt.length === 0) throw new Error('openDecoder: the prompt is empty; pass at least one token');
+    this.graph.checkIds(prompt, 'openDecoder: prompt');
+    const graph = this.graph;
+    const maxLength = graph.spec.maxLength;
+    let past: OrtTensor[] | null = null;
+    let length = 0;
+    const state = {
+      logits: new Float32Array(0),
+      get length() {
+        return length;
+      },
+      feed: async (ids: readonly number[]): Promise<void> => {
+        if (ids.length === 0) return;
+        graph.checkIds(ids, 'openDecoder: fed tokens');
+        if (length + ids.length > maxLength) {
+          throw new Error(`openDecoder: ${length + ids.length} tokens; the model accepts at most ${maxLength}`);
+        }
+        const out = await graph.forward(toInt64(ids), 1, ids.length, past, true, length);
+        past = graph.presentNames().map((name) => out[name] as OrtTensor);
+        length += ids.length;
+        const V = out.logits.dims[2];
+        // A copy of the last row of logits [1, ids.length, V] (callers may mask it in place).
+        state.logits = (out.logits.data as Float32Array).slice((ids.length - 1) * V, ids.length * V);
+      },
+    };
+    await state.feed(prompt);
+    return state;
+  }
+}
