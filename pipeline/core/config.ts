@@ -53,6 +53,11 @@ export interface AnnotateConfig {
   toolTimeoutMs: number;
   /** MCP servers whose tools the run adds (`--mcp`: commands or URLs), as given; their tools are in `tools`. */
   mcp?: string[];
+  /**
+   * Which record fields / Parquet columns hold the text and the id (`--text-column`, `--id-column`); absent: `text`
+   * and `id`. Part of the config because it changes what is read (a resume must use the same).
+   */
+  inputColumns?: { text?: string; id?: string };
 }
 
 /** The defaults for the tools of `specs` (@default TOOL_SPECS, the registry's list), with `overrides`. */

@@ -6,6 +6,7 @@ import { type AnnotateConfig, type ToolThresholds, defaultConfig, validateConfig
 import { TOOL_NAMES, TOOL_SPECS } from '../core/tools/registry.ts';
 import type { RunStats } from '../core/stats.ts';
 import { resolveModel, type Dtype } from './hf-cache.ts';
+import { isCorpusFormat } from './corpus-formats/index.ts';
 import { digestInputs } from './input-digest.ts';
 import { loadModel } from './load-model.ts';
 import type { McpTools } from './mcp/run-tools.ts';
@@ -54,6 +55,10 @@ export interface AnnotateFlags {
   chunk?: number;
   /** MCP servers whose tools the run adds: commands (stdio) or http(s) URLs. */
   mcp?: string[];
+  /** The record field / Parquet column holding the text. @default "text" */
+  textColumn?: string;
+  /** The record field / Parquet column holding the id. @default "id" */
+  idColumn?: string;
 }
 
 /** Threshold flags (--tau-s, --tau-f, --k, --m, --control-margin) override every tool's, the MCP servers' tools included. */
@@ -80,6 +85,10 @@ export function configFromFlags(flags: AnnotateFlags): AnnotateConfig {
     ...(flags.controlMargin !== undefined ? { controlMargin: flags.controlMargin } : {}),
     ...(flags.control === false ? { controlMargin: null } : {}),
     ...(flags.mcp?.length ? { mcp: [...flags.mcp] } : {}),
+    // Only when given, so that a default run's config.json is unchanged.
+    ...(flags.textColumn !== undefined || flags.idColumn !== undefined
+      ? { inputColumns: { ...(flags.textColumn !== undefined && { text: flags.textColumn }), ...(flags.idColumn !== undefined && { id: flags.idColumn }) } }
+      : {}),
   });
   applyThresholdFlags(Object.values(config.thresholds), flags);
   // Checked here, not only in validateConfig, so that the message names the flag.
@@ -94,7 +103,8 @@ export function configFromFlags(flags: AnnotateFlags): AnnotateConfig {
 
 /**
  * An upper bound on the documents in the inputs, for the progress bar's ETA: line breaks of .jsonl files (counted
- * in 1 MiB chunks, never holding a file in memory), one per .txt file; unknown (Infinity) for directories.
+ * in 1 MiB chunks, never holding a file in memory), one per .txt file; unknown (Infinity) for directories and for
+ * compressed or Parquet files.
  */
 export function countRecords(inputs: readonly string[]): number {
   let n = 0;
@@ -106,6 +116,8 @@ export function countRecords(inputs: readonly string[]): number {
         n++;
         continue;
       }
+      // Compressed JSONL and Parquet: no cheap count from the bytes (unknown, as for a directory).
+      if (isCorpusFormat(input)) return Infinity;
       const fd = openSync(input, 'r');
       try {
         let last = 0x0a;

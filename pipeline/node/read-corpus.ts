@@ -7,6 +7,9 @@
  *           `<file>:<line>`; blank lines are skipped silently (they are not records).
  *   .txt    one document per file (decision: a text file is a document; split it yourself for finer units),
  *           `id` = the file path, `source` = the file path, no date.
+ *   .jsonl.gz, .jsonl.zst, .parquet   record formats of their own (corpus-formats/): the same record checks and ids;
+ *           a truncated or corrupt stream, or a Parquet row group that cannot be decoded, is a `corrupt` error item
+ *           and the stream goes on with what could be read.
  *   dirs    walked recursively in sorted (code-unit) order; hidden entries and other extensions are skipped silently.
  *           A path named on the command line that is missing, hidden or of another extension is an error item.
  */
@@ -14,6 +17,9 @@ import { createReadStream } from 'node:fs';
 import { lstat, readFile, readdir, stat } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import type { Doc } from '../core/document.ts';
+import { CorruptStreamError, compressionOf, decompressedChunks } from './corpus-formats/compressed.ts';
+import { isCorpusFormat, remapColumns } from './corpus-formats/index.ts';
+import { type RecordColumns, isParquet, parquetRecords } from './corpus-formats/parquet.ts';
 
 export type CorpusErrorCode =
   | 'missing-path' // a path given as input does not exist
@@ -27,7 +33,8 @@ export type CorpusErrorCode =
   | 'wrong-type' // `id`, `text`, `source` or `date` of the wrong type, or a date that is not YYYY-MM-DD / YYYY
   | 'empty-text' // text empty or whitespace only
   | 'duplicate-id' // an id already seen earlier in this stream (the first one wins)
-  | 'too-long'; // a record over `maxDocBytes`
+  | 'too-long' // a record over `maxDocBytes`
+  | 'corrupt'; // a compressed stream that breaks off, a Parquet file or row group that cannot be decoded
 
 export type CorpusItem = CorpusDoc | CorpusError;
 export interface CorpusDoc {
@@ -54,6 +61,8 @@ export interface ReadCorpusOptions {
    * @default 1_048_576 (1 MiB)
    */
   maxDocBytes?: number;
+  /** Which fields (JSONL) or columns (Parquet) hold the text and the id. @default {text: "text", id: "id"} */
+  columns?: RecordColumns;
 }
 
 export const DEFAULT_MAX_DOC_BYTES = 1 << 20;
@@ -64,6 +73,7 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 /** Stream every document (and every problem) from the given files and directories, in a stable order. */
 export async function* readCorpus(paths: string[], opts: ReadCorpusOptions = {}): AsyncGenerator<CorpusItem> {
   const maxBytes = opts.maxDocBytes ?? DEFAULT_MAX_DOC_BYTES;
+  const columns = opts.columns ?? {};
   const seen = new Set<string>();
   for (const path of paths) {
     let isDir: boolean;
@@ -81,19 +91,19 @@ export async function* readCorpus(paths: string[], opts: ReadCorpusOptions = {})
     if (isDir) {
       for await (const file of walk(path)) {
         if (file.kind === 'error') yield file;
-        else yield* readFileItems(file.path, maxBytes, seen);
+        else yield* readFileItems(file.path, maxBytes, seen, columns);
       }
     } else if (isCorpusFile(path)) {
-      yield* readFileItems(path, maxBytes, seen);
+      yield* readFileItems(path, maxBytes, seen, columns);
     } else {
-      yield err('unsupported-extension', path, undefined, `not .jsonl or .txt: ${extname(path) || '(none)'}`);
+      yield err('unsupported-extension', path, undefined, `not .jsonl, .jsonl.gz, .jsonl.zst, .parquet or .txt: ${extname(path) || '(none)'}`);
     }
   }
 }
 
 function isCorpusFile(path: string): boolean {
   const ext = extname(path).toLowerCase();
-  return ext === '.jsonl' || ext === '.txt';
+  return ext === '.jsonl' || ext === '.txt' || isCorpusFormat(path);
 }
 
 /** Corpus files under a directory, recursively, sorted by name at each level. */
@@ -115,8 +125,20 @@ async function* walk(dir: string): AsyncGenerator<{ kind: 'file'; path: string }
   }
 }
 
-function readFileItems(path: string, maxBytes: number, seen: Set<string>): AsyncGenerator<CorpusItem> {
-  return extname(path).toLowerCase() === '.jsonl' ? readJsonl(path, maxBytes, seen) : readTxt(path, maxBytes, seen);
+function readFileItems(path: string, maxBytes: number, seen: Set<string>, columns: RecordColumns): AsyncGenerator<CorpusItem> {
+  if (isParquet(path)) return readParquet(path, maxBytes, seen, columns);
+  const compression = compressionOf(path);
+  if (compression) return readJsonl(path, maxBytes, seen, columns, decompressedChunks(path, compression));
+  return extname(path).toLowerCase() === '.jsonl' ? readJsonl(path, maxBytes, seen, columns) : readTxt(path, maxBytes, seen);
+}
+
+/** A Parquet file's rows through the same record checks as JSONL lines (row = line, fallback id `<file>:<row>`). */
+async function* readParquet(path: string, maxBytes: number, seen: Set<string>, columns: RecordColumns): AsyncGenerator<CorpusItem> {
+  const stem = basename(path);
+  for await (const item of parquetRecords(path, columns, maxBytes)) {
+    if (item.kind === 'error') yield err(item.code, path, item.row, item.reason);
+    else yield parseRecord(item.value, path, item.row, `${stem}:${item.row}`, seen);
+  }
 }
 
 async function* readTxt(path: string, maxBytes: number, seen: Set<string>): AsyncGenerator<CorpusItem> {
@@ -144,10 +166,16 @@ async function* readTxt(path: string, maxBytes: number, seen: Set<string>): Asyn
   yield checkDoc({ id: path, text: stripBom(text), source: path }, path, 1, seen);
 }
 
-async function* readJsonl(path: string, maxBytes: number, seen: Set<string>): AsyncGenerator<CorpusItem> {
+async function* readJsonl(
+  path: string,
+  maxBytes: number,
+  seen: Set<string>,
+  columns: RecordColumns,
+  bytes: AsyncIterable<Buffer> = createReadStream(path),
+): AsyncGenerator<CorpusItem> {
   const stem = basename(path);
   try {
-    for await (const line of jsonlLines(path, maxBytes)) {
+    for await (const line of jsonlLines(bytes, maxBytes)) {
       if (line.kind === 'binary') {
         yield err('binary', path, undefined, 'NUL bytes in the first 8 KiB: not a text file');
         return;
@@ -170,10 +198,10 @@ async function* readJsonl(path: string, maxBytes: number, seen: Set<string>): As
         yield err('malformed-json', path, line.line, message(e));
         continue;
       }
-      yield parseRecord(value, path, line.line, `${stem}:${line.line}`, seen);
+      yield parseRecord(remapColumns(value, columns), path, line.line, `${stem}:${line.line}`, seen);
     }
   } catch (e) {
-    yield err('unreadable', path, undefined, message(e));
+    yield e instanceof CorruptStreamError ? err('corrupt', path, undefined, e.message) : err('unreadable', path, undefined, message(e));
   }
 }
 
@@ -186,7 +214,7 @@ type RawLine =
  * Split a file into lines of raw bytes (without "\n" or a trailing "\r"). A line longer than `maxBytes` is counted
  * but not kept: memory stays O(maxBytes + one stream chunk) whatever the file holds.
  */
-async function* jsonlLines(path: string, maxBytes: number): AsyncGenerator<RawLine> {
+async function* jsonlLines(bytes: AsyncIterable<Buffer>, maxBytes: number): AsyncGenerator<RawLine> {
   let parts: Buffer[] = [];
   let size = 0; // bytes of the current line so far (kept or not)
   let line = 1;
@@ -201,7 +229,7 @@ async function* jsonlLines(path: string, maxBytes: number): AsyncGenerator<RawLi
     line++;
     return out;
   };
-  for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
+  for await (const chunk of bytes) {
     if (first) {
       first = false;
       if (chunk.subarray(0, SNIFF_BYTES).includes(0)) {

@@ -44,6 +44,8 @@ export interface ChunkPlan {
   startItem?: number;
   /** Documents among the skipped items (for --max-docs). */
   startDocs?: number;
+  /** Which fields/columns hold the text and id (the config's `inputColumns`). */
+  columns?: AnnotateConfig['inputColumns'];
 }
 
 /**
@@ -55,7 +57,7 @@ export async function* readChunks(plan: ChunkPlan): AsyncGenerator<Chunk> {
   let items = 0;
   let docs = plan.startDocs ?? 0;
   let chunk: Chunk = { index: 0, firstItem: start, items: [] };
-  for await (const item of readCorpus(plan.inputs)) {
+  for await (const item of readCorpus(plan.inputs, { columns: plan.columns })) {
     // Exactly runAnnotate's order of checks, so --max-docs stops at the same item.
     if (items < start) {
       items++;
