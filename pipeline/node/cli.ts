@@ -3,6 +3,7 @@
  *
  *   toolformer annotate [inputs…]   run the pipeline, write out/<run>/ (--workers N, --shard i/N, --queue redis://…)
  *   toolformer merge <dir>          assemble a sharded or queued run's chunks
+ *   toolformer export <run> --format parquet|chat|text   the run as a dataset directory with a Hub dataset card
  *   toolformer worker --queue URL   annotate chunks of a queued run
  *   toolformer example [--tau-f X]  the worked example: L_a 2.5, L_b 2.1, L_c 0.8 → usefulness 1.3
  *   toolformer generate "<prompt>" [--json] | --input f --out f   generate with live tools
@@ -78,6 +79,27 @@ program
     // Imported on use: a bad flag or model fails in a second, before the pipeline's modules load.
     const { annotateCommand } = await import('./annotate-command.ts');
     await annotateCommand(inputs.length ? inputs : DEFAULT_INPUTS, opts);
+  });
+
+program
+  .command('export')
+  .description('a finished annotate run as a dataset directory with a Hub dataset card: Parquet shards, chat tool-call records, or train.jsonl')
+  .argument('<run>', "the run's --out directory")
+  .requiredOption('--format <parquet|chat|text>', 'parquet: shards of a fixed schema; chat: {messages, tools} JSONL (TRL, OpenAI); text: train.jsonl unchanged')
+  .option('--out <dir>', 'output directory (default <run>/export/<format>)')
+  .option('--overwrite', 'replace --out if it exists')
+  .option('--license <id>', "the card's licence (a Hub licence id; the corpus's own licence applies)", 'other')
+  .option('--source-dataset <hub id>', 'the Hub dataset the corpus came from (card: source_datasets extended|<id>)')
+  .option('--shard-docs <n>', 'parquet: documents per shard', integer('--shard-docs'), 100_000)
+  .option('--row-group-docs <n>', 'parquet: documents per row group', integer('--row-group-docs'), 1_000)
+  .option('--system <text>', 'chat: the system message (--no-system: none)')
+  .option('--no-system', 'chat: no system message')
+  .action(async (run: string, opts) => {
+    const { exportRun } = await import('./export/export-command.ts');
+    if (opts.shardDocs < 1 || opts.rowGroupDocs < 1) throw new Error('--shard-docs and --row-group-docs must be ≥ 1');
+    const system = opts.system === false ? null : typeof opts.system === 'string' ? opts.system : undefined;
+    const done = await exportRun(run, { ...opts, system });
+    console.log(`exported ${done.documents} documents, ${done.calls} calls to ${done.out}: ${done.files.join(', ')}, README.md`);
   });
 
 program

@@ -1,0 +1,167 @@
+/**
+ * `toolformer export <run> --format parquet|chat|text [--out dir]`: a finished annotate run as a dataset directory
+ * that `datasets.load_dataset(<dir>)` loads (its README.md is a Hub dataset card naming the data files):
+ *
+ *   parquet  <out>/data/train-XXXXX-of-YYYYY.parquet   fixed schema (parquet-dataset.ts)
+ *   chat     <out>/data/train.jsonl                    {id, messages, tools} (core/export/chat.ts)
+ *   text     <out>/data/train.jsonl                    train.jsonl, byte for byte
+ *
+ * Written into a temporary sibling directory and renamed into place, so a killed export leaves no half dataset.
+ */
+import { copyFileSync, createWriteStream, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { finished } from 'node:stream/promises';
+import { type Field, datasetCard } from '../../core/export/card.ts';
+import { CHAT_SYSTEM_PROMPT, chatRecord } from '../../core/export/chat.ts';
+import type { ExportDoc } from '../../core/export/dataset-record.ts';
+import { openAiTools } from '../../core/tools/definitions.ts';
+import { TOOL_SPECS } from '../../core/tools/registry.ts';
+import type { ToolSpec } from '../../core/tools/spec.ts';
+import { PARQUET_FEATURES, writeParquetShards } from './parquet-dataset.ts';
+import { type RunInfo, countTrainRecords, exportDocs, readRun } from './run-dataset.ts';
+
+export const EXPORT_FORMATS = ['parquet', 'chat', 'text'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+export interface ExportOptions {
+  format: ExportFormat;
+  /** @default <run>/export/<format> */
+  out?: string;
+  overwrite?: boolean;
+  /** Hub license id for the card. @default "other" (the corpus's own licence applies) */
+  license?: string;
+  /** The Hub id of the corpus, for `source_datasets: extended|<id>`. */
+  sourceDataset?: string;
+  /** Parquet: documents per shard. @default 100_000 */
+  shardDocs?: number;
+  /** Parquet: documents per row group. @default 1_000 */
+  rowGroupDocs?: number;
+  /** Chat: the system message; null: none. @default CHAT_SYSTEM_PROMPT */
+  system?: string | null;
+}
+
+export interface ExportResult {
+  out: string;
+  documents: number;
+  calls: number;
+  files: string[];
+}
+
+/** Counts the exported calls per tool while the documents stream past. */
+function counting(docs: AsyncIterable<ExportDoc>, counts: { documents: number; calls: Record<string, number> }): AsyncIterable<ExportDoc> {
+  return (async function* () {
+    for await (const doc of docs) {
+      counts.documents++;
+      for (const c of doc.calls) counts.calls[c.tool] = (counts.calls[c.tool] ?? 0) + 1;
+      yield doc;
+    }
+  })();
+}
+
+export async function exportRun(runDir: string, options: ExportOptions, specs: readonly ToolSpec[] = TOOL_SPECS): Promise<ExportResult> {
+  if (!EXPORT_FORMATS.includes(options.format)) throw new Error(`--format must be one of ${EXPORT_FORMATS.join(', ')} (got ${JSON.stringify(options.format)})`);
+  const run = readRun(runDir);
+  const out = resolve(options.out ?? join(runDir, 'export', options.format));
+  if (existsSync(out) && !options.overwrite) throw new Error(`${out} already exists: pass --overwrite to replace it, or choose another --out`);
+  const tmp = join(dirname(out), `.${basename(out)}.tmp-${process.pid}`);
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(join(tmp, 'data'), { recursive: true });
+  const total = await countTrainRecords(run);
+  const counts = { documents: 0, calls: {} as Record<string, number> };
+  const runTools = specs.filter((s) => run.record.config.tools.includes(s.name));
+  let files: string[];
+  let features: Field[] | undefined;
+  let dataFiles: string;
+  try {
+    if (options.format === 'text') {
+      // Unchanged bytes; the documents are still read (and checked against the corpus) for the card's counts.
+      copyFileSync(join(runDir, 'train.jsonl'), join(tmp, 'data', 'train.jsonl'));
+      for await (const _ of counting(exportDocs(run, specs), counts));
+      files = ['data/train.jsonl'];
+      features = undefined;
+      dataFiles = 'data/train.jsonl';
+    } else if (options.format === 'chat') {
+      const tools = openAiTools(runTools);
+      const system = options.system === undefined ? CHAT_SYSTEM_PROMPT : options.system;
+      const stream = createWriteStream(join(tmp, 'data', 'train.jsonl'));
+      for await (const doc of counting(exportDocs(run, specs), counts)) {
+        if (!stream.write(JSON.stringify(chatRecord(doc, tools, system)) + '\n')) await new Promise<void>((r) => stream.once('drain', () => r()));
+      }
+      stream.end();
+      await finished(stream);
+      // The same definitions once, for trainers that take the tools as one JSON value (README: Loading).
+      writeFileSync(join(tmp, 'tools.json'), JSON.stringify(tools, null, 2) + '\n');
+      files = ['data/train.jsonl', 'tools.json'];
+      features = undefined;
+      dataFiles = 'data/train.jsonl';
+    } else {
+      const names = await writeParquetShards(counting(exportDocs(run, specs), counts), join(tmp, 'data'), total, options.shardDocs ?? 100_000, options.rowGroupDocs ?? 1_000);
+      files = names.map((n) => `data/${n}`);
+      features = PARQUET_FEATURES;
+      dataFiles = 'data/train-*.parquet';
+    }
+    const card = datasetCard({
+      prettyName: `Toolformer calls: ${run.record.inputs.join(', ')} (${options.format})`,
+      license: options.license ?? 'other',
+      dataFiles,
+      features,
+      examples: counts.documents,
+      sourceDataset: options.sourceDataset,
+      body: cardBody(run, options, counts, files),
+    });
+    writeFileSync(join(tmp, 'README.md'), card);
+    if (existsSync(out)) rmSync(out, { recursive: true });
+    mkdirSync(dirname(out), { recursive: true });
+    renameSync(tmp, out);
+  } catch (e) {
+    rmSync(tmp, { recursive: true, force: true });
+    throw e;
+  }
+  return { out, documents: counts.documents, calls: Object.values(counts.calls).reduce((a, b) => a + b, 0), files };
+}
+
+const FORMAT_TEXT: Record<ExportFormat, string> = {
+  parquet: 'Parquet shards, one row per document: `text` (the document with its kept calls inlined as `[Tool(input) -> result]`), `original_text`, `source`, `date`, and `calls`, a list of `{tool, arguments (JSON object, as a string), input, result, offset, inlined_offset, loss_no_call, loss_call_only, loss_with_result, usefulness}`. Offsets are Unicode code points (Python `str` indices) into `original_text` and `text`.',
+  chat: 'JSON Lines, one conversation per document (`id`, `messages`, `tools`): the text before each call is an assistant message carrying the call as an OpenAI-style `tool_calls` entry (`arguments` a JSON string that validates against the tool\'s JSON Schema in `tools`), the result is a `tool` message with its `tool_call_id`, then the rest of the text. No user turn: the document is the model\'s own text. The first message is a system message.',
+  text: 'JSON Lines exactly as the run wrote `train.jsonl`: `text` has the kept calls inlined as `[Tool(input) -> result]` (square brackets of the original text became parentheses); `calls` gives each call\'s offsets (UTF-16 code units) and losses.',
+};
+
+function cardBody(run: RunInfo, options: ExportOptions, counts: { documents: number; calls: Record<string, number> }, files: string[]): string {
+  const { record, stats } = run;
+  const config = record.config;
+  const rows = config.tools.map((tool) => {
+    const t = config.thresholds[tool];
+    const s = stats.tools[tool];
+    const margin = config.controlMargin === null ? 'off' : String(t.controlMargin ?? config.controlMargin);
+    return `| ${tool} | ${t.tauS} | ${t.tauF} | ${t.k} | ${t.m} | ${margin} | ${s?.scored ?? 0} | ${s?.kept ?? 0} | ${counts.calls[tool] ?? 0} |`;
+  });
+  const control = config.controlMargin === null
+    ? 'off (`--no-control`): a call was kept when its usefulness reached τ_f.'
+    : `on: a call that reached τ_f was kept only if its result lowered the loss by at least the margin (nats) more than a distractor result of the same tool did (default margin ${config.controlMargin}).`;
+  return [
+    `# Toolformer calls (${options.format})`,
+    '',
+    `Made by toolformer-ts \`toolformer annotate\` (Schick et al., 2023, "Toolformer: Language Models Can Teach Themselves to Use Tools"): API calls were proposed at positions in each document, executed, and kept only where the result lowered the language model's loss on the next tokens by at least τ_f nats (usefulness = min(L_a, L_b) − L_c). ${counts.documents} documents with at least one kept call, ${Object.values(counts.calls).reduce((a, b) => a + b, 0)} calls.`,
+    '',
+    '## Files',
+    '',
+    ...files.map((f) => `- \`${f}\``),
+    '',
+    FORMAT_TEXT[options.format],
+    '',
+    '## How it was made',
+    '',
+    `- Model: \`${record.model ?? 'unknown'}\`; seed ${config.seed}; LM proposals ${config.lmProposals ? 'on' : 'off'}.`,
+    `- Inputs: ${record.inputs.map((i) => `\`${i}\``).join(', ')} (SHA-256 \`${record.inputsDigest.slice(0, 16)}…\`)${record.maxDocs === null ? '' : `, first ${record.maxDocs} documents`}: ${stats.docsRead} documents read, ${stats.badRecords} bad records, ${stats.docsWithKeptCall} with a kept call.`,
+    `- Counterfactual control: ${control}`,
+    '- Per tool (τ_s: least probability of " [" at an LM-chosen position; τ_f: least usefulness, nats; k positions and m samples per document; scored and kept calls from the run; exported: one call per position, the most useful):',
+    '',
+    '| tool | τ_s | τ_f | k | m | control margin | scored | kept | exported |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...rows,
+    '',
+    '## Licence',
+    '',
+    `The texts keep the licence of their source corpus (card licence: \`${options.license ?? 'other'}\`); the annotations are machine-generated.`,
+  ].join('\n');
+}

@@ -1,0 +1,77 @@
+/**
+ * A finished annotate run as exportable documents: train.jsonl's records joined, in one streaming pass, with the
+ * original texts re-read from the run's inputs (config.json's `inputs`, checked against its `inputsDigest`).
+ * Both streams are in input order (a run writes its files in input order), so the join holds one document at a time.
+ */
+import { createReadStream, existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { AnnotateConfig } from '../../core/config.ts';
+import { type ExportDoc, type TrainRecord, exportDoc } from '../../core/export/dataset-record.ts';
+import type { RunStats } from '../../core/stats.ts';
+import type { ToolSpec } from '../../core/tools/spec.ts';
+import { digestInputs } from '../input-digest.ts';
+import { readCorpus } from '../read-corpus.ts';
+
+/** config.json as annotate writes it (the fields export reads). */
+export interface RunRecord {
+  model?: string;
+  inputs: string[];
+  inputsDigest: string;
+  maxDocs: number | null;
+  config: AnnotateConfig;
+  versions?: Record<string, string>;
+}
+
+export interface RunInfo {
+  dir: string;
+  record: RunRecord;
+  stats: RunStats;
+}
+
+/** The run in `dir`; throws a one-line error naming the fix when it is not a finished annotate run. */
+export function readRun(dir: string): RunInfo {
+  for (const name of ['config.json', 'train.jsonl', 'calls.jsonl']) {
+    if (!existsSync(join(dir, name))) throw new Error(`${dir} is not an annotate run (no ${name}): pass the --out directory of \`toolformer annotate\``);
+  }
+  if (!existsSync(join(dir, 'stats.json'))) {
+    throw new Error(`${dir}: the run has not finished (no stats.json): finish it with \`toolformer annotate … --out ${dir} --resume\` (or \`toolformer merge ${dir}\`) first`);
+  }
+  const record = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as RunRecord;
+  const stats = JSON.parse(readFileSync(join(dir, 'stats.json'), 'utf8')) as RunStats;
+  return { dir, record, stats };
+}
+
+/** Non-empty lines of a JSONL file as parsed values, streamed. */
+export async function* jsonLines<T>(path: string): AsyncGenerator<T> {
+  const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
+  for await (const line of lines) if (line.trim() !== '') yield JSON.parse(line) as T;
+}
+
+/** train.jsonl's documents: the number of records (for shard names), without holding them. */
+export async function countTrainRecords(run: RunInfo): Promise<number> {
+  let n = 0;
+  for await (const _ of jsonLines(join(run.dir, 'train.jsonl'))) n++;
+  return n;
+}
+
+/** Every train.jsonl record with its original text, in file order. */
+export async function* exportDocs(run: RunInfo, specs: readonly ToolSpec[]): AsyncGenerator<ExportDoc> {
+  const { inputs, inputsDigest, config } = run.record;
+  if (digestInputs(inputs) !== inputsDigest) {
+    throw new Error(`the run's inputs (${inputs.join(', ')}) are not the files it read (their SHA-256 differs, or they moved): run export from the directory the run was started in, with its input files unchanged`);
+  }
+  const bySpec = new Map(specs.map((s) => [s.name, s]));
+  const corpus = readCorpus(inputs, { columns: config.inputColumns })[Symbol.asyncIterator]();
+  for await (const record of jsonLines<TrainRecord>(join(run.dir, 'train.jsonl'))) {
+    let original: string | undefined;
+    for (let next = await corpus.next(); !next.done; next = await corpus.next()) {
+      if (next.value.kind === 'doc' && next.value.doc.id === record.id) {
+        original = next.value.doc.text;
+        break;
+      }
+    }
+    if (original === undefined) throw new Error(`document ${JSON.stringify(record.id)} of train.jsonl is not in the run's inputs (in order): was the run made from other files?`);
+    yield exportDoc(record, original, bySpec);
+  }
+}
