@@ -55,6 +55,8 @@ export interface AnnotateFlags {
   chunk?: number;
   /** MCP servers whose tools the run adds: commands (stdio) or http(s) URLs. */
   mcp?: string[];
+  /** After the run: `toolformer export` it in these formats (comma-separated parquet, chat, text) to <out>/export/<format>. */
+  export?: string;
   /** The record field / Parquet column holding the text. @default "text" */
   textColumn?: string;
   /** The record field / Parquet column holding the id. @default "id" */
@@ -139,6 +141,10 @@ export function countRecords(inputs: readonly string[]): number {
 export async function annotateCommand(inputs: string[], flags: AnnotateFlags): Promise<RunStats> {
   const started = performance.now();
   const config = configFromFlags(flags);
+  if (flags.export) {
+    exportFormats(flags.export);
+    if (flags.shard) throw new Error('--export with --shard: export after `toolformer merge` (toolformer export <out> --format …)');
+  }
   const chunkItems = flags.chunk ?? DEFAULT_CHUNK_ITEMS;
   if (chunkItems < 1) throw new Error(`--chunk must be ≥ 1 (got ${chunkItems}): pass --chunk ${DEFAULT_CHUNK_ITEMS}`);
   const shard = flags.shard === undefined ? null : parseShard(flags.shard);
@@ -254,7 +260,23 @@ async function annotateWith(
   }
   progress.stop();
   printSummary(stats, flags.out, (performance.now() - started) / 1000);
+  if (flags.export) {
+    const { exportRun } = await import('./export/export-command.ts');
+    for (const format of exportFormats(flags.export)) {
+      const done = await exportRun(flags.out, { format, overwrite: true });
+      console.log(`exported ${done.documents} documents, ${done.calls} calls as ${format} to ${done.out}`);
+    }
+  }
   return stats;
+}
+
+/** `--export parquet,chat`: checked before the run starts, so a typo does not cost a run. */
+export function exportFormats(list: string): ('parquet' | 'chat' | 'text')[] {
+  const formats = list.split(',').map((f) => f.trim()).filter(Boolean);
+  for (const f of formats) {
+    if (f !== 'parquet' && f !== 'chat' && f !== 'text') throw new Error(`--export takes parquet, chat and text (got ${JSON.stringify(f)}): pass e.g. --export parquet,chat`);
+  }
+  return formats as ('parquet' | 'chat' | 'text')[];
 }
 
 /** A progress bar on a terminal, a line every 10 s otherwise, nothing with --quiet. */

@@ -70,6 +70,7 @@ program
   .option('--resume', 'continue a killed run in --out from its checkpoint')
   .option('--overwrite', 'replace an earlier run in --out')
   .option('--quiet', 'no progress bar')
+  .option('--export <formats>', 'after the run, export it: comma-separated parquet, chat, text (to <out>/export/<format>; see `toolformer export`)')
   // Scale out (pipeline/node/scale/): the files are byte-identical whichever of these is used.
   .option('--workers <n>', 'worker processes on this machine (default: the number of cores)', integer('--workers'))
   .option('--shard <i/N>', 'process shard i of N (Slurm arrays, k8s indexed Jobs); then `toolformer merge --out`')
