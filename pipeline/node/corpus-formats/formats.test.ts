@@ -86,6 +86,19 @@ describe('Parquet', () => {
     expect((await items([path]))[0]).toMatchObject({ reason: expect.stringContaining('--text-column') });
   });
 
+  it('reads a timestamp date as its UTC day, and ignores a source column that is not a string', async () => {
+    const path = join(tmp, 'typed.parquet');
+    parquetWriteFile({
+      filename: path,
+      columnData: [
+        { name: 'text', data: ['A dated document.'], type: 'STRING' },
+        { name: 'date', data: [new Date('1999-12-31T23:30:00Z')], type: 'TIMESTAMP' },
+        { name: 'source', data: [42], type: 'INT32' },
+      ],
+    });
+    expect(docsOf(await items([path]))).toEqual([{ id: 'typed.parquet:1', text: 'A dated document.', source: path, date: '1999-12-31' }]);
+  });
+
   it('a file that is not Parquet is one corrupt error, and the next input is read', async () => {
     const path = join(tmp, 'fake.parquet');
     writeFileSync(path, 'PAR1 this is not a parquet file');

@@ -6,10 +6,11 @@
  * `<file name>:<row>` as a JSONL line does.
  *
  * Column values: the id may be a string or an integer (written in decimal); a `date` may be a string (an ISO
- * date-time such as FineWeb's "2013-05-18T07:24:47Z" counts as its day) or a timestamp column (its UTC day).
+ * date-time such as FineWeb's "2013-05-18T07:24:47Z" counts as its day) or a date/timestamp column (its UTC day);
+ * a `source` or `date` column of another type (a struct, a number) is not read.
  * A row group that cannot be decoded is one `corrupt` error for its rows; the next row group is read.
  */
-import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects, parquetSchema, type FileMetaData } from 'hyparquet';
+import { type FileMetaData, type SchemaElement, asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects, parquetSchema } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import type { CorpusErrorCode } from '../read-corpus.ts';
 
@@ -43,13 +44,21 @@ export async function* parquetRecords(path: string, columns: RecordColumns = {},
     yield { kind: 'error', code: 'corrupt', reason: `not a readable Parquet file: ${message(e)}` };
     return;
   }
-  const names = parquetSchema(metadata).children.map((c) => c.element.name);
+  const elements = new Map(parquetSchema(metadata).children.map((c) => [c.element.name, c.element]));
+  const names = [...elements.keys()];
   if (!names.includes(textColumn)) {
     const flag = columns.text === undefined ? ': pass --text-column' : '';
     yield { kind: 'error', code: 'missing-field', reason: `no column "${textColumn}" (columns: ${names.slice(0, 12).join(', ')})${flag}` };
     return;
   }
-  const wanted = [textColumn, ...[idColumn, 'source', 'date'].filter((n) => names.includes(n) && n !== textColumn)];
+  // `source` and `date` only when they can be what the reader takes (a string, a date or timestamp column): a
+  // struct or number column of that name in someone's dataset would otherwise make every row a wrong-type error.
+  const optional = [
+    elements.has(idColumn) ? idColumn : null,
+    isString(elements.get('source')) ? 'source' : null,
+    isString(elements.get('date')) || isDateType(elements.get('date')) ? 'date' : null,
+  ];
+  const wanted = [textColumn, ...optional.filter((n): n is string => n !== null && n !== textColumn)];
   let start = 0;
   for (const [g, group] of metadata.row_groups.entries()) {
     const rows = Number(group.num_rows);
@@ -76,6 +85,10 @@ export async function* parquetRecords(path: string, columns: RecordColumns = {},
     start += rows;
   }
 }
+
+const isString = (e: SchemaElement | undefined) => e?.type === 'BYTE_ARRAY' && !e.num_children;
+const isDateType = (e: SchemaElement | undefined) =>
+  e !== undefined && (['DATE', 'TIMESTAMP_MILLIS', 'TIMESTAMP_MICROS'].includes(e.converted_type ?? '') || ['DATE', 'TIMESTAMP'].includes(e.logical_type?.type ?? ''));
 
 /** A row as a corpus record, in the JSONL record's field names (the reader then checks types as for JSONL). */
 function recordOf(row: Record<string, unknown>, textColumn: string, idColumn: string): Record<string, unknown> {
