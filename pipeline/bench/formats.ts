@@ -6,27 +6,31 @@
  * The same two reads of JSONL copies are the reference: what the reader itself holds as documents go by (the set of
  * ids seen, for duplicate-id reports) grows with the document count whatever the format.
  *
- *   npx tsx pipeline/bench/formats.ts [--row-group 1000]
+ *   npx tsx pipeline/bench/formats.ts [--row-group 1000] [--rounds 3]
  *
- * Writes out/bench/formats.json and out/bench/formats.md. The files are made with hyparquet-writer a row group at a
+ * Writes pipeline/bench/results/formats.json and formats.md (committed; export/README.md shows the table). The files are made with hyparquet-writer a row group at a
  * time (never the whole 10× corpus in memory) in a temporary directory.
  */
 import { execFileSync } from 'node:child_process';
 import { createWriteStream, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { finished } from 'node:stream/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ParquetWriter, fileWriter } from 'hyparquet-writer';
 import { type CorpusRecord, readJsonlRecords } from '../node/corpus-formats/fixtures.ts';
 import { f } from './format.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const OUT = join(ROOT, 'out/bench');
+const OUT = join(ROOT, 'pipeline/bench/results');
 const arg = (name: string, fallback: string) => {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? process.argv[i + 1] : fallback;
 };
 const ROW_GROUP = Number(arg('row-group', '1000'));
+/** Reads of each file; each row is the median read's (peak RSS varies by a few MiB with GC timing). */
+const ROUNDS = Number(arg('rounds', '3'));
+/** The shared machine's 1-minute load average when the bench started (other engineers' work shares the cores). */
+const LOAD_AT_START = loadavg()[0];
 const log = (...xs: unknown[]) => console.error(`[bench:formats ${new Date().toISOString().slice(11, 19)}]`, ...xs);
 
 /** Child mode: read one file through readCorpus, print {docs, errors, maxRssKiB}. */
@@ -79,9 +83,13 @@ try {
   await writeCopies(files.ten, records, 10);
   await writeJsonlCopies(files.oneJsonl, records, 1);
   await writeJsonlCopies(files.tenJsonl, records, 10);
-  const read = (path: string) => {
+  const readOnce = (path: string) => {
     const out = execFileSync(process.execPath, [...process.execArgv, import.meta.filename, '--read', path], { encoding: 'utf8', maxBuffer: 1 << 20 });
     return JSON.parse(out.trim().split('\n').at(-1)!) as { docs: number; errors: number; textBytes: number; maxRssKiB: number };
+  };
+  const read = (path: string) => {
+    const reads = Array.from({ length: ROUNDS }, () => readOnce(path)).sort((a, b) => a.maxRssKiB - b.maxRssKiB);
+    return { ...reads[Math.floor(ROUNDS / 2)], rssKiBEachRead: reads.map((r) => r.maxRssKiB) };
   };
   log('reading 1×');
   const one = { ...read(files.one), fileBytes: statSync(files.one).size };
@@ -99,7 +107,9 @@ try {
   const mib = (kib: number) => f(kib / 1024, 1);
   const row = (name: string, r: typeof one) => `| ${name} | ${f(r.docs)} | ${f(r.fileBytes / 2 ** 20, 1)} | ${f(r.textBytes / 1e6, 1)} | ${mib(r.maxRssKiB)} |`;
   const md = [
-    `Parquet reader memory (${result.date}; ${ROW_GROUP} rows per row group; \`npm run bench:formats\`):`,
+    '# Parquet reader memory',
+    '',
+    `${result.date}, ${ROW_GROUP} rows per row group, \`npm run bench:formats\` (one child process per read; the machine's load average at the start: ${LOAD_AT_START.toFixed(1)}):`,
     '',
     '| file | documents | file MiB | text, M chars | peak RSS MiB |',
     '| --- | ---: | ---: | ---: | ---: |',
@@ -108,7 +118,7 @@ try {
     row('JSONL 1× (reference)', oneJsonl),
     row('JSONL 10× (reference)', tenJsonl),
     '',
-    `Peak RSS 10× / 1×: Parquet **${f(ratio, 2)}**, JSONL ${f(jsonlRatio, 2)} : Parquet grows less than JSONL, whose reader holds one line at a time; what grows with the documents in both is the reader's own state (the set of ids seen, for duplicate-id reports) and the heap's slack, not the file.`,
+    `Peak RSS 10× / 1×, median of ${ROUNDS} reads each: Parquet **${f(ratio, 2)}**, JSONL ${f(jsonlRatio, 2)} (the reference: its reader holds one line at a time). Parquet grows by ${mib(ten.maxRssKiB - one.maxRssKiB)} MiB, JSONL by ${mib(tenJsonl.maxRssKiB - oneJsonl.maxRssKiB)} MiB, for ${f(ten.textBytes / 1e6, 0)} M characters of text: not the file. Part of what grows in both is the reader's set of ids seen (for duplicate-id reports; estimated at ~10 MiB for 115,060 ids, not measured); the rest, heap slack, is not pinned down here.`,
     '',
   ].join('\n');
   writeFileSync(join(OUT, 'formats.md'), md);
