@@ -11,6 +11,7 @@ import { runAnnotate } from '../annotate-run.ts';
 import { readJsonlRecords, writeCorpusParquet } from '../corpus-formats/fixtures.ts';
 import { loadModel } from '../load-model.ts';
 import { createNodeParts } from '../parts.ts';
+import { exportFormats } from '../annotate-command.ts';
 import { exportRun } from './export-command.ts';
 
 /**
@@ -191,6 +192,13 @@ describe('dataset formats out, read back by DuckDB', () => {
       expect(JSON.parse(row.calls).map((c: any) => [c.tool, c.input, c.at, c.losses.withResult])).toEqual(expected.get(row.id)!.map((c) => [c.tool, c.input, c.at, c.losses.withResult]));
     }
     expect(parseYaml(readFileSync(join(out, 'README.md'), 'utf8').split('---\n')[1]).configs[0].data_files[0].path).toBe('data/train.jsonl');
+  });
+
+  it('a directory that is not a finished run, an --out that exists, a bad --export list: one-line errors naming the fix', async () => {
+    await expect(exportRun(tmp, { format: 'parquet' })).rejects.toThrow(/is not an annotate run \(no config.json\): pass the --out directory/);
+    await expect(exportRun(join(tmp, 'jsonl'), { format: 'parquet', out: join(tmp, 'export-parquet') })).rejects.toThrow(/already exists: pass --overwrite/);
+    expect(() => exportFormats('parquet,json')).toThrow(/--export takes parquet, chat and text \(got "json"\)/);
+    expect(exportFormats('parquet, chat')).toEqual(['parquet', 'chat']);
   });
 
   it('refuses to export when the corpus changed since the run, and leaves nothing behind', async () => {
