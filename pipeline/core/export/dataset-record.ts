@@ -3,8 +3,8 @@
  * call's arguments object (the tool's JSON Schema shape) beside its call-syntax input. What every export format
  * (Parquet, chat, text) is written from. Pure: no node:*, so the web app can export too.
  */
-import { escapeBrackets } from '../inline.ts';
-import type { Losses } from '../losses.ts';
+import { escapeBrackets } from '../stages/inline.ts';
+import type { Losses } from '../scoring/losses.ts';
 import { argumentsOf, type ToolSpec } from '../tools/spec.ts';
 
 /** A train.jsonl record as annotate-run.ts writes it (`trainRecord`). */

@@ -12,7 +12,6 @@
  */
 import { type FileMetaData, type SchemaElement, asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects, parquetSchema } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
-import type { CorpusErrorCode } from '../read-corpus.ts';
 
 export const PARQUET_SUFFIX = '.parquet';
 export const isParquet = (path: string) => path.toLowerCase().endsWith(PARQUET_SUFFIX);
@@ -29,7 +28,8 @@ export const DEFAULT_COLUMNS = { text: 'text', id: 'id' } as const;
 export type RawRecordItem =
   /** `value` is a record object for the reader's checks: {id?, text, source?, date?}. */
   | { kind: 'record'; row: number; value: Record<string, unknown> }
-  | { kind: 'error'; code: CorpusErrorCode; row?: number; reason: string };
+  /** Codes of read-corpus.ts's CorpusErrorCode (named here, not imported: the reader imports this module). */
+  | { kind: 'error'; code: 'corrupt' | 'missing-field' | 'too-long'; row?: number; reason: string };
 
 /** Every row of a Parquet file as a raw record, in file order; a bad file or row group is an error item. */
 export async function* parquetRecords(path: string, columns: RecordColumns = {}, maxBytes = Infinity): AsyncGenerator<RawRecordItem> {

@@ -6,7 +6,7 @@ import { Ajv } from 'ajv';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { defaultConfig } from '../../core/config.ts';
-import type { PipelineParts } from '../../core/stages.ts';
+import type { PipelineParts } from '../../core/stages/stages.ts';
 import { runAnnotate } from '../annotate-run.ts';
 import { readJsonlRecords, writeCorpusParquet } from '../corpus-formats/fixtures.ts';
 import { loadModel } from '../load-model.ts';
