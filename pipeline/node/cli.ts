@@ -16,6 +16,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { judge } from '../core/scoring/judge.ts';
 import { paperNames } from '../core/scoring/losses.ts';
 import { DEFAULT_INPUTS, DEFAULT_MODEL } from './package-paths.ts';
+import { planArgv } from './long-argv.ts';
 
 const number = (name: string) => (value: string) => {
   const x = Number(value);
@@ -266,8 +267,18 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   process.exit(0);
 });
 
-program.parseAsync().catch((err: unknown) => {
-  // Fatal configuration errors: one line naming the fix, non-zero exit.
+// Fatal configuration errors: one line naming the fix, non-zero exit.
+const fatal = (err: unknown) => {
   console.error(`toolformer: ${err instanceof Error ? err.message : String(err)}`);
   process.exit(1);
-});
+};
+try {
+  // A command line over ~16 KB runs in a child with its arguments in a file: onnxruntime-node crashes on a long one.
+  const plan = planArgv();
+  if (plan.kind === 'run') {
+    process.argv = [process.argv[0], process.argv[1], ...plan.args];
+    program.parseAsync().catch(fatal);
+  }
+} catch (err) {
+  fatal(err);
+}

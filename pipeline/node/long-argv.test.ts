@@ -1,0 +1,70 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ARGV_FILE_FLAG, HANDOFF_BYTES, cmdlineBytes, planArgv } from './long-argv.ts';
+import { TINY_MODEL, runCli } from './testing/cli-child.ts';
+
+/**
+ * onnxruntime-node 1.30 segfaults when a session is created in a process whose command line is ~30 KB (exit 139,
+ * nothing written). The CLI moves a long command line into a file and re-runs itself (long-argv.ts); these runs
+ * pass a >30 KB command line to the two kinds of entry point that create a session: `annotate` with 1,300 input
+ * paths and `score` with a long text.
+ */
+const tmp = mkdtempSync(join(tmpdir(), 'long-argv-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+const tmpArgvFolders = () => readdirSync(tmpdir()).filter((n) => n.startsWith('toolformer-argv-')).sort();
+
+describe('planArgv', () => {
+  it('runs a short command line in this process', () => {
+    expect(planArgv(['node', 'cli.ts', 'score', 'abc'])).toEqual({ kind: 'run', args: ['score', 'abc'] });
+  });
+
+  it('reads the arguments a parent handed off, and deletes their file', () => {
+    const file = join(tmp, 'argv.json');
+    const args = ['annotate', 'a b.jsonl', 'ü\n"x"', '--out', 'o'];
+    writeFileSync(file, JSON.stringify(args));
+    expect(planArgv(['node', 'cli.ts', ARGV_FILE_FLAG, file])).toEqual({ kind: 'run', args });
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it('refuses a handed-off file that is not an array of strings, in one line', () => {
+    const file = join(tmp, 'bad.json');
+    writeFileSync(file, '{"0": "annotate"}');
+    expect(() => planArgv(['node', 'cli.ts', ARGV_FILE_FLAG, file])).toThrow(/--argv-file .*: not a JSON array of strings/);
+  });
+});
+
+describe('a command line over 30 KB', () => {
+  it('annotate with 1,300 input paths reads every file and exits 0', async () => {
+    const dir = join(tmp, 'shards');
+    mkdirSync(dir);
+    const paths: string[] = [];
+    for (let i = 0; i < 1300; i++) {
+      const path = join(dir, `shard-${String(i).padStart(5, '0')}-of-01300.jsonl`);
+      writeFileSync(path, `${JSON.stringify({ id: `d${i}`, text: `Document ${i} says 2 + 3 = 5.` })}\n`);
+      paths.push(path);
+    }
+    const args = ['annotate', ...paths, '--model', TINY_MODEL, '--out', join(tmp, 'out'), '--max-docs', '2', '--tools', 'Calculator', '--no-lm-proposals', '--quiet', '--workers', '1'];
+    expect(cmdlineBytes(args)).toBeGreaterThan(2 * HANDOFF_BYTES);
+    expect(cmdlineBytes(args)).toBeGreaterThan(30_000);
+    const before = tmpArgvFolders();
+    const run = await runCli(args, tmp);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('2 documents read');
+    expect(JSON.parse(readFileSync(join(tmp, 'out/stats.json'), 'utf8'))).toMatchObject({ docsRead: 2 });
+    // The handed-off arguments are gone with the run.
+    expect(tmpArgvFolders()).toEqual(before);
+  }, 120_000);
+
+  it('score with a 30 KB text prints the three losses and exits 0', async () => {
+    const text = `The budget is 400 of 1400 dollars. ${'More words follow here. '.repeat(1300)}`;
+    expect(Buffer.byteLength(text)).toBeGreaterThan(30_000);
+    const run = await runCli(['score', text, '--call', 'Calculator(400/1400)', '--at', '14', '--model', TINY_MODEL], tmp);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/L_a noCall +=/);
+    expect(run.stdout).toMatch(/L_c withResult +=/);
+  }, 120_000);
+});
