@@ -33,13 +33,15 @@ export function wordF1(a: string, b: string): number {
   const x = words(a);
   const y = words(b);
   if (x.length === 0 || y.length === 0) return 0;
-  const pool = [...y];
+  // Each word of y matches at most one of x: a multiset intersection, counted in one pass over each.
+  const pool = new Map<string, number>();
+  for (const w of y) pool.set(w, (pool.get(w) ?? 0) + 1);
   let common = 0;
   for (const w of x) {
-    const i = pool.indexOf(w);
-    if (i >= 0) {
+    const left = pool.get(w) ?? 0;
+    if (left > 0) {
       common++;
-      pool.splice(i, 1);
+      pool.set(w, left - 1);
     }
   }
   return common === 0 ? 0 : (2 * common) / (x.length + y.length);

@@ -78,6 +78,18 @@ export function styleFor(operands: readonly number[], prefix: string, maxDecimal
 export function writeNumber(value: number, style: NumberStyle): string {
   const fixed = Math.abs(value).toFixed(style.decimals);
   const [int, frac] = fixed.split('.');
-  const body = (style.grouped ? int.replace(/\B(?=(\d{3})+(?!\d))/g, ',') : int) + (frac ? `.${frac}` : '');
+  const body = (style.grouped ? groupThousands(int) : int) + (frac ? `.${frac}` : '');
   return `${value < 0 && Number(fixed) !== 0 ? '-' : ''}${style.currency}${body}${style.unit}`;
+}
+
+/**
+ * "1234567" → "1,234,567". A loop, not `/\B(?=(\d{3})+(?!\d))/g`, whose look-ahead rescans the rest of the digits
+ * from every position (quadratic; text-work.test.ts checks every pattern of core/text/ for that).
+ */
+function groupThousands(int: string): string {
+  if (!/^\d+$/.test(int)) return int; // toFixed's exponent form ("1e+21") has no groups
+  const head = int.length % 3 || 3;
+  let out = int.slice(0, head);
+  for (let i = head; i < int.length; i += 3) out += `,${int.slice(i, i + 3)}`;
+  return out;
 }

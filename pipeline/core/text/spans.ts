@@ -49,7 +49,30 @@ export function findNumbers(text: string): NumberSpan[] {
  */
 export function findQuantities(text: string): NumberSpan[] {
   const dates = findDates(text);
-  return findNumbers(text).filter((n) => !n.year && !dates.some((d) => n.start < d.end && d.start < n.end));
+  return dropOverlapping(findNumbers(text), dates).filter((n) => !n.year);
+}
+
+/**
+ * The spans of `spans` that overlap none of `taken`; both sorted by start and each free of overlaps within itself.
+ * One merge walk, O(|spans| + |taken|) (a check of every pair was quadratic: 200k years in a 1 MiB document).
+ */
+function dropOverlapping<T extends { start: number; end: number }>(spans: readonly T[], taken: readonly { start: number; end: number }[]): T[] {
+  const out: T[] = [];
+  let t = 0;
+  for (const span of spans) {
+    while (t < taken.length && taken[t].end <= span.start) t++;
+    if (!(t < taken.length && taken[t].start < span.end)) out.push(span);
+  }
+  return out;
+}
+
+/** Two sorted span lists as one, sorted by start. */
+function mergeSorted(a: readonly Span[], b: readonly Span[]): Span[] {
+  const out: Span[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) out.push(j >= b.length || (i < a.length && a[i].start <= b[j].start) ? a[i++] : b[j++]);
+  return out;
 }
 
 const MONTHS = 'January|February|March|April|May|June|July|August|September|October|November|December';
@@ -71,14 +94,14 @@ const DATE_FORMS: RegExp[] = [
 
 /** Dates, months with years, weekday names, "today"-like words and years (1500–2099), without overlaps. */
 export function findDates(text: string): Span[] {
-  const taken: Span[] = [];
+  // Each form's matches are sorted and disjoint (matchAll), so a form's new spans are its matches that overlap no
+  // span of an earlier form: one merge walk per form.
+  let taken: Span[] = [];
   for (const form of DATE_FORMS) {
-    for (const m of text.matchAll(form)) {
-      const span = { start: m.index, end: m.index + m[0].length, text: m[0] };
-      if (!taken.some((t) => span.start < t.end && t.start < span.end)) taken.push(span);
-    }
+    const matches = [...text.matchAll(form)].map((m) => ({ start: m.index, end: m.index + m[0].length, text: m[0] }));
+    taken = mergeSorted(taken, dropOverlapping(matches, taken));
   }
-  return taken.sort((a, b) => a.start - b.start);
+  return taken;
 }
 
 /** Capitalised function words and sentence openers: stripped from both ends of a name. */
@@ -115,11 +138,10 @@ const NAME_JOINERS = new Set(['of', 'de', 'del', 'da', 'la', 'the', 'von', 'van'
  * sentence ("Afterwards, …") unless the same word also appears capitalised mid-sentence in the text.
  */
 export function findEntities(text: string): Span[] {
-  // Words not glued to digits ("FY2014/15" holds no name).
-  const words = [...text.matchAll(/(?<![\p{N}])[A-Za-z\u00C0-\u024F][A-Za-z\u00C0-\u024F'’.-]*(?![\p{N}\p{L}])/gu)].map((m) => {
+  const words = nameWords(text).map((m) => {
     // "Spain's" → "Spain", "U.S." → "U.S", "Jr." → "Jr": possessives and trailing dots are not part of the name.
-    const word = m[0].replace(/['’]s$/, '').replace(/[.'’-]+$/, '');
-    return { start: m.index, end: m.index + word.length, text: word };
+    const word = trimTrailing(m.text.replace(/['’]s$/, ''));
+    return { start: m.start, end: m.start + word.length, text: word };
   });
   const isCap = (w: string) => /^[A-Z\u00C0-\u00DE]/.test(w) && !/['’](m|ll|ve|re|d|t)$/i.test(w);
   // At a sentence start, capitalisation says nothing ("Afterwards, …"), unless the word heads a title ("Italy: …").
@@ -174,6 +196,47 @@ export function findEntities(text: string): Span[] {
   return out;
 }
 
+/** Characters a name word is made of, and those it may start with. */
+const WORD_CHARS = /[A-Za-z\u00C0-\u024F'’.-]+/g;
+const WORD_START = /[A-Za-z\u00C0-\u024F]/;
+const LETTER_OR_DIGIT = /^[\p{N}\p{L}]/u;
+const ENDS_WITH_DIGIT = /\p{N}$/u;
+
+/**
+ * Words not glued to digits ("FY2014/15" holds no name): what the pattern
+ * `(?<!\p{N})[A-Za-z\u00C0-\u024F][A-Za-z\u00C0-\u024F'’.-]*(?![\p{N}\p{L}])` (flags gu) matches, found in linear
+ * time. That pattern backtracks over a whole run of letters from every start inside it when the run ends at a digit
+ * (n²/2 steps: 100k letters took 25 s). Here each maximal run of word characters is scanned once: the match starts at
+ * the run's first letter that follows no digit and ends at the last end inside the run that no letter or digit
+ * follows — the same spans (spans.test.ts checks them against the pattern on random strings). A run holds at most
+ * one match: after it, every later end would have been a longer match.
+ */
+export function nameWords(text: string): Span[] {
+  const out: Span[] = [];
+  for (const run of text.matchAll(WORD_CHARS)) {
+    const runEnd = run.index + run[0].length;
+    let start = run.index;
+    // Only the run's first character can follow a digit; later ones follow a word character.
+    while (start < runEnd && !(WORD_START.test(text[start]) && !(start === run.index && ENDS_WITH_DIGIT.test(text.slice(Math.max(0, start - 2), start))))) start++;
+    if (start === runEnd) continue;
+    let end = runEnd;
+    while (end > start && LETTER_OR_DIGIT.test(text.slice(end, end + 2))) end--;
+    if (end > start) out.push({ start, end, text: text.slice(start, end) });
+  }
+  return out;
+}
+
+/**
+ * Without trailing dots, apostrophes and hyphens ("Jr." → "Jr"). A loop: `/[.'’-]+$/` rescans a run of them from
+ * every start inside it (60k apostrophes before a letter: 12 s).
+ */
+function trimTrailing(w: string): string {
+  let end = w.length;
+  while (end > 0 && TRAILING.has(w[end - 1])) end--;
+  return w.slice(0, end);
+}
+const TRAILING = new Set(['.', "'", '’', '-']);
+
 /** "MADRID" → "Madrid" for the stop-word lookup only. */
 function cap(w: string): string {
   return w.length > 1 && w === w.toUpperCase() ? w[0] + w.slice(1).toLowerCase() : w;
@@ -226,18 +289,36 @@ function foreignScore(words: string[]): number {
  */
 export function findForeignSpans(text: string): Span[] {
   const out: Span[] = [];
-  for (const m of text.matchAll(/"([^"\n]{2,120})"|“([^”\n]{2,120})”|«\s?([^»\n]{2,120}?)\s?»/g)) {
-    const inner = m[1] ?? m[2] ?? m[3];
-    const start = m.index + m[0].indexOf(inner);
+  const quotes = new RegExp(QUOTED.source, 'g');
+  let close = -1; // the first » at or after the current «, found once for a run of «s
+  for (let m = quotes.exec(text); m !== null; m = quotes.exec(text)) {
+    let inner = m[1] ?? m[2] ?? null;
+    let start = m.index + 1;
+    let end = m.index + m[0].length;
+    if (inner === null) {
+      // «: its content runs to the first » (at most 122 characters); no match here → on from the next character.
+      if (close <= m.index) close = text.indexOf('»', m.index + 1);
+      if (close === -1) close = Number.POSITIVE_INFINITY; // no » in the rest of the text
+      if (close - m.index - 1 > 122) continue;
+      const content = text.slice(m.index + 1, close);
+      inner = guillemetInner(content);
+      if (inner === null) continue;
+      start = m.index + 1 + content.indexOf(inner);
+      end = close + 1;
+      quotes.lastIndex = end;
+    }
     const words = inner.match(/\p{L}[\p{L}'’-]*/gu) ?? [];
     if (words.length === 0 || words.length > 12) continue;
     if (words.some((w) => ENGLISH_WORDS.has(w.toLowerCase()))) continue;
-    const glossed = /^\s*\([A-Z][^)]{2,80}\)/.test(text.slice(m.index + m[0].length));
+    GLOSS.lastIndex = end;
+    const glossed = GLOSS.test(text);
     if (foreignScore(words) >= 1 || (glossed && words.length >= 2)) {
       out.push({ start, end: start + inner.length, text: inner });
     }
   }
   // Runs of words separated only by spaces (no punctuation), cut at English function words.
+  const quoted = [...out];
+  let q = 0;
   for (const clause of text.matchAll(/[^\n,;:()"“”«».!?[\]]+/g)) {
     const words = [...clause[0].matchAll(/\p{L}[\p{L}'’-]*/gu)];
     let run: RegExpMatchArray[] = [];
@@ -253,7 +334,9 @@ export function findForeignSpans(text: string): Span[] {
           const start = clause.index + core[0].index!;
           const last = core[core.length - 1];
           const end = clause.index + last.index! + last[0].length;
-          if (!out.some((s) => start < s.end && s.start < end)) out.push({ start, end, text: text.slice(start, end) });
+          // Quoted spans are sorted and disjoint; clause spans come in text order after each other.
+          while (q < quoted.length && quoted[q].end <= start) q++;
+          if (!(q < quoted.length && quoted[q].start < end)) out.push({ start, end, text: text.slice(start, end) });
         }
       }
       run = [];
@@ -265,6 +348,30 @@ export function findForeignSpans(text: string): Span[] {
     flush();
   }
   return out.sort((a, b) => a.start - b.start);
+}
+
+/** Quoted text: "…" and “…” of 2–120 characters; at «, findForeignSpans reads to the next » (`guillemetInner`). */
+const QUOTED = /"([^"\n]{2,120})"|“([^”\n]{2,120})”|«/;
+/** An English gloss in parentheses right after a quote (sticky: tried at one offset). */
+const GLOSS = /\s*\([A-Z][^)]{2,80}\)/y;
+const SPACE = /\s/;
+
+/**
+ * The quoted part of «content»: what `«\s?([^»\n]{2,120}?)\s?»` captures — one space off each end when that leaves
+ * 2–120 characters (a space off the start first) — or null where that pattern has no match. The pattern itself
+ * backtracks polynomially (two optional spaces around a lazy group); `content` is at most 122 characters.
+ */
+function guillemetInner(content: string): string | null {
+  const leads = SPACE.test(content[0] ?? '') ? [1, 0] : [0];
+  for (const lead of leads) {
+    // The lazy group ends at the first place where "\s?»" can follow: before a final space, else at the end.
+    const ends = SPACE.test(content[content.length - 1] ?? '') ? [content.length - 1, content.length] : [content.length];
+    for (const end of ends) {
+      const k = end - lead;
+      if (k >= 2 && k <= 120 && !content.slice(lead, end).includes('\n')) return content.slice(lead, end);
+    }
+  }
+  return null;
 }
 
 function isEdgeNoise(w: string): boolean {
