@@ -43,6 +43,11 @@ export interface Hallucination {
 export interface RunStats {
   docsRead: number;
   badRecords: number;
+  /**
+   * Input paths the reader skipped (hidden, other kinds, FIFOs and devices, symlink loops, files reached twice), by
+   * reason: how many and the first few paths. Present only when something was skipped.
+   */
+  skippedInputs?: Record<string, { count: number; first: string[] }>;
   docsWithKeptCall: number;
   tokensScored?: number;
   /** Over all tools. */

@@ -10,6 +10,8 @@ import { isCorpusFormat } from './corpus-formats/index.ts';
 import { digestInputs } from './input-digest.ts';
 import { loadModel } from './load-model.ts';
 import type { McpTools } from './mcp/run-tools.ts';
+import { skipLine, summarizeSkips } from './corpus-files.ts';
+import { listInputs } from './read-corpus.ts';
 import { packageVersions } from './package-versions.ts';
 import { RunFiles } from './run-files.ts';
 import { runSummary } from './run-summary.ts';
@@ -113,7 +115,9 @@ export function countRecords(inputs: readonly string[]): number {
   const chunk = Buffer.alloc(1 << 20);
   for (const input of inputs) {
     try {
-      if (statSync(input).isDirectory()) return Infinity;
+      const st = statSync(input);
+      if (st.isDirectory()) return Infinity;
+      if (!st.isFile()) continue; // a FIFO or device: the reader reports it, and reading it here could block
       if (input.endsWith('.txt')) {
         n++;
         continue;
@@ -157,6 +161,10 @@ export async function annotateCommand(inputs: string[], flags: AnnotateFlags): P
   }
   // Before the model loads, so that a wrong --out fails at once: runs are never mixed.
   if (flags.overwrite && flags.resume) throw new Error('--overwrite and --resume exclude each other: pass one');
+  RunFiles.assertUsableOutDir(flags.out);
+  // Every input path the reader will skip, named once (stats.json counts them too).
+  const skipped = skipLine(summarizeSkips(listInputs(inputs)));
+  if (skipped) console.error(skipped);
   if (flags.overwrite) {
     RunFiles.removeRun(flags.out);
     // A sharded or queued run's chunks too.

@@ -8,7 +8,7 @@ import type { Losses } from '../core/scoring/losses.ts';
 import { type DocWork, type PipelineParts, annotate, callText } from '../core/stages/stages.ts';
 import { type RunStats, addDoc, emptyStats } from '../core/stats.ts';
 import { digestInputs } from './input-digest.ts';
-import { type CorpusError, readCorpus } from './read-corpus.ts';
+import { type CorpusError, readCorpus, withSkippedInputs } from './read-corpus.ts';
 import { RunFiles } from './run-files.ts';
 
 /**
@@ -76,7 +76,11 @@ export const errorRecord = (item: CorpusError) => ({ file: item.file, line: item
  * concurrency do not change the output and --max-docs may grow; everything else is compared with config.json.
  */
 function assertSameRun(outDir: string, record: { model?: unknown; inputs: string[]; inputsDigest: string; config: AnnotateConfig }): void {
-  if (!RunFiles.readCheckpoint(outDir) || !existsSync(join(outDir, 'config.json'))) return;
+  if (!RunFiles.readCheckpoint(outDir)) return;
+  // Without config.json nothing says which inputs and settings the checkpoint's counts belong to.
+  if (!existsSync(join(outDir, 'config.json'))) {
+    throw new Error(`cannot resume ${outDir}: its config.json is missing, so the run's inputs and settings cannot be checked: start again with --overwrite or another --out`);
+  }
   let before: typeof record;
   try {
     before = JSON.parse(readFileSync(join(outDir, 'config.json'), 'utf8'));
@@ -155,6 +159,6 @@ export async function runAnnotate(parts: PipelineParts, options: RunOptions): Pr
   } finally {
     files.close();
   }
-  RunFiles.writeJson(outDir, 'stats.json', stats);
+  RunFiles.writeJson(outDir, 'stats.json', withSkippedInputs(stats, options.inputs));
   return stats;
 }

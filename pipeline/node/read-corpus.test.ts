@@ -111,7 +111,9 @@ describe('readCorpus on bad input', () => {
       'doc g@12',
       'empty-text@c-empty.txt:1',
       'invalid-utf8@d-latin1.txt',
-      'binary@e-binary.jsonl',
+      // Starts like JSONL ("{"): judged per record, the NUL record and the bad UTF-8 one each reported.
+      'binary@e-binary.jsonl:1',
+      'invalid-utf8@e-binary.jsonl:2',
       'binary@f-binary.txt',
       'unreadable@h-dangling.jsonl',
       'doc sub-1@1',

@@ -4,34 +4,38 @@
  *
  *   .jsonl  one record per line, `{id?, text, source?, date?}`; streamed line by line (a line is never held in memory
  *           beyond `maxDocBytes`, so a 10 MB single-line record is reported, not loaded). A missing `id` becomes
- *           `<file>:<line>`; blank lines are skipped silently (they are not records).
+ *           `<path under the inputs' root>:<line>` ("a/part.jsonl:3"); blank lines are not records; a file with no
+ *           record is an `empty-text` error; a record holding a NUL byte is a `binary` error (the others still read).
  *   .txt    one document per file (decision: a text file is a document; split it yourself for finer units),
  *           `id` = the file path, `source` = the file path, no date.
  *   .jsonl.gz, .jsonl.zst, .parquet   record formats of their own (corpus-formats/): the same record checks and ids;
  *           a truncated or corrupt stream, or a Parquet row group that cannot be decoded, is a `corrupt` error item
  *           and the stream goes on with what could be read.
- *   dirs    walked recursively in sorted (code-unit) order; hidden entries and other extensions are skipped silently.
- *           A path named on the command line that is missing, hidden or of another extension is an error item.
+ *   dirs    walked by corpus-files.ts (the fingerprint uses the same list): sorted, links followed with loop
+ *           detection, each file once, only regular files; hidden entries and other kinds are skipped and reported
+ *           to `onSkip`. A path named on the command line that is missing, of another extension or not a regular
+ *           file is an error item.
  */
 import { createReadStream } from 'node:fs';
-import { lstat, readFile, readdir, stat } from 'node:fs/promises';
-import { basename, extname, join } from 'node:path';
+import { readFile, stat } from 'node:fs/promises';
 import type { Doc } from '../core/document.ts';
-import { CorruptStreamError, compressionOf, decompressedChunks } from './corpus-formats/compressed.ts';
-import { isCorpusFormat, remapColumns } from './corpus-formats/index.ts';
-import { type RecordColumns, isParquet, parquetRecords } from './corpus-formats/parquet.ts';
+import { type Listed, type SkippedFiles, listCorpusFiles, summarizeSkips } from './corpus-files.ts';
+import { CorruptStreamError, decompressedChunks } from './corpus-formats/compressed.ts';
+import { remapColumns } from './corpus-formats/index.ts';
+import { type RecordColumns, parquetRecords } from './corpus-formats/parquet.ts';
 
 export type CorpusErrorCode =
   | 'missing-path' // a path given as input does not exist
   | 'unreadable' // open/read/stat failed (permissions, dangling link, I/O error)
-  | 'unsupported-extension' // an input file that is neither .jsonl nor .txt
-  | 'binary' // NUL bytes in the first 8 KiB
+  | 'unsupported-extension' // an input file of no corpus kind
+  | 'not-a-file' // an input path that is a FIFO, socket or device (reading it could block or never end)
+  | 'binary' // .txt: NUL bytes in the first 8 KiB; .jsonl: a record holding a NUL byte, or NULs in a file that does not start like JSONL
   | 'invalid-utf8'
   | 'malformed-json'
   | 'not-an-object' // a JSON value that is not an object (array, number, null…)
   | 'missing-field' // no `text`
   | 'wrong-type' // `id`, `text`, `source` or `date` of the wrong type, or a date that is not YYYY-MM-DD / YYYY
-  | 'empty-text' // text empty or whitespace only
+  | 'empty-text' // text empty or whitespace only; a .jsonl file with no record
   | 'duplicate-id' // an id already seen earlier in this stream (the first one wins)
   | 'too-long' // a record over `maxDocBytes`
   | 'corrupt'; // a compressed stream that breaks off, a Parquet file or row group that cannot be decoded
@@ -55,6 +59,8 @@ export interface CorpusError {
 }
 
 export interface ReadCorpusOptions {
+  /** Told of each path the walker skipped, in order. */
+  onSkip?: (skipped: Extract<Listed, { kind: 'skipped' }>) => void;
   /**
    * Largest record accepted, in bytes of UTF-8 (a JSONL line or a whole .txt file). Longer ones are reported as
    * `too-long` without being held in memory.
@@ -70,74 +76,49 @@ export const DEFAULT_MAX_DOC_BYTES = 1 << 20;
 const SNIFF_BYTES = 8192;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
-/** Stream every document (and every problem) from the given files and directories, in a stable order. */
+/**
+ * How each kind of corpus file is read, by name suffix (matched case-insensitively, the longest first): a new kind is
+ * one entry here. The walker (corpus-files.ts) lists only files of these kinds, for the reader and the fingerprint.
+ */
+const READERS: Record<string, FileReader> = {
+  '.jsonl': (file, o) => readJsonl(file.path, file.idBase, o.maxBytes, o.seen, o.columns),
+  '.jsonl.gz': (file, o) => readJsonl(file.path, file.idBase, o.maxBytes, o.seen, o.columns, decompressedChunks(file.path, 'gzip')),
+  '.jsonl.zst': (file, o) => readJsonl(file.path, file.idBase, o.maxBytes, o.seen, o.columns, decompressedChunks(file.path, 'zstd')),
+  '.parquet': (file, o) => readParquet(file.path, file.idBase, o.maxBytes, o.seen, o.columns),
+  '.txt': (file, o) => readTxt(file.path, o.maxBytes, o.seen),
+};
+type FileReader = (file: Extract<Listed, { kind: 'file' }>, o: { maxBytes: number; seen: Set<string>; columns: RecordColumns }) => AsyncGenerator<CorpusItem>;
+export const CORPUS_SUFFIXES = Object.keys(READERS);
+
+/** The files, skips and errors the reader goes through for `paths`, in its order (the fingerprint hashes the same). */
+export const listInputs = (paths: readonly string[]) => listCorpusFiles(paths, CORPUS_SUFFIXES);
+
+/** `stats` with `skippedInputs` set when the reader skips any of `paths`' entries (stats.json's record of them). */
+export function withSkippedInputs<T extends { skippedInputs?: SkippedFiles }>(stats: T, paths: readonly string[]): T {
+  const skips = summarizeSkips(listInputs(paths));
+  if (Object.keys(skips).length > 0) stats.skippedInputs = skips;
+  return stats;
+}
+
+/**
+ * Stream every document (and every problem) from the given files and directories, in a stable order. Paths the
+ * walker skips (hidden, other kinds, links seen before…) are not items: `onSkip` hears each one, and
+ * `summarizeSkips(listInputs(paths))` counts them.
+ */
 export async function* readCorpus(paths: string[], opts: ReadCorpusOptions = {}): AsyncGenerator<CorpusItem> {
-  const maxBytes = opts.maxDocBytes ?? DEFAULT_MAX_DOC_BYTES;
-  const columns = opts.columns ?? {};
-  const seen = new Set<string>();
-  for (const path of paths) {
-    let isDir: boolean;
-    try {
-      isDir = (await stat(path)).isDirectory();
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      // A dangling symlink exists (lstat) but cannot be followed: unreadable, not missing.
-      const exists = code !== 'ENOENT' || (await lstat(path).then(() => true, () => false));
-      yield exists
-        ? err('unreadable', path, undefined, `cannot stat: ${message(e)}`)
-        : err('missing-path', path, undefined, 'no such file or directory');
-      continue;
-    }
-    if (isDir) {
-      for await (const file of walk(path)) {
-        if (file.kind === 'error') yield file;
-        else yield* readFileItems(file.path, maxBytes, seen, columns);
-      }
-    } else if (isCorpusFile(path)) {
-      yield* readFileItems(path, maxBytes, seen, columns);
-    } else {
-      yield err('unsupported-extension', path, undefined, `not .jsonl, .jsonl.gz, .jsonl.zst, .parquet or .txt: ${extname(path) || '(none)'}`);
-    }
+  const context = { maxBytes: opts.maxDocBytes ?? DEFAULT_MAX_DOC_BYTES, seen: new Set<string>(), columns: opts.columns ?? {} };
+  for (const listed of listInputs(paths)) {
+    if (listed.kind === 'skipped') opts.onSkip?.(listed);
+    else if (listed.kind === 'error') yield err(listed.code, listed.path, undefined, listed.reason);
+    else yield* READERS[listed.suffix](listed, context);
   }
 }
 
-function isCorpusFile(path: string): boolean {
-  const ext = extname(path).toLowerCase();
-  return ext === '.jsonl' || ext === '.txt' || isCorpusFormat(path);
-}
-
-/** Corpus files under a directory, recursively, sorted by name at each level. */
-async function* walk(dir: string): AsyncGenerator<{ kind: 'file'; path: string } | CorpusError> {
-  let entries;
-  try {
-    entries = await readdir(dir, { withFileTypes: true });
-  } catch (e) {
-    yield err('unreadable', dir, undefined, `cannot list directory: ${message(e)}`);
-    return;
-  }
-  // Code-unit order, not locale order: the same on every machine.
-  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  for (const entry of entries) {
-    if (entry.name.startsWith('.')) continue;
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) yield* walk(path);
-    else if (isCorpusFile(path)) yield { kind: 'file', path };
-  }
-}
-
-function readFileItems(path: string, maxBytes: number, seen: Set<string>, columns: RecordColumns): AsyncGenerator<CorpusItem> {
-  if (isParquet(path)) return readParquet(path, maxBytes, seen, columns);
-  const compression = compressionOf(path);
-  if (compression) return readJsonl(path, maxBytes, seen, columns, decompressedChunks(path, compression));
-  return extname(path).toLowerCase() === '.jsonl' ? readJsonl(path, maxBytes, seen, columns) : readTxt(path, maxBytes, seen);
-}
-
-/** A Parquet file's rows through the same record checks as JSONL lines (row = line, fallback id `<file>:<row>`). */
-async function* readParquet(path: string, maxBytes: number, seen: Set<string>, columns: RecordColumns): AsyncGenerator<CorpusItem> {
-  const stem = basename(path);
+/** A Parquet file's rows through the same record checks as JSONL lines (row = line, fallback id `<idBase>:<row>`). */
+async function* readParquet(path: string, idBase: string, maxBytes: number, seen: Set<string>, columns: RecordColumns): AsyncGenerator<CorpusItem> {
   for await (const item of parquetRecords(path, columns, maxBytes)) {
     if (item.kind === 'error') yield err(item.code, path, item.row, item.reason);
-    else yield parseRecord(item.value, path, item.row, `${stem}:${item.row}`, seen);
+    else yield parseRecord(item.value, path, item.row, `${idBase}:${item.row}`, seen);
   }
 }
 
@@ -168,29 +149,38 @@ async function* readTxt(path: string, maxBytes: number, seen: Set<string>): Asyn
 
 async function* readJsonl(
   path: string,
+  idBase: string,
   maxBytes: number,
   seen: Set<string>,
   columns: RecordColumns,
   bytes: AsyncIterable<Buffer> = createReadStream(path),
 ): AsyncGenerator<CorpusItem> {
-  const stem = basename(path);
+  let records = 0;
   try {
     for await (const line of jsonlLines(bytes, maxBytes)) {
       if (line.kind === 'binary') {
-        yield err('binary', path, undefined, 'NUL bytes in the first 8 KiB: not a text file');
+        yield err('binary', path, undefined, 'NUL bytes in the first 8 KiB and no JSON record first: not a JSONL file');
         return;
       }
       if (line.kind === 'too-long') {
+        records++;
         yield err('too-long', path, line.line, `record is ${line.bytes} bytes, over the ${maxBytes}-byte cap`);
+        continue;
+      }
+      if (line.bytes.includes(0)) {
+        records++;
+        yield err('binary', path, line.line, 'NUL byte in the record: not text');
         continue;
       }
       const decoded = decode(line.bytes);
       if (decoded === null) {
+        records++;
         yield err('invalid-utf8', path, line.line, 'not valid UTF-8');
         continue;
       }
       const text = line.line === 1 ? stripBom(decoded) : decoded;
       if (text.trim() === '') continue;
+      records++;
       let value: unknown;
       try {
         value = JSON.parse(text);
@@ -198,11 +188,14 @@ async function* readJsonl(
         yield err('malformed-json', path, line.line, message(e));
         continue;
       }
-      yield parseRecord(remapColumns(value, columns), path, line.line, `${stem}:${line.line}`, seen);
+      // A record without an id: its file's path under the inputs' root and its line, distinct across shards.
+      yield parseRecord(remapColumns(value, columns), path, line.line, `${idBase}:${line.line}`, seen);
     }
   } catch (e) {
     yield e instanceof CorruptStreamError ? err('corrupt', path, undefined, e.message) : err('unreadable', path, undefined, message(e));
+    return;
   }
+  if (records === 0) yield err('empty-text', path, undefined, 'no records: the file is empty or holds only blank lines');
 }
 
 type RawLine =
@@ -232,7 +225,10 @@ async function* jsonlLines(bytes: AsyncIterable<Buffer>, maxBytes: number): Asyn
   for await (const chunk of bytes) {
     if (first) {
       first = false;
-      if (chunk.subarray(0, SNIFF_BYTES).includes(0)) {
+      // NULs in a file that does not even start like JSONL (a first record "{…"): a binary file, one error. In a
+      // file that does, NULs are judged record by record: one bad record must not hide the good ones.
+      const head = chunk.subarray(0, SNIFF_BYTES);
+      if (head.includes(0) && !startsLikeJsonl(head)) {
         yield { kind: 'binary' };
         return;
       }
@@ -251,6 +247,13 @@ async function* jsonlLines(bytes: AsyncIterable<Buffer>, maxBytes: number): Asyn
     }
   }
   if (size > 0) yield finish();
+}
+
+/** The first byte that is not whitespace (or a UTF-8 BOM) is "{". */
+function startsLikeJsonl(head: Buffer): boolean {
+  let i = head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
+  while (i < head.length && (head[i] === 0x20 || head[i] === 0x09 || head[i] === 0x0a || head[i] === 0x0d)) i++;
+  return head[i] === 0x7b;
 }
 
 function trimCr(b: Buffer): Buffer {

@@ -1,5 +1,5 @@
-import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { dirname, join, parse, relative, resolve } from 'node:path';
 
 /**
  * The run's append-only output files with a durable checkpoint, so that a run killed at any moment
@@ -88,10 +88,40 @@ export class RunFiles<S> {
   static readCheckpoint<S>(dir: string): Checkpoint<S> | null {
     const path = join(dir, 'checkpoint.json');
     if (!existsSync(path)) return null;
+    let value: unknown;
     try {
-      return JSON.parse(readFileSync(path, 'utf8')) as Checkpoint<S>;
+      value = JSON.parse(readFileSync(path, 'utf8'));
     } catch (error) {
       throw new Error(`cannot resume ${dir}: checkpoint.json is not valid JSON (${(error as Error).message}): start again with another --out`);
+    }
+    const problem = checkpointProblem(value);
+    if (problem) throw new Error(`cannot resume ${dir}: checkpoint.json is damaged (${problem}): start again with another --out`);
+    return value as Checkpoint<S>;
+  }
+
+  /**
+   * Before anything is loaded: `dir` must be a directory this process can write run files into (created if
+   * missing). Refused with one line: a file, `/`, and the kernel's virtual file systems (/proc, /sys, /dev), where
+   * writes block, fail late or change the system.
+   */
+  static assertUsableOutDir(dir: string): void {
+    const abs = resolve(dir);
+    if (abs === parse(abs).root) throw new Error(`--out ${dir} is the root directory: pass a directory for this run's files (e.g. --out out/run)`);
+    // The real place: the nearest existing ancestor, with links resolved.
+    let existing = abs;
+    while (!existsSync(existing) && dirname(existing) !== existing) existing = dirname(existing);
+    const real = join(realpathSync(existing), relative(existing, abs));
+    for (const virtual of ['/proc', '/sys', '/dev']) {
+      if (real === virtual || real.startsWith(`${virtual}/`)) throw new Error(`--out ${dir} is under ${virtual}, not a place for files: pass a directory on disk (e.g. --out out/run)`);
+    }
+    if (existsSync(abs) && !statSync(abs).isDirectory()) throw new Error(`--out ${dir} is a file, not a directory: pass a directory for this run's files`);
+    try {
+      mkdirSync(abs, { recursive: true });
+      const probe = join(abs, `.write-test-${process.pid}`);
+      writeFileSync(probe, '');
+      rmSync(probe);
+    } catch (error) {
+      throw new Error(`--out ${dir} cannot hold this run's files (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): pass a writable directory`);
     }
   }
 
@@ -135,4 +165,17 @@ export class RunFiles<S> {
     writeFileSync(tmp, JSON.stringify(value, null, 2) + '\n');
     renameSync(tmp, join(dir, name));
   }
+}
+
+/** What is wrong with a parsed checkpoint.json, or null: counts that are non-negative integers, a length per file. */
+function checkpointProblem(value: unknown): string | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'not an object';
+  const c = value as Record<string, unknown>;
+  const count = (x: unknown) => typeof x === 'number' && Number.isInteger(x) && x >= 0;
+  if (!count(c.items)) return '"items" is not a count';
+  if (!count(c.docs)) return '"docs" is not a count';
+  if (typeof c.bytes !== 'object' || c.bytes === null) return 'no "bytes"';
+  for (const name of OUTPUT_FILES) if (!count((c.bytes as Record<string, unknown>)[name])) return `no byte length for ${name}`;
+  if (typeof c.stats !== 'object' || c.stats === null || Array.isArray(c.stats)) return 'no "stats"';
+  return null;
 }

@@ -8,6 +8,7 @@ import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, re
 import { join } from 'node:path';
 import type { AnnotateConfig } from '../../core/config.ts';
 import { type RunStats, emptyStats, mergeStats } from '../../core/stats.ts';
+import { withSkippedInputs } from '../read-corpus.ts';
 import { OUTPUT_FILES, RunFiles } from '../run-files.ts';
 import type { ChunkResult } from './chunks.ts';
 
@@ -60,7 +61,7 @@ export function mergeRun(out: string): RunStats {
     }
   };
   const manifest = read('manifest.json', 'written when a shard or queued run has read all its input') as Manifest;
-  const { config } = read('config.json', 'written when the run starts') as { config: AnnotateConfig };
+  const { config, inputs } = read('config.json', 'written when the run starts') as { config: AnnotateConfig; inputs: string[] };
   const missing: number[] = [];
   for (let i = 0; i < manifest.chunks; i++) if (!existsSync(chunkPath(out, i))) missing.push(i);
   if (missing.length > 0) {
@@ -82,7 +83,7 @@ export function mergeRun(out: string): RunStats {
     for (const fd of Object.values(fds)) closeSync(fd);
   }
   for (const f of OUTPUT_FILES) renameSync(join(out, `${f}.tmp`), join(out, f));
-  RunFiles.writeJson(out, 'stats.json', stats);
+  RunFiles.writeJson(out, 'stats.json', withSkippedInputs(stats, inputs ?? []));
   return stats;
 }
 

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { AnnotateConfig } from '../../core/config.ts';
 import { type RunStats, mergeStats } from '../../core/stats.ts';
 import { openRun } from '../annotate-run.ts';
+import { withSkippedInputs } from '../read-corpus.ts';
 import { RunFiles } from '../run-files.ts';
 import { type Chunk, type ChunkResult, readChunks } from './chunks.ts';
 import type { ToChild } from './pool-child.ts';
@@ -131,6 +132,6 @@ export async function runPool(options: PoolOptions): Promise<RunStats> {
     files.close();
     await Promise.all(workers.map((w) => w.close()));
   }
-  RunFiles.writeJson(outDir, 'stats.json', stats);
+  RunFiles.writeJson(outDir, 'stats.json', withSkippedInputs(stats, options.inputs));
   return stats;
 }

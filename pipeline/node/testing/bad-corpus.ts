@@ -74,7 +74,9 @@ export function writeBadCorpus(cwd: string): BadCorpus {
   expect('d-empty.txt', 1, 'empty-text');
   writeFileSync(at('e-latin1.txt'), Buffer.from('Caf\xe9 au lait, 3 francs.\n', 'latin1'));
   expect('e-latin1.txt', null, 'invalid-utf8');
+  // f-empty.jsonl: no record at all: an error record, as an empty .txt is (issue 23: it used to vanish).
   writeFileSync(at('f-empty.jsonl'), '');
+  expect('f-empty.jsonl', null, 'empty-text');
 
   // g-loop.jsonl: a symbolic link to itself (ELOOP): a file that cannot be opened, whoever runs the test.
   symlinkSync('g-loop.jsonl', at('g-loop.jsonl'));
