@@ -10,7 +10,11 @@
  *      `WWW-Authenticate: Bearer`; the body is not even read.
  *
  * Sessions: an `initialize` POST without a session id starts one (its own SDK server and transport, id in the
- * `Mcp-Session-Id` header); later requests carry the id; DELETE or server shutdown ends it.
+ * `Mcp-Session-Id` header); later requests carry the id; DELETE, server shutdown, or `idleMs` without a request ends
+ * it. Clients often just drop the connection (the SDK client's close() sends no DELETE), so the table must not fill
+ * with the dead: at the cap, a new `initialize` evicts the session idle the longest (no POST in flight; an open GET
+ * stream does not count, or held-open streams would lock newcomers out); only when every session has a POST in
+ * flight is it refused (503). An evicted client that comes back gets 404 and initializes again (the spec's way).
  */
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
@@ -28,8 +32,12 @@ export interface HttpOptions {
   token?: string;
   /** Origins allowed besides http://localhost:<port>, http://127.0.0.1:<port> and http://[::1]:<port>. */
   allowedOrigins?: string[];
-  /** Open sessions at most; an `initialize` beyond it gets 503. @default 32 */
+  /** Open sessions at most; at the cap an `initialize` evicts the oldest idle one, or gets 503 if none is idle. @default 32 */
   maxSessions?: number;
+  /** A session with no request for this long is closed. @default 300_000 (5 min) */
+  idleMs?: number;
+  /** Milliseconds, for idleness (tests pass a fake clock). @default Date.now */
+  now?: () => number;
   /** Bytes per POST body. @default 1 MiB */
   maxBodyBytes?: number;
   /** Errors inside a session (the SDK's `onerror`), for a log. */
@@ -42,10 +50,26 @@ export interface HttpHandle {
   port: number;
   /** Stops accepting, ends every session and closes the listener. */
   close(): Promise<void>;
+  /** Open sessions now. */
+  sessionCount(): number;
+  /** Close the sessions idle for `idleMs` or longer (also run on a timer); resolves with how many. */
+  closeIdle(): Promise<number>;
+}
+
+/** A session and what says whether it is in use. */
+interface Session {
+  transport: StreamableHTTPServerTransport;
+  server: Server;
+  /** POSTs not answered yet. */
+  inFlight: number;
+  /** `now()` when the last request ended (or began). */
+  lastActive: number;
 }
 
 const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
 const isLoopback = (host: string) => host === 'localhost' || host === '::1' || host.startsWith('127.');
+/** Whether binding `host` serves this machine only. */
+export const isLoopbackHost = isLoopback;
 
 export const ENDPOINT = '/mcp';
 
@@ -54,7 +78,9 @@ export async function serveHttp(newServer: () => Server, options: HttpOptions): 
   const bindHost = options.host ?? '127.0.0.1';
   const maxSessions = options.maxSessions ?? 32;
   const maxBodyBytes = options.maxBodyBytes ?? 1 << 20;
-  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: Server }>();
+  const idleMs = options.idleMs ?? 300_000;
+  const now = options.now ?? Date.now;
+  const sessions = new Map<string, Session>();
   const expectedAuth = options.token === undefined ? undefined : Buffer.from(`Bearer ${options.token}`);
   let allowedOrigins = new Set<string>();
 
@@ -83,28 +109,62 @@ export async function serveHttp(newServer: () => Server, options: HttpOptions): 
         return jsonError(res, body.status, body.code, body.message);
       }
       if (sessionId === undefined && isInitializeRequest(body.value)) {
-        if (sessions.size >= maxSessions) return jsonError(res, 503, -32000, `Too many open sessions (${maxSessions})`);
+        if (sessions.size >= maxSessions && !(await evictOldestIdle())) return jsonError(res, 503, -32000, `Too many open sessions (${maxSessions}), all in use`);
         const transport = await openSession();
         return transport.handleRequest(req, res, body.value);
       }
       const session = sessionId === undefined ? undefined : sessions.get(sessionId);
       if (!session) return noSession(res, sessionId);
+      track(session, res);
       return session.transport.handleRequest(req, res, body.value);
     }
     if (req.method === 'GET' || req.method === 'DELETE') {
       const session = sessionId === undefined ? undefined : sessions.get(sessionId);
       if (!session) return noSession(res, sessionId);
+      // A GET stream stays open as long as the client wants: it marks the session active, not busy (32 held-open
+      // streams must not lock every newcomer out).
+      session.lastActive = now();
       return session.transport.handleRequest(req, res);
     }
     res.setHeader('Allow', 'GET, POST, DELETE');
     return jsonError(res, 405, -32000, 'Method not allowed');
   }
 
+  /** A POST of `session` is under way until its response closes. */
+  function track(session: Session, res: ServerResponse): void {
+    session.inFlight++;
+    session.lastActive = now();
+    res.once('close', () => {
+      session.inFlight--;
+      session.lastActive = now();
+    });
+  }
+
+  async function closeSession(id: string, session: Session): Promise<void> {
+    sessions.delete(id);
+    await session.server.close().catch((error: unknown) => options.onError?.(error instanceof Error ? error : new Error(String(error))));
+  }
+
+  /** Close the session idle the longest; false when every session has a request in flight. */
+  async function evictOldestIdle(): Promise<boolean> {
+    let oldest: [string, Session] | undefined;
+    for (const entry of sessions) if (entry[1].inFlight === 0 && (!oldest || entry[1].lastActive < oldest[1].lastActive)) oldest = entry;
+    if (!oldest) return false;
+    await closeSession(...oldest);
+    return true;
+  }
+
+  async function closeIdle(): Promise<number> {
+    const idle = [...sessions].filter(([, s]) => s.inFlight === 0 && now() - s.lastActive >= idleMs);
+    await Promise.all(idle.map(([id, s]) => closeSession(id, s)));
+    return idle.length;
+  }
+
   async function openSession(): Promise<StreamableHTTPServerTransport> {
     const server = newServer();
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => void sessions.set(id, { transport, server }),
+      onsessioninitialized: (id) => void sessions.set(id, { transport, server, inFlight: 0, lastActive: now() }),
     });
     transport.onclose = () => {
       if (transport.sessionId) sessions.delete(transport.sessionId);
@@ -148,11 +208,17 @@ export async function serveHttp(newServer: () => Server, options: HttpOptions): 
     ...(options.allowedOrigins ?? []),
   ]);
   const shownHost = bindHost.includes(':') ? `[${bindHost}]` : bindHost;
+  // The idle sweep; unref'd: it never keeps the process alive by itself.
+  const sweep = setInterval(() => void closeIdle(), Math.max(1000, Math.min(idleMs / 4, 60_000)));
+  sweep.unref();
 
   return {
     url: `http://${shownHost}:${port}${ENDPOINT}`,
     port,
+    sessionCount: () => sessions.size,
+    closeIdle,
     async close() {
+      clearInterval(sweep);
       const closing = new Promise<void>((resolve) => http.close(() => resolve()));
       await Promise.allSettled([...sessions.values()].map(({ server }) => server.close()));
       sessions.clear();

@@ -2,13 +2,15 @@
  * `toolformer mcp`: the registry's tools as an MCP server, over stdio (default) or Streamable HTTP (`--http <port>`).
  * stdout carries only JSON-RPC in stdio mode; everything else goes to stderr.
  */
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { defaultConfig } from '../../core/config.ts';
 import { TOOL_SPECS, ToolRegistry } from '../../core/tools/registry.ts';
 import { createApertiumEngine } from '../apertium.ts';
 import { nodeResources } from '../parts.ts';
-import { serveHttp } from './http.ts';
+import { FairGate, fairHost } from './fair-gate.ts';
+import { isLoopbackHost, serveHttp } from './http.ts';
 import { registryHost } from './registry-host.ts';
 import { createMcpServer } from './server.ts';
 import { serveStdio } from './stdio.ts';
@@ -34,13 +36,21 @@ export async function mcpCommand(flags: McpFlags): Promise<void> {
   const unknown = wanted.find((name) => !known.includes(name));
   if (unknown !== undefined) throw new Error(`--tools: unknown tool ${JSON.stringify(unknown)} (known: ${known.join(', ')})`);
   if (wanted.length === 0) throw new Error(`--tools: no tools (known: ${known.join(', ')})`);
+  // Refused, not warned: without a token every host that can reach the address runs the tools (a browser page
+  // included: the Host check guards loopback binds only), and a warning scrolls past. One flag fixes it.
+  const bindHost = flags.host ?? '127.0.0.1';
+  if (flags.http !== undefined && !isLoopbackHost(bindHost) && token === undefined) {
+    throw new Error(`--host ${bindHost} serves other machines: pass --token <secret> (or set ${TOKEN_ENV}) so only clients that have it get in`);
+  }
   const engine = await createApertiumEngine();
   const registry = new ToolRegistry(TOOL_SPECS.filter((s) => wanted.includes(s.name)), { ...nodeResources(), translationEngine: engine });
   // The pipeline's limits: its per-call timeout and concurrency (config.ts), the executor's input/result caps.
   const config = defaultConfig({});
   const host = registryHost(registry, { timeoutMs: config.toolTimeoutMs, concurrency: config.toolConcurrency });
+  // The executor's slots shared fairly: one gate, each session (server) its own client in it.
+  const gate = new FairGate(config.toolConcurrency);
   const own = JSON.parse(readFileSync(resolve(import.meta.dirname, '../../../package.json'), 'utf8')) as { version: string };
-  const newServer = () => createMcpServer(host, { name: 'toolformer', version: own.version });
+  const newServer = () => createMcpServer(fairHost(host, gate, randomUUID()), { name: 'toolformer', version: own.version });
   if (engine.unavailable) console.error(`toolformer mcp: no translation engine: ${engine.unavailable}`);
 
   if (flags.http === undefined) {
