@@ -301,8 +301,9 @@ export function findForeignSpans(text: string): Span[] {
       if (close === -1) close = Number.POSITIVE_INFINITY; // no » in the rest of the text
       if (close - m.index - 1 > 122) continue;
       const content = text.slice(m.index + 1, close);
-      inner = guillemetInner(content);
-      if (inner === null) continue;
+      const quotedPart = guillemetInner(content);
+      if (quotedPart === null) continue;
+      inner = quotedPart;
       start = m.index + 1 + content.indexOf(inner);
       end = close + 1;
       quotes.lastIndex = end;
