@@ -4,9 +4,16 @@ import type { CausalLM } from './lm.ts';
  * Character offset where each token of `ids` starts in `lm.decode(ids)`, plus the total length at the end
  * (so token j spans [offsets[j], offsets[j+1])). Shape: [ids.length + 1].
  *
- * Decoding token by token is exact for whole-character tokens; byte-level BPE can split a multi-byte
- * character across tokens, in which case the cumulative decode (slower, exact) is used.
+ * The definition is the cumulative decode: offsets[j] = lm.decode(ids[0..j)).length. Decoding token by token gives it
+ * when every token is whole characters. Byte-level BPE can split a multi-byte character across tokens (and some
+ * decoders treat a first token differently), so otherwise each step is measured in a short window instead:
+ * offsets[j+1] − offsets[j] = |decode(ids[a..j])| − |decode(ids[a..j))| with a = max(0, j − CONTEXT). The bytes where
+ * the window starts are ≥ CONTEXT tokens (≥ 4 bytes, a UTF-8 character's most) before token j, so how they decode
+ * is the same in both terms and cancels: exact, and linear in ids.length (the cumulative decode itself is
+ * quadratic: a long run of split characters made one document take minutes).
  */
+const CONTEXT = 7;
+
 export function tokenOffsets(lm: CausalLM, ids: readonly number[]): number[] {
   const pieces = ids.map((id) => lm.decode([id]));
   const whole = lm.decode(ids);
@@ -15,7 +22,11 @@ export function tokenOffsets(lm: CausalLM, ids: readonly number[]): number[] {
     for (const p of pieces) offsets.push(offsets[offsets.length - 1] + p.length);
     return offsets;
   }
-  for (let j = 1; j <= ids.length; j++) offsets.push(lm.decode(ids.slice(0, j)).length);
+  for (let j = 0; j < ids.length; j++) {
+    const a = Math.max(0, j - CONTEXT);
+    const step = lm.decode(ids.slice(a, j + 1)).length - (j > a ? lm.decode(ids.slice(a, j)).length : 0);
+    offsets.push(offsets[j] + step);
+  }
   return offsets;
 }
 
