@@ -1,10 +1,12 @@
 /**
  * Node edge of the LM runtime: reads a Hugging Face ONNX causal-LM directory (config.json, tokenizer.json,
- * [tokenizer_config.json], onnx/model.onnx or the `dtype` variant) — a path, or an `org/name` id already in the
- * local Hugging Face cache (hf-cache.ts) — and builds an OrtCausalLM on onnxruntime-node. Offline: nothing is
- * downloaded. Every failure is one line naming the directory and what it does hold.
+ * [tokenizer_config.json], onnx/model.onnx or the `dtype` variant, named as Transformers.js names them:
+ * core/dtypes.ts) — a path, or an `org/name` id already in the local Hugging Face cache (hf-cache.ts) — and builds
+ * an OrtCausalLM on onnxruntime-node. Offline: nothing is downloaded. External data (`model*.onnx_data`, models
+ * over 2 GB) is read by ONNX Runtime from the directory itself: only the small graph passes through JavaScript.
+ * Every failure is one line naming the directory and what it does hold.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import type { CausalLM } from '../core/lm/lm.ts';
@@ -16,7 +18,10 @@ export interface LoadModelOptions {
   threads?: number;
   /** Scoring batch limits and log-prob path, passed through to OrtCausalLM. */
   lm?: Pick<OrtCausalLMOptions, 'maxBatchRows' | 'maxBatchTokens' | 'logProbs'>;
-  /** Which ONNX file: fp32 onnx/model.onnx, fp16 model_fp16.onnx, q8 model_quantized.onnx, q4 model_q4.onnx. @default "fp32" */
+  /**
+   * Which ONNX file, by Transformers.js's dtype names: fp32 onnx/model.onnx, fp16 model_fp16, q8 model_quantized,
+   * int8 model_int8, uint8 model_uint8, q4 model_q4, q4f16 model_q4f16, bnb4 model_bnb4 (.onnx). @default "fp32"
+   */
   dtype?: Dtype;
 }
 
@@ -46,7 +51,15 @@ export async function loadModel(model: string, options: LoadModelOptions = {}): 
   for (const file of required) if (!(await stat(join(root, file)).catch(() => null))?.isFile()) missing.push(file);
   if (missing.length > 0) {
     const dtypes = await availableDtypes(root);
-    const other = missing.includes(onnxFile) && dtypes.length > 0 ? ` (--dtype ${dtype}; this model has --dtype ${dtypes.join(', ')})` : '';
+    const legacy = (await readdir(join(root, 'onnx')).catch(() => [] as string[])).filter((f) => LEGACY.test(f));
+    const other = !missing.includes(onnxFile)
+      ? ''
+      : dtypes.length > 0
+        ? ` (--dtype ${dtype}; this model has --dtype ${dtypes.join(', ')})`
+        : legacy.length > 0
+          ? ` (it has only the legacy ${legacy.map((f) => `onnx/${f}`).join(', ')} of older exports, which this runtime does not read; ` +
+            'use a revision with onnx/model.onnx, or re-export with optimum-cli export onnx --task text-generation-with-past)'
+          : '';
     fail(`missing ${missing.join(', ')}${other}`);
   }
 
@@ -71,12 +84,16 @@ export async function loadModel(model: string, options: LoadModelOptions = {}): 
   const tokenizer = (await readJson('tokenizer.json'))!;
   const tokenizerConfig = await readJson('tokenizer_config.json', true);
   const bytes = await readFile(join(root, onnxFile));
+  // External data: ONNX Runtime reads `<file>_data` (and `_data_1`, …) from onnx/ itself (the graph came as bytes,
+  // so it is told the folder); the weights never pass through JavaScript.
+  const external = (await readdir(join(root, 'onnx'))).some((f) => f.startsWith(`${DTYPE_FILES[dtype]}_data`));
 
   const threads = options.threads ?? 1;
   try {
     return await OrtCausalLM.create(ort, {
       id: model,
       model: bytes,
+      file: onnxFile,
       config,
       tokenizer,
       tokenizerConfig,
@@ -85,10 +102,23 @@ export async function loadModel(model: string, options: LoadModelOptions = {}): 
         interOpNumThreads: 1,
         executionMode: 'sequential',
         graphOptimizationLevel: 'all',
+        ...(external ? { extra: { session: { model_external_initializers_file_folder_path: join(root, 'onnx') } } } : {}),
       },
       ...options.lm,
     });
   } catch (error) {
-    return fail((error as Error).message.split('\n')[0]);
+    const message = (error as Error).message.split('\n')[0];
+    const op = /Could not find an implementation for (\w+)|No Op registered for (\w+)|([\w.]+:\w+)\(-?\d+\) is not a registered function\/op/.exec(message);
+    if (op) {
+      const dtypes = (await availableDtypes(root)).filter((d) => d !== dtype);
+      return fail(
+        `${onnxFile} uses the operator ${op[1] ?? op[2] ?? op[3]}, which onnxruntime-node ${ort.env.versions.node} cannot run on the CPU` +
+          (dtypes.length ? `; try --dtype ${dtypes.join(', ')}` : ''),
+      );
+    }
+    return fail(message);
   }
 }
+
+/** Files of older exports that hold the decoder in another layout (with and without past in one graph). */
+const LEGACY = /^decoder(_with_past)?_model(_merged)?(_\w+)?\.onnx$/;

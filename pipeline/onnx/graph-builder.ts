@@ -13,12 +13,13 @@ const { onnx } = onnxProto;
 export const IR_VERSION = 8;
 export const OPSET = 17;
 
-export type ElemType = 'float32' | 'int64' | 'bool';
+export type ElemType = 'float32' | 'float16' | 'int64' | 'bool';
 /** A fixed size, or a symbolic name such as "batch_size". */
 export type Dim = number | string;
 
 const ELEM: Record<ElemType, number> = {
   float32: onnx.TensorProto.DataType.FLOAT,
+  float16: onnx.TensorProto.DataType.FLOAT16,
   int64: onnx.TensorProto.DataType.INT64,
   bool: onnx.TensorProto.DataType.BOOL,
 };

@@ -9,15 +9,17 @@
  */
 import onnxProto from 'onnx-proto';
 import type { onnx as P } from 'onnx-proto';
-import { GraphBuilder } from './graph-builder.ts';
+import { DataType, GraphBuilder } from './graph-builder.ts';
 
 const { onnx } = onnxProto;
 
-export function buildLogProbGatherOnnx(): Uint8Array {
+export function buildLogProbGatherOnnx(logitsType: 'float32' | 'float16' = 'float32'): Uint8Array {
   const g = new GraphBuilder('logprob_gather');
-  const logits = g.input('logits', 'float32', ['batch_size', 'sequence_length', 'vocab_size']);
+  const logits = g.input('logits', logitsType, ['batch_size', 'sequence_length', 'vocab_size']);
   const indices = g.input('indices', 'int64', ['batch_size', 'sequence_length', 'k']);
-  const logProbs = g.op('LogSoftmax', [logits], { axis: -1 });
+  // float16 logits (fp16 / q4f16 files) are widened first: the log-softmax runs in float32.
+  const wide = logitsType === 'float16' ? g.op('Cast', [logits], { to: DataType.FLOAT }) : logits;
+  const logProbs = g.op('LogSoftmax', [wide], { axis: -1 });
   g.output(g.op('GatherElements', [logProbs, indices], { axis: 2 }, 'log_probs'), 'float32', ['batch_size', 'sequence_length', 'k']);
   return g.toBytes('log_softmax + gather for teacher-forced scoring');
 }
@@ -30,9 +32,11 @@ export function buildLogProbGatherOnnx(): Uint8Array {
  *                  score_ids        int64 [n, k]   token ids to read at each of those positions
  *   output         score_log_probs  float32 [n, k] log_softmax(logits[b, t, :])[ids]
  *
- * When the node producing `logits` is a MatMul (GPT-2, Llama, Qwen exports: hidden · Wᵀ), the rows are gathered
- * from its hidden-state input before the MatMul, so the [B, T, V] LM head is computed only for the n rows; otherwise
- * the rows are gathered from the logits. The graph's other outputs (logits, present.*) are dropped, so the runtime
+ * When the node producing `logits` is a row-wise matrix product — MatMul (GPT-2, Llama, Qwen exports: hidden · Wᵀ),
+ * or the 4-bit MatMulNBits / MatMulBnb4 of q4, q4f16 and bnb4 files — the rows are gathered from its hidden-state
+ * input and the node is repeated on them, so the [B, T, V] LM head is computed only for the n rows; otherwise
+ * (a dynamic-quant head ends in a Mul) the rows are gathered from the logits. float16 logits are cast to float32
+ * before the log-softmax. The graph's other outputs (logits, present.*) are dropped, so the runtime
  * does not compute them. Returns null when the model has no `logits` output (then use buildLogProbGatherOnnx).
  */
 export function buildScoringDecoderOnnx(model: Uint8Array): Uint8Array | null {
@@ -52,14 +56,16 @@ export function buildScoringDecoderOnnx(model: Uint8Array): Uint8Array | null {
     name,
     type: { tensorType: { elemType, shape: { dim: dims.map((d) => ({ dimParam: d })) } } },
   });
-  const { FLOAT, INT64 } = onnx.TensorProto.DataType;
+  const { FLOAT, FLOAT16, INT64 } = onnx.TensorProto.DataType;
   const added: P.INodeProto[] = [];
-  if (head.opType === 'MatMul' && head.input?.length === 2) {
-    // [B, T, C] → [B·T, C] → [n, C] → [n, V]
+  const rowWise = (head.opType === 'MatMul' && (head.domain ?? '') === '' && head.input?.length === 2) ||
+    ((head.opType === 'MatMulNBits' || head.opType === 'MatMulBnb4') && head.domain === 'com.microsoft');
+  if (rowWise) {
+    // [B, T, C] → [B·T, C] → [n, C] → [n, V]: the same node, on the gathered rows
     added.push(
-      node('Flatten', [head.input[0]], 'score_head_hidden', [int('axis', 2)]),
+      node('Flatten', [head.input![0]], 'score_head_hidden', [int('axis', 2)]),
       node('Gather', ['score_head_hidden', 'score_rows'], 'score_head_rows', [int('axis', 0)]),
-      node('MatMul', ['score_head_rows', head.input[1]], 'score_head_logits'),
+      { ...node(head.opType!, ['score_head_rows', ...head.input!.slice(1)], 'score_head_logits', head.attribute ?? []), domain: head.domain },
     );
   } else {
     added.push(
@@ -67,8 +73,14 @@ export function buildScoringDecoderOnnx(model: Uint8Array): Uint8Array | null {
       node('Gather', ['score_head_all', 'score_rows'], 'score_head_logits', [int('axis', 0)]),
     );
   }
+  const logitsInfo = graph.output.find((o) => o.name === 'logits');
+  let rows = 'score_head_logits';
+  if (logitsInfo?.type?.tensorType?.elemType === FLOAT16) {
+    added.push(node('Cast', [rows], 'score_head_logits_f32', [int('to', FLOAT)]));
+    rows = 'score_head_logits_f32';
+  }
   added.push(
-    node('LogSoftmax', ['score_head_logits'], 'score_head_log_probs', [int('axis', -1)]),
+    node('LogSoftmax', [rows], 'score_head_log_probs', [int('axis', -1)]),
     node('GatherElements', ['score_head_log_probs', 'score_ids'], 'score_log_probs', [int('axis', 1)]),
   );
   graph.node = [...(graph.node ?? []), ...added];

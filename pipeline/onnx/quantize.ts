@@ -17,121 +17,48 @@
  *
  * Isomorphic (no node:* outside the command-line entry).
  */
-import onnxProto from 'onnx-proto';
 import type { onnx as P } from 'onnx-proto';
+import { bytesOf as bytes, constantWeights, decodeModel, encodeModel, floatData, INT, noteDoc, onnx, pruneDead, T, toHalfArray } from './onnx-edit.ts';
 
-const { onnx } = onnxProto;
-const T = onnx.TensorProto.DataType;
-
-/** float32 → IEEE half bits, round to nearest even (values past 65504 become ±Infinity). */
-export function toHalfBits(x: number): number {
-  const f = new Float32Array([x]);
-  const u = new Uint32Array(f.buffer)[0];
-  const sign = (u >>> 16) & 0x8000;
-  const exp = (u >>> 23) & 0xff;
-  let mant = u & 0x7fffff;
-  if (exp === 0xff) return sign | 0x7c00 | (mant ? 0x200 : 0); // Inf / NaN
-  let e = exp - 127 + 15;
-  if (e >= 0x1f) return sign | 0x7c00; // overflow
-  if (e <= 0) {
-    // subnormal half (or zero)
-    if (e < -10) return sign;
-    mant |= 0x800000;
-    const shift = 14 - e;
-    let half = mant >>> shift;
-    const rest = mant & ((1 << shift) - 1);
-    const halfway = 1 << (shift - 1);
-    if (rest > halfway || (rest === halfway && half & 1)) half++;
-    return sign | half;
-  }
-  let half = (e << 10) | (mant >>> 13);
-  const rest = mant & 0x1fff;
-  if (rest > 0x1000 || (rest === 0x1000 && half & 1)) half++; // may carry into the exponent: still correct
-  e = half >>> 10;
-  return sign | half;
-}
-
-function floatData(t: P.ITensorProto): Float32Array {
-  if (t.rawData && t.rawData.length) {
-    const raw = t.rawData;
-    return new Float32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength));
-  }
-  return Float32Array.from(t.floatData ?? []);
-}
-const bytes = (a: ArrayBufferView) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
-
-/** Drops nodes whose outputs nobody reads and initializers nobody uses. */
-function pruneDead(graph: P.IGraphProto): void {
-  const outputs = new Set((graph.output ?? []).map((o) => o.name!));
-  for (;;) {
-    const used = new Set([...outputs, ...(graph.node ?? []).flatMap((n) => n.input ?? [])]);
-    const before = graph.node!.length;
-    graph.node = graph.node!.filter((n) => (n.output ?? []).some((o) => used.has(o)));
-    if (graph.node.length === before) {
-      graph.initializer = (graph.initializer ?? []).filter((t) => used.has(t.name!));
-      return;
-    }
-  }
-}
+export { toHalfBits } from './onnx-edit.ts';
 
 /** The fp16 variant: float initializers (matrices) stored as float16, Cast to float32 at use. */
 export function convertToFp16(model: Uint8Array): Uint8Array {
-  const proto = onnx.ModelProto.decode(model);
+  const proto = decodeModel(model);
   const graph = proto.graph!;
   const casts: P.INodeProto[] = [];
   graph.initializer = (graph.initializer ?? []).map((t) => {
     if (t.dataType !== T.FLOAT || (t.dims ?? []).length < 2) return t; // matrices only: norms, biases, RoPE frequencies stay fp32
-    const data = floatData(t);
-    const half = new Uint16Array(data.length);
-    for (let i = 0; i < data.length; i++) half[i] = toHalfBits(data[i]);
+    const half = toHalfArray(floatData(t));
     const name = `${t.name}_fp16`;
-    casts.push({ opType: 'Cast', name: `cast_${t.name}`, input: [name], output: [t.name!], attribute: [{ name: 'to', type: onnx.AttributeProto.AttributeType.INT, i: T.FLOAT }] });
+    casts.push({ opType: 'Cast', name: `cast_${t.name}`, input: [name], output: [t.name!], attribute: [{ name: 'to', type: INT, i: T.FLOAT }] });
     return { name, dims: t.dims, dataType: T.FLOAT16, rawData: bytes(half) };
   });
   graph.node = [...casts, ...(graph.node ?? [])];
-  proto.docString = `${proto.docString ?? ''} [fp16 weights: pipeline/onnx/quantize.ts]`.trim();
-  return onnx.ModelProto.encode(proto).finish();
+  noteDoc(proto, 'fp16 weights: pipeline/onnx/quantize.ts');
+  return encodeModel(proto);
 }
 
-/** The q8 variant (see the file comment). */
-export function quantizeDynamicInt8(model: Uint8Array): Uint8Array {
-  const proto = onnx.ModelProto.decode(model);
-  const graph = proto.graph!;
-  const inits = new Map((graph.initializer ?? []).map((t) => [t.name!, t]));
-  const producer = new Map<string, P.INodeProto>();
-  for (const n of graph.node ?? []) for (const o of n.output ?? []) producer.set(o, n);
-  const uses = new Map<string, number>();
-  for (const n of graph.node ?? []) for (const i of n.input ?? []) uses.set(i, (uses.get(i) ?? 0) + 1);
-  const INT = onnx.AttributeProto.AttributeType.INT;
+/**
+ * How a dynamic-quant variant stores a MatMul weight W [K, N]:
+ * - q8 (model_quantized.onnx, this project's own): int8, symmetric, one scale per output column, no weight zero
+ *   point; a weight shared with another node stays float32.
+ * - int8 (model_int8.onnx): onnxruntime quantize_dynamic(weight_type=QInt8) — int8 symmetric, one scale and a zero
+ *   zero point for the whole tensor; every MatMul with a constant weight, the tied LM head too.
+ * - uint8 (model_uint8.onnx): quantize_dynamic(weight_type=QUInt8) — uint8 asymmetric over [min(0, W), max(0, W)],
+ *   one scale and zero point per tensor.
+ */
+export type DynamicScheme = 'q8' | 'int8' | 'uint8';
 
-  /** The weight as [K, N] row-major when `value` is a float initializer or the 2-D Transpose of one used once. */
-  const constantWeight = (value: string): { data: Float32Array; K: number; N: number } | null => {
-    const direct = inits.get(value);
-    if (direct) {
-      if (direct.dataType !== T.FLOAT || direct.dims?.length !== 2 || (uses.get(value) ?? 0) !== 1) return null;
-      return { data: floatData(direct), K: Number(direct.dims[0]), N: Number(direct.dims[1]) };
-    }
-    const tr = producer.get(value);
-    const src = tr?.opType === 'Transpose' ? inits.get(tr.input![0]) : undefined;
-    if (!tr || !src || src.dataType !== T.FLOAT || src.dims?.length !== 2 || (uses.get(src.name!) ?? 0) !== 1) return null;
-    const [R, Cc] = [Number(src.dims[0]), Number(src.dims[1])];
-    const from = floatData(src);
-    const data = new Float32Array(R * Cc);
-    for (let r = 0; r < R; r++) for (let c = 0; c < Cc; c++) data[c * R + r] = from[r * Cc + c];
-    return { data, K: Cc, N: R };
-  };
+interface QuantizedWeight {
+  data: Int8Array | Uint8Array;
+  scale: Float32Array;
+  /** Weight zero point (MatMulInteger's 4th input), absent for q8. */
+  zeroPoint?: Int8Array | Uint8Array;
+}
 
-  const nodes: P.INodeProto[] = [];
-  const added: P.ITensorProto[] = [];
-  let count = 0;
-  for (const node of graph.node ?? []) {
-    const w = node.opType === 'MatMul' && node.input?.length === 2 ? constantWeight(node.input[1]) : null;
-    if (!w) {
-      nodes.push(node);
-      continue;
-    }
-    const id = `q8_${count++}`;
-    const { data, K, N } = w;
+function quantizeWeight(data: Float32Array, K: number, N: number, scheme: DynamicScheme): QuantizedWeight {
+  if (scheme === 'q8') {
     const q = new Int8Array(K * N);
     const scale = new Float32Array(N);
     for (let n = 0; n < N; n++) {
@@ -140,14 +67,54 @@ export function quantizeDynamicInt8(model: Uint8Array): Uint8Array {
       scale[n] = max > 0 ? max / 127 : 1;
       for (let k = 0; k < K; k++) q[k * N + n] = Math.max(-127, Math.min(127, Math.round(data[k * N + n] / scale[n])));
     }
+    return { data: q, scale };
+  }
+  let [min, max] = [0, 0];
+  for (const v of data) [min, max] = [Math.min(min, v), Math.max(max, v)];
+  if (scheme === 'int8') {
+    const s = Math.max(-min, max) / 127 || 1;
+    return { data: Int8Array.from(data, (v) => Math.max(-127, Math.min(127, Math.round(v / s)))), scale: Float32Array.of(s), zeroPoint: Int8Array.of(0) };
+  }
+  const s = (max - min) / 255 || 1;
+  const zp = Math.max(0, Math.min(255, Math.round(-min / s)));
+  return { data: Uint8Array.from(data, (v) => Math.max(0, Math.min(255, Math.round(v / s) + zp))), scale: Float32Array.of(s), zeroPoint: Uint8Array.of(zp) };
+}
+
+/**
+ * Dynamic quantization as onnxruntime.quantization.quantize_dynamic writes it: each MatMul with a constant weight
+ * becomes DynamicQuantizeLinear(x) → MatMulInteger(x_q, W_q, x_zero[, W_zero]) → Cast → Mul(x_scale · w_scale).
+ */
+export function quantizeDynamic(model: Uint8Array, scheme: DynamicScheme): Uint8Array {
+  const proto = decodeModel(model);
+  const graph = proto.graph!;
+  const weightOf = constantWeights(graph, { shared: scheme !== 'q8' });
+  const nodes: P.INodeProto[] = [];
+  const added: P.ITensorProto[] = [];
+  let count = 0;
+  for (const node of graph.node ?? []) {
+    const w = weightOf(node);
+    if (!w) {
+      nodes.push(node);
+      continue;
+    }
+    const id = `${scheme}_${count++}`;
+    const { K, N } = w;
+    const q = quantizeWeight(w.data, K, N, scheme);
+    const type = q.data instanceof Int8Array ? T.INT8 : T.UINT8;
     added.push(
-      { name: `${id}_w`, dims: [K, N], dataType: T.INT8, rawData: bytes(q) },
-      { name: `${id}_w_scale`, dims: [N], dataType: T.FLOAT, rawData: bytes(scale) },
+      { name: `${id}_w`, dims: [K, N], dataType: type, rawData: bytes(q.data) },
+      { name: `${id}_w_scale`, dims: q.scale.length === 1 && scheme !== 'q8' ? [] : [q.scale.length], dataType: T.FLOAT, rawData: bytes(q.scale) },
     );
+    if (q.zeroPoint) added.push({ name: `${id}_w_zero`, dims: [], dataType: type, rawData: bytes(q.zeroPoint) });
     const x = node.input![0];
     nodes.push(
       { opType: 'DynamicQuantizeLinear', name: `${id}_quantize`, input: [x], output: [`${id}_x`, `${id}_x_scale`, `${id}_x_zero`] },
-      { opType: 'MatMulInteger', name: `${id}_matmul`, input: [`${id}_x`, `${id}_w`, `${id}_x_zero`], output: [`${id}_int32`] },
+      {
+        opType: 'MatMulInteger',
+        name: `${id}_matmul`,
+        input: [`${id}_x`, `${id}_w`, `${id}_x_zero`, ...(q.zeroPoint ? [`${id}_w_zero`] : [])],
+        output: [`${id}_int32`],
+      },
       { opType: 'Cast', name: `${id}_cast`, input: [`${id}_int32`], output: [`${id}_float`], attribute: [{ name: 'to', type: INT, i: T.FLOAT }] },
       { opType: 'Mul', name: `${id}_scales`, input: [`${id}_x_scale`, `${id}_w_scale`], output: [`${id}_scale`] },
       { opType: 'Mul', name: `${id}_dequantize`, input: [`${id}_float`, `${id}_scale`], output: node.output! },
@@ -156,9 +123,13 @@ export function quantizeDynamicInt8(model: Uint8Array): Uint8Array {
   graph.node = nodes;
   graph.initializer = [...(graph.initializer ?? []), ...added];
   pruneDead(graph);
-  proto.docString = `${proto.docString ?? ''} [int8 dynamic quantization of ${count} MatMuls: pipeline/onnx/quantize.ts]`.trim();
-  return onnx.ModelProto.encode(proto).finish();
+  const what = scheme === 'q8' ? 'int8 dynamic quantization' : `${scheme} dynamic quantization (per tensor)`;
+  noteDoc(proto, `${what} of ${count} MatMuls: pipeline/onnx/quantize.ts`);
+  return encodeModel(proto);
 }
+
+/** The q8 variant (see the file comment). */
+export const quantizeDynamicInt8 = (model: Uint8Array): Uint8Array => quantizeDynamic(model, 'q8');
 
 /** `--dtype` → the converter that makes that file from onnx/model.onnx. */
 export const CONVERTERS = { fp16: { file: 'model_fp16.onnx', convert: convertToFp16 }, q8: { file: 'model_quantized.onnx', convert: quantizeDynamicInt8 } };

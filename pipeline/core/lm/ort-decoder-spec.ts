@@ -54,7 +54,7 @@ export function decoderSpecFromConfig(config: Config): DecoderSpec {
 }
 
 /** Throws when the ONNX graph does not have the decoder inputs/outputs that config.json implies. */
-export function checkSession(session: OrtSession, spec: DecoderSpec): void {
+export function checkSession(session: OrtSession, spec: DecoderSpec, file = 'onnx/model.onnx'): void {
   const problems: string[] = [];
   for (const name of ['input_ids', 'attention_mask']) if (!session.inputNames.includes(name)) problems.push(`no input ${name}`);
   if (!session.outputNames.includes('logits')) problems.push('no output logits');
@@ -69,12 +69,12 @@ export function checkSession(session: OrtSession, spec: DecoderSpec): void {
   }
   const meta = session.inputMetadata?.find((m) => m.name === 'past_key_values.0.key');
   if (meta?.isTensor && meta.shape) {
-    if (meta.type !== 'float32') problems.push(`cache type ${meta.type} (only float32 models are supported)`);
+    if (meta.type !== 'float32' && meta.type !== 'float16') problems.push(`cache type ${meta.type} (float32 or float16 are supported)`);
     const [, heads, , dim] = meta.shape;
     if (typeof heads === 'number' && heads !== spec.numKvHeads) problems.push(`cache has ${heads} heads, config says ${spec.numKvHeads}`);
     if (typeof dim === 'number' && dim !== spec.headDim) problems.push(`cache head_dim ${dim}, config says ${spec.headDim}`);
   }
   if (problems.length > 0) {
-    throw new Error(`onnx/model.onnx is not a decoder with a KV cache in the Optimum layout: ${problems.join('; ')}`);
+    throw new Error(`${file} is not a decoder with a KV cache in the Optimum layout: ${problems.join('; ')}`);
   }
 }

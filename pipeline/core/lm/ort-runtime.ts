@@ -21,6 +21,8 @@ export interface OrtSession {
   readonly outputNames: readonly string[];
   /** Present in onnxruntime ≥ 1.21; used only to check the cache geometry. */
   readonly inputMetadata?: readonly OrtValueMetadata[];
+  /** Present in onnxruntime ≥ 1.21; read for the logits type. */
+  readonly outputMetadata?: readonly OrtValueMetadata[];
   run(feeds: Record<string, OrtTensor>, fetches: readonly string[]): Promise<Record<string, OrtTensor>>;
   release(): Promise<void>;
 }
@@ -29,6 +31,8 @@ export interface OrtModule {
   InferenceSession: { create(model: Uint8Array, options?: Record<string, unknown>): Promise<OrtSession> };
   Tensor: {
     new (type: 'float32', data: Float32Array, dims: readonly number[]): OrtTensor;
+    /** float16 data as IEEE half bits (Node 20 has no Float16Array). */
+    new (type: 'float16', data: Uint16Array, dims: readonly number[]): OrtTensor;
     new (type: 'int64', data: BigInt64Array, dims: readonly number[]): OrtTensor;
     new (type: 'bool', data: Uint8Array, dims: readonly number[]): OrtTensor;
   };
@@ -36,20 +40,26 @@ export interface OrtModule {
 
 export const toInt64 = (ids: readonly number[]) => BigInt64Array.from(ids, (id) => BigInt(id));
 
-/** [1, ...rest] → [n, ...rest] by repetition. */
+type FloatData = Float32Array | Uint16Array;
+/** A float32 or float16 tensor of the same type as `like`, holding `data`. */
+const floatTensor = (ort: OrtModule, like: OrtTensor, data: FloatData, dims: readonly number[]): OrtTensor =>
+  like.type === 'float16' ? new ort.Tensor('float16', data as Uint16Array, dims) : new ort.Tensor('float32', data as Float32Array, dims);
+const allocLike = (data: FloatData, length: number): FloatData => (data instanceof Uint16Array ? new Uint16Array(length) : new Float32Array(length));
+
+/** [1, ...rest] → [n, ...rest] by repetition (float32 or float16). */
 export function tileRows(ort: OrtModule, t: OrtTensor, n: number): OrtTensor {
   if (n === 1) return t;
-  const data = t.data as Float32Array;
-  const out = new Float32Array(data.length * n);
+  const data = t.data as FloatData;
+  const out = allocLike(data, data.length * n);
   for (let r = 0; r < n; r++) out.set(data, r * data.length);
-  return new ort.Tensor('float32', out, [n, ...t.dims.slice(1)]);
+  return floatTensor(ort, t, out, [n, ...t.dims.slice(1)]);
 }
 
-/** Keeps rows `rows` (in order) of a [B, ...] float32 tensor. */
+/** Keeps rows `rows` (in order) of a [B, ...] float32 or float16 tensor. */
 export function selectRows(ort: OrtModule, t: OrtTensor, rows: readonly number[]): OrtTensor {
-  const data = t.data as Float32Array;
+  const data = t.data as FloatData;
   const size = data.length / t.dims[0];
-  const out = new Float32Array(rows.length * size);
+  const out = allocLike(data, rows.length * size);
   rows.forEach((r, i) => out.set(data.subarray(r * size, (r + 1) * size), i * size));
-  return new ort.Tensor('float32', out, [rows.length, ...t.dims.slice(1)]);
+  return floatTensor(ort, t, out, [rows.length, ...t.dims.slice(1)]);
 }

@@ -1,0 +1,42 @@
+/**
+ * ONNX external data, the layout of Hugging Face exports over protobuf's 2 GB limit (Qwen2.5-1.5B:
+ * `onnx/model.onnx` + `onnx/model.onnx_data`): initializers of at least `threshold` bytes move to one data file, and
+ * the graph keeps, per tensor, `data_location = EXTERNAL` with `location`, `offset` and `length` entries (onnx's
+ * convert_model_to_external_data, all_tensors_to_one_file). Offsets are aligned to 4096 bytes for tensors of a page
+ * or more, so a runtime may map them. Isomorphic.
+ */
+import { decodeModel, encodeModel, noteDoc, onnx } from './onnx-edit.ts';
+
+export interface ExternalDataModel {
+  /** The graph, with the large initializers' data moved out. */
+  model: Uint8Array;
+  /** The data file's bytes, to be written as `location` next to the model. */
+  data: Uint8Array;
+  location: string;
+}
+
+const PAGE = 4096;
+
+export function toExternalData(model: Uint8Array, location: string, threshold = 1024): ExternalDataModel {
+  const proto = decodeModel(model);
+  const chunks: { offset: number; bytes: Uint8Array }[] = [];
+  let end = 0;
+  for (const t of proto.graph?.initializer ?? []) {
+    const raw = t.rawData;
+    if (!raw || raw.length < threshold) continue;
+    const offset = raw.length >= PAGE ? Math.ceil(end / PAGE) * PAGE : end;
+    chunks.push({ offset, bytes: raw });
+    end = offset + raw.length;
+    t.rawData = new Uint8Array(0);
+    t.dataLocation = onnx.TensorProto.DataLocation.EXTERNAL;
+    t.externalData = [
+      { key: 'location', value: location },
+      { key: 'offset', value: String(offset) },
+      { key: 'length', value: String(raw.length) },
+    ];
+  }
+  const data = new Uint8Array(end);
+  for (const c of chunks) data.set(c.bytes, c.offset);
+  noteDoc(proto, `weights in ${location}: pipeline/onnx/external-data.ts`);
+  return { model: encodeModel(proto), data, location };
+}

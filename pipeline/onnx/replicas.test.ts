@@ -1,0 +1,146 @@
+/**
+ * The published Hugging Face dtype files, replicated from models/tiny-llama (SmolLM2's shape) by replicas.ts, read
+ * by two independent readers: Transformers.js itself on the same file (its logits and greedy tokens, loaded offline
+ * from the directory) and, for fp32, the PyTorch goldens (golden/tiny-llama.json). The replicas are made here, in a
+ * temporary directory, never committed.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AutoModelForCausalLM, AutoTokenizer, env, type Tensor } from '@huggingface/transformers';
+import onnxProto from 'onnx-proto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DTYPES, DTYPE_FILES, type Dtype } from '../core/dtypes.ts';
+import type { OrtCausalLM } from '../core/ort-lm.ts';
+import { loadModel } from '../node/load-model.ts';
+import { writeReplicas } from './replicas.ts';
+
+env.allowRemoteModels = false;
+const TEXT = 'Price: 3 [Calculator(2 * 3) -> 6] done. The capital of';
+/**
+ * Largest |our log p − Transformers.js log p| over the text's tokens, per dtype. Same file, same ONNX Runtime:
+ * float32 graphs agree to rounding (our scorer runs the LM head on gathered rows); float16 logits are rounded to
+ * half precision (~1e-3 relative at |logit| ≈ 10) and the products are summed in another order.
+ */
+const TOLERANCE: Record<Dtype, number> = { fp32: 1e-4, fp16: 1e-2, q8: 1e-4, int8: 1e-4, uint8: 1e-4, q4: 1e-4, q4f16: 1e-2, bnb4: 1e-4 };
+
+let dir: string;
+let golden: { logits: { ids: number[]; head: number[][]; logSumExp: number[] } };
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'replicas-'));
+  await writeReplicas(join(dir, 'all'));
+  await writeReplicas(join(dir, 'external'), { dtypes: ['fp32', 'q4f16'], externalData: true, numLogitsToKeep: true });
+  golden = JSON.parse(await readFile(join(import.meta.dirname, 'golden/tiny-llama.json'), 'utf8'));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+/** Transformers.js on `model` with `dtype`: log p of each next token of TEXT, and its greedy continuation. */
+async function transformersJs(model: string, dtype: Dtype, newTokens: number) {
+  const tokenizer = await AutoTokenizer.from_pretrained(model);
+  const lm = await AutoModelForCausalLM.from_pretrained(model, { dtype });
+  try {
+    const input = tokenizer(TEXT);
+    const ids = ((input.input_ids as Tensor).tolist() as bigint[][])[0].map(Number);
+    const logits = (await lm(input)).logits.to('float32') as Tensor;
+    const V = logits.dims[2];
+    const data = logits.data as Float32Array;
+    const logProbs = ids.slice(1).map((next, t) => {
+      const row = data.subarray(t * V, (t + 1) * V);
+      const max = row.reduce((a, b) => Math.max(a, b), -Infinity);
+      return row[next] - max - Math.log(row.reduce((s, x) => s + Math.exp(x - max), 0));
+    });
+    const generated = (await lm.generate({ ...input, max_new_tokens: newTokens, do_sample: false })) as Tensor;
+    return { ids, logProbs, greedy: (generated.tolist() as bigint[][])[0].slice(ids.length).map(Number) };
+  } finally {
+    await lm.dispose();
+  }
+}
+
+/** The text of greedy ids, up to an end-of-text token (where sample() stops). */
+const greedyText = (lm: OrtCausalLM, ids: number[]) => {
+  const eos = ids.findIndex((id) => lm.spec.eosTokenIds.includes(id));
+  return lm.decode(eos >= 0 ? ids.slice(0, eos) : ids);
+};
+
+/** Ours on the same file: log p of each next token (one request, no padding) and the greedy continuation. */
+async function ours(lm: OrtCausalLM, ids: number[], newTokens: number) {
+  const [scored] = await lm.score([{ ids }]);
+  const [sample] = await lm.sample(ids, { n: 1, maxNewTokens: newTokens, stop: '', seed: 1, temperature: 0 });
+  return { logProbs: Array.from(scored.tokenLogProbs.subarray(1)), greedy: sample.text };
+}
+
+const worst = (a: number[], b: number[]) => Math.max(...a.map((x, i) => Math.abs(x - b[i])));
+const ops = (bytes: Uint8Array) => new Set(onnxProto.onnx.ModelProto.decode(bytes).graph!.node!.map((n) => `${n.domain || ''}:${n.opType}`));
+
+describe.each(DTYPES)('the %s replica', (dtype) => {
+  it(`loads as Transformers.js loads it and scores as it does (within ${TOLERANCE[dtype]} nats), greedy tokens equal`, async () => {
+    const model = join(dir, 'all');
+    const reference = await transformersJs(model, dtype, 6);
+    const lm = await loadModel(model, { dtype });
+    try {
+      expect(lm.encode(TEXT)).toEqual(reference.ids);
+      const mine = await ours(lm, reference.ids, 6);
+      expect(worst(mine.logProbs, reference.logProbs)).toBeLessThan(TOLERANCE[dtype]);
+      expect(mine.greedy).toBe(greedyText(lm, reference.greedy));
+      expect(Reflect.get(lm, 'scorer'), 'the in-graph log-prob head accepted this graph').not.toBeNull();
+      const float16 = dtype === 'fp16' || dtype === 'q4f16';
+      expect(lm.io).toMatchObject({ cacheType: float16 ? 'float16' : 'float32', logitsType: float16 ? 'float16' : 'float32' });
+    } finally {
+      await lm.release();
+    }
+  });
+});
+
+describe('the replicas are the published formats', () => {
+  it('use the ops and element types the published files use', async () => {
+    const file = async (d: Dtype) => readFile(join(dir, 'all/onnx', DTYPE_FILES[d]));
+    expect(ops(await file('q4'))).toContain('com.microsoft:MatMulNBits');
+    expect(ops(await file('q4f16'))).toContain('com.microsoft:MatMulNBits');
+    expect(ops(await file('bnb4'))).toContain('com.microsoft:MatMulBnb4');
+    for (const d of ['q8', 'int8', 'uint8'] as const) expect([...ops(await file(d))]).toEqual(expect.arrayContaining([':DynamicQuantizeLinear', ':MatMulInteger']));
+    const half = onnxProto.onnx.ModelProto.decode(await file('fp16')).graph!;
+    const FLOAT16 = onnxProto.onnx.TensorProto.DataType.FLOAT16;
+    for (const name of ['past_key_values.0.key', 'logits', 'present.1.value']) {
+      const info = [...half.input!, ...half.output!].find((v) => v.name === name)!;
+      expect(info.type!.tensorType!.elemType, name).toBe(FLOAT16);
+    }
+    const sizes = await Promise.all(DTYPES.map(async (d) => [d, (await file(d)).length] as const));
+    const size = Object.fromEntries(sizes);
+    expect(size.q4f16).toBeLessThan(size.q4);
+    expect(size.q4).toBeLessThan(0.5 * size.fp32);
+  });
+});
+
+describe('external data and num_logits_to_keep', () => {
+  it('fp32 with external data and a num_logits_to_keep input gives the PyTorch golden logits (1e-4)', async () => {
+    const model = join(dir, 'external');
+    const graph = await readFile(join(model, 'onnx/model.onnx'));
+    const data = await readFile(join(model, 'onnx/model.onnx_data'));
+    expect(graph.length).toBeLessThan(data.length / 4); // the weights are outside the graph
+    const lm = await loadModel(model);
+    try {
+      expect(lm.io.hasNumLogitsToKeep).toBe(true);
+      const { ids, head, logSumExp } = golden.logits;
+      const [scored] = await lm.score([{ ids }]);
+      // log p(ids[t+1] | ids[≤t]) from the golden: head holds the first logits of each row, so use ids within it.
+      ids.slice(1).forEach((next, t) => {
+        if (next < head[t].length) expect(Math.abs(scored.tokenLogProbs[t + 1] - (head[t][next] - logSumExp[t]))).toBeLessThan(1e-4);
+      });
+    } finally {
+      await lm.release();
+    }
+  });
+
+  it.each(['fp32', 'q4f16'] as const)('%s with external data loads in Transformers.js and scores as it does', async (dtype) => {
+    const model = join(dir, 'external');
+    const reference = await transformersJs(model, dtype, 4);
+    const lm = await loadModel(model, { dtype });
+    try {
+      const mine = await ours(lm, reference.ids, 4);
+      expect(worst(mine.logProbs, reference.logProbs)).toBeLessThan(TOLERANCE[dtype]);
+      expect(mine.greedy).toBe(greedyText(lm, reference.greedy));
+    } finally {
+      await lm.release();
+    }
+  });
+});
