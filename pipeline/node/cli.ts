@@ -15,6 +15,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { judge } from '../core/scoring/judge.ts';
 import { paperNames } from '../core/scoring/losses.ts';
+import { DTYPE_FILES, DTYPES } from '../core/lm/dtypes.ts';
 import { DEFAULT_INPUTS, DEFAULT_MODEL } from './package-paths.ts';
 import { planArgv } from './long-argv.ts';
 
@@ -29,10 +30,10 @@ const integer = (name: string) => (value: string) => {
   return x;
 };
 
-/** `--dtype`: which of the model's ONNX files (Hugging Face's names: model.onnx, model_fp16.onnx, model_quantized.onnx, model_q4.onnx). */
+/** `--dtype`: which of the model's ONNX files, by Transformers.js's dtype names (core/lm/dtypes.ts, the web's `?dtype=` too). */
 const dtypeOption = () =>
-  new Option('--dtype <dtype>', 'ONNX variant: fp32 onnx/model.onnx, fp16 model_fp16.onnx, q8 model_quantized.onnx, q4 model_q4.onnx')
-    .choices(['fp32', 'fp16', 'q8', 'q4'])
+  new Option('--dtype <dtype>', `ONNX file under onnx/: ${DTYPES.map((d) => `${d} ${DTYPE_FILES[d]}`).join(', ')}`)
+    .choices(DTYPES)
     .default('fp32');
 
 /** A repeatable option's values, in order. */

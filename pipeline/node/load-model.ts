@@ -1,16 +1,17 @@
 /**
  * Node edge of the LM runtime: reads a Hugging Face ONNX causal-LM directory (config.json, tokenizer.json,
  * [tokenizer_config.json], onnx/model.onnx or the `dtype` variant, named as Transformers.js names them:
- * core/dtypes.ts) — a path, or an `org/name` id already in the local Hugging Face cache (hf-cache.ts) — and builds
+ * core/lm/dtypes.ts) — a path, or an `org/name` id already in the local Hugging Face cache (hf-cache.ts) — and builds
  * an OrtCausalLM on onnxruntime-node. Offline: nothing is downloaded. External data (`model*.onnx_data`, models
  * over 2 GB) is read by ONNX Runtime from the directory itself: only the small graph passes through JavaScript.
  * Every failure is one line naming the directory and what it does hold.
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { open, readdir, readFile, stat } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import type { CausalLM } from '../core/lm/lm.ts';
 import { OrtCausalLM, type OrtCausalLMOptions } from '../core/lm/ort-lm.ts';
+import { indexGraph } from '../onnx/graph-index.ts';
 import { availableDtypes, describeDir, DTYPE_FILES, resolveModel, type Dtype } from './hf-cache.ts';
 
 export interface LoadModelOptions {
@@ -83,10 +84,10 @@ export async function loadModel(model: string, options: LoadModelOptions = {}): 
   }
   const tokenizer = (await readJson('tokenizer.json'))!;
   const tokenizerConfig = await readJson('tokenizer_config.json', true);
-  const bytes = await readFile(join(root, onnxFile));
-  // External data: ONNX Runtime reads `<file>_data` (and `_data_1`, …) from onnx/ itself (the graph came as bytes,
-  // so it is told the folder); the weights never pass through JavaScript.
-  const external = (await readdir(join(root, 'onnx'))).some((f) => f.startsWith(`${DTYPE_FILES[dtype]}_data`));
+  // Only the graph passes through JavaScript (onnx/graph-index.ts): every large initializer becomes an external-data
+  // reference into the file itself, and ONNX Runtime, told the onnx/ folder, reads the weights from the file (and
+  // a real `<file>_data`, `_data_1`, … there) — one copy of the weights, in ONNX Runtime.
+  const bytes = await graphWithoutWeights(join(root, onnxFile)).catch((error: Error) => fail(`${onnxFile}: ${error.message}`));
 
   const threads = options.threads ?? 1;
   try {
@@ -102,7 +103,7 @@ export async function loadModel(model: string, options: LoadModelOptions = {}): 
         interOpNumThreads: 1,
         executionMode: 'sequential',
         graphOptimizationLevel: 'all',
-        ...(external ? { extra: { session: { model_external_initializers_file_folder_path: join(root, 'onnx') } } } : {}),
+        extra: { session: { model_external_initializers_file_folder_path: join(root, 'onnx') } },
       },
       ...options.lm,
     });
@@ -117,6 +118,22 @@ export async function loadModel(model: string, options: LoadModelOptions = {}): 
       );
     }
     return fail(message);
+  }
+}
+
+/** The ONNX file's graph with its weights left in the file (external-data references to it). */
+async function graphWithoutWeights(path: string): Promise<Uint8Array> {
+  const handle = await open(path, 'r');
+  try {
+    const { size } = await handle.stat();
+    const read = async (offset: number, length: number) => {
+      const buffer = Buffer.alloc(length);
+      const { bytesRead } = await handle.read(buffer, 0, length, offset);
+      return buffer.subarray(0, bytesRead);
+    };
+    return (await indexGraph(read, size, basename(path))).model;
+  } finally {
+    await handle.close();
   }
 }
 

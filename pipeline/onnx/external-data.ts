@@ -5,6 +5,7 @@
  * convert_model_to_external_data, all_tensors_to_one_file). Offsets are aligned to 4096 bytes for tensors of a page
  * or more, so a runtime may map them. Isomorphic.
  */
+import type { onnx as P } from 'onnx-proto';
 import { decodeModel, encodeModel, noteDoc, onnx } from './onnx-edit.ts';
 
 export interface ExternalDataModel {
@@ -39,4 +40,31 @@ export function toExternalData(model: Uint8Array, location: string, threshold = 
   for (const c of chunks) data.set(c.bytes, c.offset);
   noteDoc(proto, `weights in ${location}: pipeline/onnx/external-data.ts`);
   return { model: encodeModel(proto), data, location };
+}
+
+/**
+ * Points a decoded model's large initializers at the bytes they were decoded from, as external data: each gets
+ * `location` (the model file's own name), the offset of its raw_data within `source`, and its length; raw_data is
+ * cleared. Re-encoding then gives a graph of a few kilobytes that ONNX Runtime completes by reading the weights from
+ * the original file (Node: the folder passed as model_external_initializers_file_folder_path) or from the same bytes
+ * (browser: externalData [{ path: location, data: source }]) — so a rewritten graph never copies the weights.
+ * Initializers that are not views of `source` (made by a rewrite) stay inline. Returns how many moved.
+ */
+export function referenceWeights(proto: P.IModelProto, source: Uint8Array, location: string, threshold = 1024): number {
+  let moved = 0;
+  for (const t of proto.graph?.initializer ?? []) {
+    const raw = t.rawData;
+    if (!raw || raw.length < threshold || raw.buffer !== source.buffer) continue;
+    const offset = raw.byteOffset - source.byteOffset;
+    if (offset < 0 || offset + raw.length > source.length) continue;
+    t.rawData = new Uint8Array(0);
+    t.dataLocation = onnx.TensorProto.DataLocation.EXTERNAL;
+    t.externalData = [
+      { key: 'location', value: location },
+      { key: 'offset', value: String(offset) },
+      { key: 'length', value: String(raw.length) },
+    ];
+    moved++;
+  }
+  return moved;
 }

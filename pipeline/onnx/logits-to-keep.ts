@@ -13,7 +13,13 @@ import { decodeModel, encodeModel, intAttr, noteDoc, T } from './onnx-edit.ts';
 
 export function addNumLogitsToKeep(model: Uint8Array): Uint8Array {
   const proto = decodeModel(model);
-  const graph = proto.graph!;
+  addNumLogitsToKeepToGraph(proto.graph!);
+  noteDoc(proto, 'num_logits_to_keep input: pipeline/onnx/logits-to-keep.ts');
+  return encodeModel(proto);
+}
+
+/** The same, in place on a decoded graph (the scorer's one-session graph adds it when the export has none). */
+export function addNumLogitsToKeepToGraph(graph: P.IGraphProto): void {
   const head = graph.node?.find((n) => n.output?.includes('logits'));
   if (!head) throw new Error('addNumLogitsToKeep: no node produces "logits"');
   const hidden = head.input![0];
@@ -53,6 +59,4 @@ export function addNumLogitsToKeep(model: Uint8Array): Uint8Array {
   const logits = graph.output!.find((o) => o.name === 'logits')!;
   const dims = logits.type!.tensorType!.shape!.dim!;
   dims[1] = { dimParam: 'num_logits' };
-  noteDoc(proto, 'num_logits_to_keep input: pipeline/onnx/logits-to-keep.ts');
-  return encodeModel(proto);
 }

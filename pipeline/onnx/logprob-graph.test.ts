@@ -50,4 +50,36 @@ describe('buildScoringDecoderOnnx', () => {
     await plain.release();
     await scoring.release();
   });
+
+  it('with keepDecoderOutputs is one graph that also decodes: logits and present.* stay, num_logits_to_keep picks rows', async () => {
+    const graph = onnx.ModelProto.decode(buildScoringDecoderOnnx(model, { keepDecoderOutputs: true })!).graph!;
+    expect(graph.output!.map((o) => o.name)).toEqual(['logits', 'present.0.key', 'present.0.value', 'present.1.key', 'present.1.value', 'score_log_probs']);
+    expect(graph.input!.map((i) => i.name)).toEqual(expect.arrayContaining(['score_rows', 'score_ids', 'num_logits_to_keep']));
+    const plain = await ort.InferenceSession.create(model);
+    const both = await ort.InferenceSession.create(buildScoringDecoderOnnx(model, { keepDecoderOutputs: true })!);
+    const T = 4;
+    const feeds: Record<string, ort.Tensor> = {
+      input_ids: new ort.Tensor('int64', BigInt64Array.of(5n, 6n, 7n, 8n), [1, T]),
+      attention_mask: new ort.Tensor('int64', new BigInt64Array(T).fill(1n), [1, T]),
+      position_ids: new ort.Tensor('int64', BigInt64Array.of(0n, 1n, 2n, 3n), [1, T]),
+    };
+    for (let i = 0; i < 2; i++) {
+      for (const kv of ['key', 'value']) feeds[`past_key_values.${i}.${kv}`] = new ort.Tensor('float32', new Float32Array(0), [1, 4, 0, 8]);
+    }
+    const full = (await plain.run(feeds)).logits;
+    const last = (
+      await both.run({
+        ...feeds,
+        num_logits_to_keep: new ort.Tensor('int64', BigInt64Array.of(1n), []),
+        score_rows: new ort.Tensor('int64', new BigInt64Array(0), [0]),
+        score_ids: new ort.Tensor('int64', new BigInt64Array(0), [0, 2]),
+      })
+    ).logits;
+    const V = full.dims[2];
+    expect(last.dims).toEqual([1, 1, V]);
+    const expected = (full.data as Float32Array).subarray((T - 1) * V, T * V);
+    Array.from(last.data as Float32Array).forEach((x, v) => expect(Math.abs(x - expected[v])).toBeLessThan(1e-5));
+    await plain.release();
+    await both.release();
+  });
 });

@@ -10,6 +10,8 @@
 import onnxProto from 'onnx-proto';
 import type { onnx as P } from 'onnx-proto';
 import { DataType, GraphBuilder } from './graph-builder.ts';
+import { referenceWeights } from './external-data.ts';
+import { addNumLogitsToKeepToGraph } from './logits-to-keep.ts';
 
 const { onnx } = onnxProto;
 
@@ -36,14 +38,30 @@ export function buildLogProbGatherOnnx(logitsType: 'float32' | 'float16' = 'floa
  * or the 4-bit MatMulNBits / MatMulBnb4 of q4, q4f16 and bnb4 files — the rows are gathered from its hidden-state
  * input and the node is repeated on them, so the [B, T, V] LM head is computed only for the n rows; otherwise
  * (a dynamic-quant head ends in a Mul) the rows are gathered from the logits. float16 logits are cast to float32
- * before the log-softmax. The graph's other outputs (logits, present.*) are dropped, so the runtime
- * does not compute them. Returns null when the model has no `logits` output (then use buildLogProbGatherOnnx).
+ * before the log-softmax. Returns null when the model has no `logits` output (then use buildLogProbGatherOnnx).
+ *
+ * By default the graph's other outputs (logits, present.*) are dropped, so the runtime does not compute them.
+ * With `keepDecoderOutputs` the result is ONE graph for scoring and decoding (one session, the weights held once):
+ * logits and present.* stay, and a `num_logits_to_keep` input is added when the export has none, so a scoring run
+ * feeds 1 (the full head is not computed beside the gathered rows) and a decoding run feeds empty score_rows.
+ * ONNX Runtime runs every node of a session whatever is fetched, hence the input rather than a second graph.
  */
-export function buildScoringDecoderOnnx(model: Uint8Array): Uint8Array | null {
+export function buildScoringDecoderOnnx(
+  model: Uint8Array,
+  options: {
+    keepDecoderOutputs?: boolean;
+    /** The model file's name: its weights stay in it, referenced as external data (external-data.ts referenceWeights). */
+    weightsFile?: string;
+  } = {},
+): Uint8Array | null {
   const proto = onnx.ModelProto.decode(model);
   const graph = proto.graph;
   const head = graph?.node?.find((n) => n.output?.includes('logits'));
   if (!graph || !head || !graph.output?.some((o) => o.name === 'logits')) return null;
+  const hasKeep = graph.input?.some((i) => i.name === 'num_logits_to_keep') ?? false;
+  // An export's own num_logits_to_keep slices the hidden state before the head: score from the unsliced one.
+  const producer = graph.node?.find((n) => n.output?.includes(head.input?.[0] ?? ''));
+  const hidden = hasKeep && producer?.opType === 'Slice' ? producer.input![0] : head.input![0];
   const node = (opType: string, input: string[], output: string, attrs: P.IAttributeProto[] = []): P.INodeProto => ({
     opType,
     name: `score_head_${output}`,
@@ -63,11 +81,12 @@ export function buildScoringDecoderOnnx(model: Uint8Array): Uint8Array | null {
   if (rowWise) {
     // [B, T, C] → [B·T, C] → [n, C] → [n, V]: the same node, on the gathered rows
     added.push(
-      node('Flatten', [head.input![0]], 'score_head_hidden', [int('axis', 2)]),
+      node('Flatten', [hidden], 'score_head_hidden', [int('axis', 2)]),
       node('Gather', ['score_head_hidden', 'score_rows'], 'score_head_rows', [int('axis', 0)]),
       { ...node(head.opType!, ['score_head_rows', ...head.input!.slice(1)], 'score_head_logits', head.attribute ?? []), domain: head.domain },
     );
   } else {
+    if (options.keepDecoderOutputs) return null; // rows gathered from the logits would need the full head
     added.push(
       node('Flatten', ['logits'], 'score_head_all', [int('axis', 2)]),
       node('Gather', ['score_head_all', 'score_rows'], 'score_head_logits', [int('axis', 0)]),
@@ -85,6 +104,13 @@ export function buildScoringDecoderOnnx(model: Uint8Array): Uint8Array | null {
   );
   graph.node = [...(graph.node ?? []), ...added];
   graph.input = [...(graph.input ?? []), tensorInfo('score_rows', INT64, ['n']), tensorInfo('score_ids', INT64, ['n', 'k'])];
-  graph.output = [tensorInfo('score_log_probs', FLOAT, ['n', 'k'])];
+  const scoreOutput = tensorInfo('score_log_probs', FLOAT, ['n', 'k']);
+  if (options.keepDecoderOutputs) {
+    if (!hasKeep) addNumLogitsToKeepToGraph(graph);
+    graph.output = [...graph.output, scoreOutput];
+  } else {
+    graph.output = [scoreOutput];
+  }
+  if (options.weightsFile) referenceWeights(proto, model, options.weightsFile);
   return onnx.ModelProto.encode(proto).finish();
 }

@@ -17,10 +17,13 @@ export const encodeModel = (proto: P.IModelProto): Uint8Array => onnx.ModelProto
 export const bytesOf = (a: ArrayBufferView): Uint8Array => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
 export const intAttr = (name: string, i: number): P.IAttributeProto => ({ name, type: INT, i });
 
+const scratch = new Float32Array(1);
+const scratchBits = new Uint32Array(scratch.buffer);
+
 /** float32 → IEEE half bits, round to nearest even (values past 65504 become ±Infinity). */
 export function toHalfBits(x: number): number {
-  const f = new Float32Array([x]);
-  const u = new Uint32Array(f.buffer)[0];
+  scratch[0] = x;
+  const u = scratchBits[0];
   const sign = (u >>> 16) & 0x8000;
   const exp = (u >>> 23) & 0xff;
   let mant = u & 0x7fffff;

@@ -22,7 +22,7 @@
 import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DTYPE_FILES, type Dtype } from '../core/dtypes.ts';
+import { DTYPE_FILES, type Dtype } from './dtype-files.ts';
 import { quantizeBnb4 } from './bnb4.ts';
 import { toExternalData } from './external-data.ts';
 import { convertToFloat16 } from './float16.ts';

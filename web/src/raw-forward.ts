@@ -14,15 +14,17 @@ export function forwardFeeds(ort: Ort, session: Session, batch: number, length: 
   for (let i = 0; i < n; i++) ids[i] = BigInt((i * 7919) % 200);
   const positions = new BigInt64Array(n);
   for (let b = 0; b < batch; b++) for (let t = 0; t < length; t++) positions[b * length + t] = BigInt(t);
-  const meta = session.inputMetadata as readonly { name: string; isTensor: boolean; shape?: readonly (number | string)[] }[];
+  const meta = session.inputMetadata as readonly { name: string; isTensor: boolean; type?: string; shape?: readonly (number | string)[] }[];
   for (const input of meta) {
     if (input.name === 'input_ids') feeds[input.name] = new ort.Tensor('int64', ids, [batch, length]);
     else if (input.name === 'attention_mask') feeds[input.name] = new ort.Tensor('int64', new BigInt64Array(n).fill(1n), [batch, length]);
     else if (input.name === 'position_ids') feeds[input.name] = new ort.Tensor('int64', positions, [batch, length]);
     else if (input.name.startsWith('past_key_values')) {
       const dims = (input.shape ?? []).map((d, i) => (i === 0 ? batch : typeof d === 'number' ? d : 0));
-      feeds[input.name] = new ort.Tensor('float32', new Float32Array(0), dims);
-    }
+      // The graph's own cache type: float16 in fp16 / q4f16 files.
+      feeds[input.name] = input.type === 'float16' ? new ort.Tensor('float16', new Uint16Array(0), dims) : new ort.Tensor('float32', new Float32Array(0), dims);
+    } else if (input.name === 'num_logits_to_keep') feeds[input.name] = new ort.Tensor('int64', BigInt64Array.of(0n), []);
+    else if (input.name === 'use_cache_branch') feeds[input.name] = new ort.Tensor('bool', Uint8Array.of(0), [1]);
   }
   return feeds;
 }

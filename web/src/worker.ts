@@ -7,7 +7,7 @@
 import { defaultConfig, type ToolThresholds } from '../../pipeline/core/config.ts';
 import { ToolExecutor } from '../../pipeline/core/stages/execute.ts';
 import { generate } from '../../pipeline/core/generate/generate.ts';
-import { DTYPE_FILES } from '../../pipeline/core/lm/dtypes.ts';
+import { DTYPE_FILES, externalDataFiles } from '../../pipeline/core/lm/dtypes.ts';
 import type { CausalLM, DecodeState } from '../../pipeline/core/lm/lm.ts';
 import { OrtCausalLM, type OrtModule } from '../../pipeline/core/lm/ort-lm.ts';
 import type { PositionScores } from '../../pipeline/core/sampling/positions.ts';
@@ -29,7 +29,9 @@ interface Loaded {
   ort: Ort;
   choice: BackendChoice;
   lm: CausalLM;
-  modelBytes: Uint8Array;
+  /** The ONNX file's URL (the bench re-fetches it: the tab keeps no copy of the weights in JavaScript). */
+  modelFileUrl: string;
+  externalData: ExternalData;
   modelId: string;
 }
 let loaded: Loaded | null = null;
@@ -74,14 +76,21 @@ const fetchJson = async (url: string, optional = false): Promise<Record<string, 
   }
 };
 
-async function createLM(ort: Ort, id: string, bytes: Uint8Array, files: Record<string, Record<string, unknown> | undefined>, choice: BackendChoice) {
+/** ORT-web's `externalData`: each `<file>_data` by URL, which onnxruntime-web fetches into its own memory. */
+type ExternalData = { path: string; data: string | Uint8Array }[];
+
+async function createLM(ort: Ort, id: string, bytes: Uint8Array, files: Record<string, Record<string, unknown> | undefined>, choice: BackendChoice, file: string, externalData: ExternalData) {
   return OrtCausalLM.create(ort as unknown as OrtModule, {
     id,
     model: bytes,
+    file: `onnx/${file}`,
+    // The one-session scoring graph references the weights in `bytes` itself, passed again as external data
+    // under the file's own name: ONNX Runtime copies them once, and no re-encoded copy of the model is made.
+    weightsFile: file,
     config: files.config!,
     tokenizer: files.tokenizer!,
     tokenizerConfig: files.tokenizerConfig,
-    sessionOptions: sessionOptions(choice.backend),
+    sessionOptions: { ...sessionOptions(choice.backend), externalData: [...externalData, { path: file, data: bytes }] },
     // The in-graph log-prob head (a second session with the same weights) stalls the explorer on WebGPU
     // (measured: > 120 s on SwiftShader, where the log-softmax graph path passes the e2e test in ~18 s); WASM uses the head.
     logProbs: choice.backend === 'webgpu' ? 'graph' : 'head',
@@ -105,17 +114,18 @@ async function load(req: Extract<Request, { type: 'load' }>) {
   const file = DTYPE_FILES[req.dtype ?? 'fp32'];
   const bytes = await fetchBytes(`${base}/onnx/${file}`, (done, total) =>
     post({ id: req.id, type: 'progress', stage: file, done, total }));
+  const externalData = externalDataFiles(config!, file).map((path) => ({ path, data: new URL(`${base}/onnx/${path}`, self.location.href).href }));
   post({ id: req.id, type: 'progress', stage: 'session', done: 0, total: 1 });
   const files = { config, tokenizer, tokenizerConfig };
   let lm: CausalLM;
   try {
-    lm = await createLM(ort, base, bytes, files, choice);
+    lm = await createLM(ort, base, bytes, files, choice, file, externalData);
   } catch (e) {
     if (choice.backend !== 'webgpu') throw e;
     choice = fallbackToWasm(env(), e);
-    lm = await createLM(ort, base, bytes, files, choice);
+    lm = await createLM(ort, base, bytes, files, choice, file, externalData);
   }
-  loaded = { ort, choice, lm, modelBytes: bytes, modelId: base };
+  loaded = { ort, choice, lm, modelFileUrl: `${base}/onnx/${file}`, externalData, modelId: base };
   post({ id: req.id, type: 'progress', stage: 'tools', done: 0, total: 1 });
   const { registry } = await getParts(lm);
   return {
@@ -194,9 +204,10 @@ function stageLabel(s: StageProgress): string {
 
 /** Scoring throughput (CausalLM.score on [batch × length] teacher-forced rows) and the raw forward limit. */
 async function bench(req: Extract<Request, { type: 'bench' }>): Promise<BenchResult> {
-  const { lm, ort, choice, modelBytes } = loaded!;
+  const { lm, ort, choice, modelFileUrl, externalData } = loaded!;
+  const modelBytes = await fetchBytes(modelFileUrl);
   const scoreTps = await scoreThroughput(lm, benchRows(lm, req.batch, req.length), req.repeats);
-  const session = await ort.InferenceSession.create(modelBytes, sessionOptions(choice.backend));
+  const session = await ort.InferenceSession.create(modelBytes, { ...sessionOptions(choice.backend), ...(externalData.length ? { externalData } : {}) });
   const forwardTps = await rawForwardThroughput(ort, session, req.batch, req.length, req.repeats);
   await session.release();
   return {
@@ -232,7 +243,7 @@ function modelAt(url: string, id: number): Promise<CausalLM> {
       ]);
       const bytes = await fetchBytes(`${base}/onnx/model.onnx`, (done, total) =>
         post({ id, type: 'progress', stage: 'model.onnx', done, total }));
-      return createLM(loaded!.ort, base, bytes, { config, tokenizer, tokenizerConfig }, loaded!.choice);
+      return createLM(loaded!.ort, base, bytes, { config, tokenizer, tokenizerConfig }, loaded!.choice, 'model.onnx', []);
     })();
     lm.catch(() => otherModels.delete(base));
     otherModels.set(base, lm);

@@ -7,7 +7,7 @@ import { AutoModelForCausalLM, env, type Tensor } from '@huggingface/transformer
 import { loadModel } from '../../node/load-model.ts';
 import { TINY_RANDOM_DIR } from '../../onnx/tiny-random.ts';
 import type { ScoreRequest } from './lm.ts';
-import { logSoftmaxGather, OrtCausalLM, pickToken, rowSeeds } from './ort-lm.ts';
+import { bosTokenId, logSoftmaxGather, OrtCausalLM, pickToken, rowSeeds } from './ort-lm.ts';
 import { mulberry32 } from '../../onnx/random.ts';
 
 const EOT = 263;
@@ -243,5 +243,14 @@ describe('OrtCausalLM.create', () => {
     await expect(OrtCausalLM.create(ort, { id: 'x', model, config, tokenizer })).rejects.toThrow(
       'onnx/model.onnx is not a decoder with a KV cache in the Optimum layout: no input past_key_values.2.key',
     );
+  });
+});
+
+describe('bosTokenId', () => {
+  it("is config.json's bos_token_id unless tokenizer_config.json says the tokenizer has none (Qwen2.5)", () => {
+    expect(bosTokenId({ bos_token_id: 50256 }, { bos_token: '<|endoftext|>', add_bos_token: false })).toBe(50256); // GPT-2
+    expect(bosTokenId({ bos_token_id: 151643 }, { bos_token: null, eos_token: '<|im_end|>' })).toBeUndefined(); // Qwen2.5
+    expect(bosTokenId({ bos_token_id: 0 })).toBe(0);
+    expect(bosTokenId({})).toBeUndefined();
   });
 });

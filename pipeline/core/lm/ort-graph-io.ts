@@ -31,10 +31,17 @@ const HYBRID = /^past_(ssm|conv|recurrent|compressor|indexer)/;
 const floatType = (meta: OrtValueMetadata | undefined): FloatType | string | undefined => (meta?.isTensor ? meta.type : undefined);
 
 /**
- * Reads the session's decoder I/O. `file` names the graph in errors. Throws one line naming what the graph has and
+ * Reads the session's decoder I/O (pass the session's outputMetadata for the logits type). `file` names the graph
+ * in errors. Throws one line naming what the graph has and
  * what would work.
  */
-export function readDecoderIO(session: OrtSession, file: string, outputMetadata?: readonly OrtValueMetadata[]): DecoderIO {
+export function readDecoderIO(
+  session: OrtSession,
+  file: string,
+  outputMetadata?: readonly OrtValueMetadata[],
+  /** Inputs the runtime added itself (the scorer's score_rows / score_ids). */
+  own: readonly string[] = [],
+): DecoderIO {
   const hybrid = session.inputNames.filter((n) => HYBRID.test(n));
   if (hybrid.length > 0) {
     throw new Error(
@@ -42,7 +49,7 @@ export function readDecoderIO(session: OrtSession, file: string, outputMetadata?
         'past_key_values.{i}.key|value; use an attention-only decoder (GPT-2, Llama/SmolLM2, Qwen2, Qwen3)',
     );
   }
-  const unknown = session.inputNames.filter((n) => !KNOWN.has(n) && !CACHE.test(n));
+  const unknown = session.inputNames.filter((n) => !KNOWN.has(n) && !CACHE.test(n) && !own.includes(n));
   if (unknown.length > 0) {
     throw new Error(
       `${file} takes input${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}, which this runtime cannot feed ` +

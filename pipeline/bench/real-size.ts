@@ -1,0 +1,196 @@
+/**
+ * The bench at a real model's size: a random-weight decoder of SmolLM2-135M's exact shape (30 layers, width 576,
+ * 9 heads / 3 KV heads of 64, MLP 1,536, vocabulary 49,152, tied embeddings), generated here at bench time into
+ * out/bench/smollm2-135m-shape/ (never committed; ≈ 540 MB fp32 and its q4f16 file), then per dtype, each in its own
+ * child process so the memory figures are its own:
+ *
+ *   scorer  loadModel + CausalLM.score on R rows × L tokens (every position read, as a scoring window is), tokens/s in
+ *           process CPU time (onnxruntime-node, 1 intra-op thread); peak RSS during load and while scoring
+ *           (VmHWM, reset after the load through /proc/self/clear_refs)
+ *   limit   a bare InferenceSession on the same file: [R, L] forward passes fetching logits (the runtime's own speed)
+ *
+ *   npx tsx pipeline/bench/real-size.ts [--rows 16] [--length 128] [--repeats 3] [--dtypes fp32,q4f16]
+ *
+ * Writes pipeline/bench/results/real-size.json and real-size.md. The weights are N(0, 0.02²) (norms 1), so float16
+ * activations stay finite; random weights change no timing.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as ort from 'onnxruntime-node';
+import { DTYPE_FILES, type Dtype } from '../core/lm/dtypes.ts';
+import { loadModel } from '../node/load-model.ts';
+import { exportLlama } from '../onnx/export-llama.ts';
+import { llamaWeightShapes, type LlamaConfig } from '../onnx/llama-weights.ts';
+import { mulberry32 } from '../onnx/random.ts';
+import { VARIANT_WRITERS } from '../onnx/replicas.ts';
+import { tinyChatTokenizer } from '../onnx/tiny-llama.ts';
+import { f } from './format.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+export const REAL_SIZE_DIR = join(ROOT, 'out/bench/smollm2-135m-shape');
+const OUT = join(ROOT, 'pipeline/bench/results');
+
+/** SmolLM2-135M's config.json, shape for shape. */
+export const SMOLLM2_135M: LlamaConfig = {
+  modelType: 'llama',
+  vocabSize: 49152,
+  hiddenSize: 576,
+  intermediateSize: 1536,
+  numLayers: 30,
+  numHeads: 9,
+  numKvHeads: 3,
+  headDim: 64,
+  maxPositions: 8192,
+  rmsNormEps: 1e-5,
+  ropeTheta: 100000,
+  attentionBias: false,
+  tieWordEmbeddings: true,
+};
+
+/** Writes the fp32 model (and the other dtypes' files) once; same code → same files. */
+export async function ensureRealSizeModel(dtypes: readonly Dtype[], log: (...x: unknown[]) => void): Promise<void> {
+  if (!existsSync(join(REAL_SIZE_DIR, 'onnx/model.onnx'))) {
+    log('writing the SmolLM2-135M-shape model (random weights) to', REAL_SIZE_DIR);
+    const rng = mulberry32(135);
+    const weights = new Map<string, Float32Array>();
+    for (const [name, dims] of llamaWeightShapes(SMOLLM2_135M)) {
+      const data = new Float32Array(dims.reduce((a, b) => a * b, 1));
+      if (/norm\.weight$/.test(name)) data.fill(1);
+      else for (let i = 0; i < data.length; i++) data[i] = 0.02 * rng.normal();
+      weights.set(name, data);
+    }
+    const tokenizer = tinyChatTokenizer(); // 266 byte-level tokens; ids past them are never fed, the head is 49,152 wide
+    await exportLlama(REAL_SIZE_DIR, {
+      config: SMOLLM2_135M,
+      weights,
+      tokenizer: tokenizer.json,
+      special: { bos: '<|endoftext|>', eos: '<|endoftext|>', pad: '<|endoftext|>' },
+      extra: { _generated_by: 'pipeline/bench/real-size.ts (SmolLM2-135M shape, random weights, seed 135; for benchmarks only)' },
+    });
+  }
+  for (const dtype of dtypes) {
+    const file = join(REAL_SIZE_DIR, 'onnx', DTYPE_FILES[dtype]);
+    if (existsSync(file)) continue;
+    log(`writing ${DTYPE_FILES[dtype]}`);
+    writeFileSync(file, VARIANT_WRITERS[dtype](readFileSync(join(REAL_SIZE_DIR, 'onnx/model.onnx'))));
+  }
+}
+
+interface ChildResult {
+  tokensPerSecond: number;
+  /** MiB: peak resident set during the load, and after a reset, while scoring / forwarding. */
+  peakLoadMiB: number;
+  peakRunMiB: number;
+  loadSeconds: number;
+}
+
+const rssPeakMiB = () => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))![1]) / 1024;
+const resetRssPeak = () => writeFileSync('/proc/self/clear_refs', '5');
+const cpuSeconds = (c0: NodeJS.CpuUsage) => {
+  const c = process.cpuUsage(c0);
+  return (c.user + c.system) / 1e6;
+};
+
+/** Token ids of R rows × L (within the byte tokenizer's 266 ids). */
+const rowIds = (rows: number, length: number) => Array.from({ length: rows }, (_, r) => Array.from({ length }, (_, t) => (r * 31 + t * 7) % 256));
+
+async function child(kind: 'scorer' | 'limit', dtype: Dtype, rows: number, length: number, repeats: number): Promise<ChildResult> {
+  const t0 = performance.now();
+  const ids = rowIds(rows, length);
+  let run: () => Promise<unknown>;
+  let release: () => Promise<void>;
+  if (kind === 'scorer') {
+    const lm = await loadModel(REAL_SIZE_DIR, { dtype });
+    const requests = ids.map((row) => ({ ids: row }));
+    run = () => lm.score(requests);
+    release = () => lm.release();
+  } else {
+    const session = await ort.InferenceSession.create(join(REAL_SIZE_DIR, 'onnx', DTYPE_FILES[dtype]), {
+      intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all',
+    });
+    const feeds: Record<string, ort.Tensor> = {
+      input_ids: new ort.Tensor('int64', BigInt64Array.from(ids.flat(), BigInt), [rows, length]),
+      attention_mask: new ort.Tensor('int64', new BigInt64Array(rows * length).fill(1n), [rows, length]),
+      position_ids: new ort.Tensor('int64', BigInt64Array.from({ length: rows * length }, (_, i) => BigInt(i % length)), [rows, length]),
+    };
+    for (const meta of session.inputMetadata) {
+      if (!meta.name.startsWith('past_key_values')) continue;
+      const dims = [rows, SMOLLM2_135M.numKvHeads, 0, SMOLLM2_135M.headDim];
+      feeds[meta.name] = 'type' in meta && meta.type === 'float16' ? new ort.Tensor('float16', new Uint16Array(0), dims) : new ort.Tensor('float32', new Float32Array(0), dims);
+    }
+    run = () => session.run(feeds, ['logits']);
+    release = () => session.release();
+  }
+  const loadSeconds = (performance.now() - t0) / 1000;
+  const peakLoadMiB = rssPeakMiB();
+  resetRssPeak();
+  await run(); // warm-up
+  const c0 = process.cpuUsage();
+  for (let r = 0; r < repeats; r++) await run();
+  const seconds = cpuSeconds(c0);
+  const peakRunMiB = rssPeakMiB();
+  await release();
+  return { tokensPerSecond: (rows * length * repeats) / seconds, peakLoadMiB, peakRunMiB, loadSeconds };
+}
+
+const arg = (name: string, fallback: string) => {
+  const at = process.argv.indexOf(`--${name}`);
+  return at >= 0 ? process.argv[at + 1] : fallback;
+};
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const [rows, length, repeats] = [Number(arg('rows', '16')), Number(arg('length', '128')), Number(arg('repeats', '3'))];
+  const kind = arg('child', '');
+  if (kind === 'scorer' || kind === 'limit') {
+    console.log(JSON.stringify(await child(kind, arg('dtype', 'fp32') as Dtype, rows, length, repeats)));
+  } else {
+    const log = (...xs: unknown[]) => console.error(`[real-size ${new Date().toISOString().slice(11, 19)}]`, ...xs);
+    const dtypes = arg('dtypes', 'fp32,q4f16').split(',') as Dtype[];
+    const started = performance.now();
+    await ensureRealSizeModel(dtypes, log);
+    const results = [];
+    for (const dtype of dtypes) {
+      const bytes = statSync(join(REAL_SIZE_DIR, 'onnx', DTYPE_FILES[dtype])).size;
+      const run = (which: 'scorer' | 'limit'): ChildResult => {
+        log(`${dtype} ${which}: ${rows} × ${length} tokens, ${repeats} repeats`);
+        const out = execFileSync(process.execPath, [
+          '--import', 'tsx', fileURLToPath(import.meta.url), '--child', which, '--dtype', dtype,
+          '--rows', String(rows), '--length', String(length), '--repeats', String(repeats),
+        ], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 20 });
+        return JSON.parse(out.trim().split('\n').at(-1)!) as ChildResult;
+      };
+      const scorer = run('scorer');
+      const limit = run('limit');
+      results.push({ dtype, file: `onnx/${DTYPE_FILES[dtype]}`, bytes, scorer, limit, scorerOverLimit: scorer.tokensPerSecond / limit.tokensPerSecond });
+      log(`${dtype}: scorer ${f(scorer.tokensPerSecond)} tok/s, limit ${f(limit.tokensPerSecond)} tok/s, peak RSS scoring ${f(scorer.peakRunMiB)} MiB`);
+    }
+    const result = {
+      date: new Date().toISOString(),
+      machine: 'shared 2-core VM, Node 20, onnxruntime-node 1.30, 1 intra-op thread; rates from process CPU time',
+      shape: SMOLLM2_135M,
+      rows, length, repeats,
+      minutes: (performance.now() - started) / 60000,
+      results,
+    };
+    mkdirSync(OUT, { recursive: true });
+    writeFileSync(join(OUT, 'real-size.json'), JSON.stringify(result, null, 2) + '\n');
+    const mib = (b: number) => b / 2 ** 20;
+    const md = [
+      `Measured by \`npx tsx pipeline/bench/real-size.ts --rows ${rows} --length ${length} --repeats ${repeats}\` (${result.date.slice(0, 10)},`,
+      `${f(result.minutes, 1)} min): a random-weight model of SmolLM2-135M's shape (30 × 576, 9 / 3 heads, vocab 49,152), each row in its own`,
+      `child process; shared 2-core machine, onnxruntime-node with 1 intra-op thread, rates from process CPU time.`,
+      '',
+      '| dtype (file) | File | Scorer tok/s | Raw forward tok/s (limit) | Scorer / limit | Peak RSS scoring (/ file) | Peak RSS loading (/ file) | Load s |',
+      '|---|---|---|---|---|---|---|---|',
+      ...results.map((r) =>
+        `| ${r.dtype} (\`${r.file}\`) | ${f(mib(r.bytes))} MiB | ${f(r.scorer.tokensPerSecond)} | ${f(r.limit.tokensPerSecond)} | **${f(r.scorerOverLimit, 2)}** | ` +
+        `${f(r.scorer.peakRunMiB)} MiB (${f(r.scorer.peakRunMiB / mib(r.bytes), 2)}) | ${f(r.scorer.peakLoadMiB)} MiB (${f(r.scorer.peakLoadMiB / mib(r.bytes), 2)}) | ${f(r.scorer.loadSeconds, 1)} |`,
+      ),
+      '',
+    ].join('\n');
+    writeFileSync(join(OUT, 'real-size.md'), md);
+    console.log(md);
+  }
+}
