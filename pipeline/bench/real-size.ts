@@ -4,9 +4,11 @@
  * out/bench/smollm2-135m-shape/ (never committed; ≈ 540 MB fp32 and its q4f16 file), then per dtype, each in its own
  * child process so the memory figures are its own:
  *
- *   scorer  loadModel + CausalLM.score on R rows × L tokens (every position read, as a scoring window is), tokens/s in
- *           process CPU time (onnxruntime-node, 1 intra-op thread); peak RSS during load and while scoring
- *           (VmHWM, reset after the load through /proc/self/clear_refs)
+ *   scorer  loadModel + CausalLM.score on R rows × L tokens, two workloads as the pipeline sends them: losses (each
+ *           row reads its last 5 positions, the weighted continuation of L_a / L_b / L_c) and p_i (each row reads
+ *           every position and the " [" probe, the sampling-positions stage); tokens/s in process CPU time
+ *           (onnxruntime-node, 1 intra-op thread); peak RSS during load and while scoring (VmHWM, reset after the
+ *           load through /proc/self/clear_refs)
  *   limit   a bare InferenceSession on the same file: [R, L] forward passes fetching logits (the runtime's own speed)
  *
  *   npx tsx pipeline/bench/real-size.ts [--rows 16] [--length 128] [--repeats 3] [--dtypes fp32,q4f16]
@@ -79,7 +81,10 @@ export async function ensureRealSizeModel(dtypes: readonly Dtype[], log: (...x: 
 }
 
 interface ChildResult {
+  /** The scorer's losses workload (limit: the forward). */
   tokensPerSecond: number;
+  /** The scorer's p_i workload (every position and the probe read). */
+  probeTokensPerSecond?: number;
   /** MiB: peak resident set during the load, and after a reset, while scoring / forwarding. */
   peakLoadMiB: number;
   peakRunMiB: number;
@@ -100,11 +105,14 @@ async function child(kind: 'scorer' | 'limit', dtype: Dtype, rows: number, lengt
   const t0 = performance.now();
   const ids = rowIds(rows, length);
   let run: () => Promise<unknown>;
+  let probe: (() => Promise<unknown>) | null = null;
   let release: () => Promise<void>;
   if (kind === 'scorer') {
     const lm = await loadModel(REAL_SIZE_DIR, { dtype });
-    const requests = ids.map((row) => ({ ids: row }));
-    run = () => lm.score(requests);
+    const losses = ids.map((row) => ({ ids: row, from: length - 5 }));
+    const probes = ids.map((row) => ({ ids: row, probe: 256 }));
+    run = () => lm.score(losses);
+    probe = () => lm.score(probes);
     release = () => lm.release();
   } else {
     const session = await ort.InferenceSession.create(join(REAL_SIZE_DIR, 'onnx', DTYPE_FILES[dtype]), {
@@ -130,9 +138,16 @@ async function child(kind: 'scorer' | 'limit', dtype: Dtype, rows: number, lengt
   const c0 = process.cpuUsage();
   for (let r = 0; r < repeats; r++) await run();
   const seconds = cpuSeconds(c0);
+  let probeTokensPerSecond: number | undefined;
+  if (probe) {
+    await probe();
+    const p0 = process.cpuUsage();
+    for (let r = 0; r < repeats; r++) await probe();
+    probeTokensPerSecond = (rows * length * repeats) / cpuSeconds(p0);
+  }
   const peakRunMiB = rssPeakMiB();
   await release();
-  return { tokensPerSecond: (rows * length * repeats) / seconds, peakLoadMiB, peakRunMiB, loadSeconds };
+  return { tokensPerSecond: (rows * length * repeats) / seconds, probeTokensPerSecond, peakLoadMiB, peakRunMiB, loadSeconds };
 }
 
 const arg = (name: string, fallback: string) => {
@@ -182,10 +197,11 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
       `${f(result.minutes, 1)} min): a random-weight model of SmolLM2-135M's shape (30 × 576, 9 / 3 heads, vocab 49,152), each row in its own`,
       `child process; shared 2-core machine, onnxruntime-node with 1 intra-op thread, rates from process CPU time.`,
       '',
-      '| dtype (file) | File | Scorer tok/s | Raw forward tok/s (limit) | Scorer / limit | Peak RSS scoring (/ file) | Peak RSS loading (/ file) | Load s |',
+      '| dtype (file) | File | Scorer tok/s: losses; p_i | Raw forward tok/s (limit) | Scorer / limit: losses; p_i | Peak RSS scoring (/ file) | Peak RSS loading (/ file) | Load s |',
       '|---|---|---|---|---|---|---|---|',
       ...results.map((r) =>
-        `| ${r.dtype} (\`${r.file}\`) | ${f(mib(r.bytes))} MiB | ${f(r.scorer.tokensPerSecond)} | ${f(r.limit.tokensPerSecond)} | **${f(r.scorerOverLimit, 2)}** | ` +
+        `| ${r.dtype} (\`${r.file}\`) | ${f(mib(r.bytes))} MiB | ${f(r.scorer.tokensPerSecond)}; ${f(r.scorer.probeTokensPerSecond ?? NaN)} | ${f(r.limit.tokensPerSecond)} | ` +
+        `**${f(r.scorerOverLimit, 2)}**; ${f((r.scorer.probeTokensPerSecond ?? NaN) / r.limit.tokensPerSecond, 2)} | ` +
         `${f(r.scorer.peakRunMiB)} MiB (${f(r.scorer.peakRunMiB / mib(r.bytes), 2)}) | ${f(r.scorer.peakLoadMiB)} MiB (${f(r.scorer.peakLoadMiB / mib(r.bytes), 2)}) | ${f(r.scorer.loadSeconds, 1)} |`,
       ),
       '',
