@@ -10,8 +10,9 @@ import { join } from 'node:path';
 import { AutoModelForCausalLM, AutoTokenizer, env, type Tensor } from '@huggingface/transformers';
 import onnxProto from 'onnx-proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DTYPES, DTYPE_FILES, type Dtype } from '../core/lm/dtypes.ts';
-import type { OrtCausalLM } from '../core/lm/ort-lm.ts';
+import * as ortWeb from 'onnxruntime-web';
+import { DTYPES, DTYPE_FILES, externalDataFiles, type Dtype } from '../core/lm/dtypes.ts';
+import { OrtCausalLM, type OrtModule } from '../core/lm/ort-lm.ts';
 import { loadModel } from '../node/load-model.ts';
 import { writeReplicas } from './replicas.ts';
 
@@ -144,6 +145,51 @@ describe('external data and num_logits_to_keep', () => {
       expect(mine.greedy).toBe(greedyText(lm, reference.greedy));
     } finally {
       await lm.release();
+    }
+  });
+});
+
+/**
+ * onnxruntime-web's WASM backend (run here in Node: what the browser's WASM path runs) against onnxruntime-node on
+ * the same file, given the bytes the way the web worker gives them (externalData: the config's <file>_data and the
+ * file itself under its own name). int8's MatMulInteger rounds differently in the WASM build (measured 2.4e-2).
+ */
+const WEB_TOLERANCE: Record<Dtype, number> = { fp32: 1e-4, fp16: 1e-2, q8: 1e-4, int8: 5e-2, uint8: 1e-4, q4: 1e-4, q4f16: 1e-2, bnb4: 1e-4 };
+
+describe.each([
+  ...DTYPES.map((d) => ['all', d] as const),
+  ['external', 'fp32'] as const,
+  ['external', 'q4f16'] as const,
+])('onnxruntime-web (WASM) on the %s/%s replica', (which, dtype) => {
+  it('loads as the web worker loads it and scores the worked Calculator call as onnxruntime-node does', async () => {
+    ortWeb.env.wasm.numThreads = 1;
+    const model = join(dir, which);
+    const json = async (file: string) => JSON.parse(await readFile(join(model, file), 'utf8'));
+    const config = await json('config.json');
+    const file = DTYPE_FILES[dtype];
+    const bytes = await readFile(join(model, 'onnx', file));
+    const external = await Promise.all(externalDataFiles(config, file).map(async (path) => ({ path, data: await readFile(join(model, 'onnx', path)) })));
+    expect(external.length).toBe(which === 'external' ? 1 : 0);
+    const web = await OrtCausalLM.create(ortWeb as unknown as OrtModule, {
+      id: `${which}/${dtype}`,
+      model: bytes,
+      file: `onnx/${file}`,
+      weightsFile: file,
+      config,
+      tokenizer: await json('tokenizer.json'),
+      tokenizerConfig: await json('tokenizer_config.json'),
+      sessionOptions: { externalData: [...external, { path: file, data: bytes }] },
+    });
+    const node = await loadModel(model, { dtype });
+    try {
+      const ids = node.encode('Price: 3 [Calculator(2 * 3) -> 6] done.');
+      const [a] = await web.score([{ ids, probe: 256 }]);
+      const [b] = await node.score([{ ids, probe: 256 }]);
+      expect(worst(Array.from(a.tokenLogProbs), Array.from(b.tokenLogProbs))).toBeLessThan(WEB_TOLERANCE[dtype]);
+      expect(worst(Array.from(a.probeLogProbs!), Array.from(b.probeLogProbs!))).toBeLessThan(WEB_TOLERANCE[dtype]);
+    } finally {
+      await web.release();
+      await node.release();
     }
   });
 });
