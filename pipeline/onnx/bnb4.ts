@@ -13,7 +13,7 @@
  * Isomorphic.
  */
 import type { onnx as P } from 'onnx-proto';
-import { bytesOf, constantWeights, decodeModel, encodeModel, importDomain, intAttr, MS_DOMAIN, noteDoc, pruneDead, T } from './onnx-edit.ts';
+import { bytesOf, decodeModel, encodeModel, importDomain, intAttr, MS_DOMAIN, noteDoc, replaceConstantMatMuls, T } from './onnx-edit.ts';
 
 /** The 16 NF4 levels (normal-distribution quantiles on [−1, 1]), as bitsandbytes and ONNX Runtime define them. */
 export const NF4_LEVELS = [
@@ -31,17 +31,7 @@ const nearestLevel = (x: number) => {
 /** The bnb4 (NF4, block 64 unless told) variant of an fp32 decoder. */
 export function quantizeBnb4(model: Uint8Array, blockSize = 64): Uint8Array {
   const proto = decodeModel(model);
-  const graph = proto.graph!;
-  const weightOf = constantWeights(graph, { shared: true });
-  const nodes: P.INodeProto[] = [];
-  const added: P.ITensorProto[] = [];
-  let count = 0;
-  for (const node of graph.node ?? []) {
-    const w = weightOf(node);
-    if (!w) {
-      nodes.push(node);
-      continue;
-    }
+  const count = replaceConstantMatMuls(proto.graph!, { shared: true }, (node, w) => {
     const { data, K, N } = w;
     const numel = N * K;
     const B = new Uint8Array(Math.ceil(numel / 2));
@@ -55,23 +45,20 @@ export function quantizeBnb4(model: Uint8Array, blockSize = 64): Uint8Array {
       for (let i = i0; i < i1; i++) B[i >> 1] |= nearestLevel(max ? at(i) / max : 0) << (i & 1 ? 0 : 4);
     }
     const id = `${w.source}_bnb4`;
-    added.push(
+    const initializers: P.ITensorProto[] = [
       { name: `${id}_B`, dims: [B.length], dataType: T.UINT8, rawData: B },
       { name: `${id}_absmax`, dims: [absmax.length], dataType: T.FLOAT, rawData: bytesOf(absmax) },
-    );
-    nodes.push({
+    ];
+    const matmul: P.INodeProto = {
       opType: 'MatMulBnb4',
       domain: MS_DOMAIN,
       name: `${node.name ?? id}_MatMulBnb4`,
       input: [node.input![0], `${id}_B`, `${id}_absmax`],
       output: node.output!,
       attribute: [intAttr('K', K), intAttr('N', N), intAttr('block_size', blockSize), intAttr('quant_type', 1)],
-    });
-    count++;
-  }
-  graph.node = nodes;
-  graph.initializer = [...(graph.initializer ?? []), ...added];
-  pruneDead(graph);
+    };
+    return { nodes: [matmul], initializers };
+  });
   importDomain(proto, MS_DOMAIN);
   noteDoc(proto, `MatMulBnb4 NF4 (block ${blockSize}) of ${count} MatMuls: pipeline/onnx/bnb4.ts`);
   return encodeModel(proto);

@@ -6,7 +6,7 @@
  * or more, so a runtime may map them. Isomorphic.
  */
 import type { onnx as P } from 'onnx-proto';
-import { decodeModel, encodeModel, noteDoc, onnx } from './onnx-edit.ts';
+import { decodeModel, encodeModel, noteDoc, setExternal } from './onnx-edit.ts';
 
 export interface ExternalDataModel {
   /** The graph, with the large initializers' data moved out. */
@@ -28,13 +28,7 @@ export function toExternalData(model: Uint8Array, location: string, threshold = 
     const offset = raw.length >= PAGE ? Math.ceil(end / PAGE) * PAGE : end;
     chunks.push({ offset, bytes: raw });
     end = offset + raw.length;
-    t.rawData = new Uint8Array(0);
-    t.dataLocation = onnx.TensorProto.DataLocation.EXTERNAL;
-    t.externalData = [
-      { key: 'location', value: location },
-      { key: 'offset', value: String(offset) },
-      { key: 'length', value: String(raw.length) },
-    ];
+    setExternal(t, location, offset, raw.length);
   }
   const data = new Uint8Array(end);
   for (const c of chunks) data.set(c.bytes, c.offset);
@@ -57,13 +51,7 @@ export function referenceWeights(proto: P.IModelProto, source: Uint8Array, locat
     if (!raw || raw.length < threshold || raw.buffer !== source.buffer) continue;
     const offset = raw.byteOffset - source.byteOffset;
     if (offset < 0 || offset + raw.length > source.length) continue;
-    t.rawData = new Uint8Array(0);
-    t.dataLocation = onnx.TensorProto.DataLocation.EXTERNAL;
-    t.externalData = [
-      { key: 'location', value: location },
-      { key: 'offset', value: String(offset) },
-      { key: 'length', value: String(raw.length) },
-    ];
+    setExternal(t, location, offset, raw.length);
     moved++;
   }
   return moved;

@@ -20,8 +20,7 @@
 import type { onnx as P } from 'onnx-proto';
 import { convertGraphToFloat16 } from './float16.ts';
 import {
-  bytesOf, constantWeights, decodeModel, encodeModel, importDomain, intAttr, MS_DOMAIN, noteDoc, pruneDead, T,
-  type ConstantWeight,
+  bytesOf, decodeModel, encodeModel, importDomain, intAttr, MS_DOMAIN, noteDoc, replaceConstantMatMuls, T, type ConstantWeight,
 } from './onnx-edit.ts';
 
 export interface NBitsOptions {
@@ -68,37 +67,24 @@ export function quantizeMatMulNBits(model: Uint8Array, options: NBitsOptions = {
   const blockSize = options.blockSize ?? 32;
   if (blockSize < 16 || (blockSize & (blockSize - 1)) !== 0) throw new Error(`MatMulNBits: block size ${blockSize} is not a power of two ≥ 16`);
   const proto = decodeModel(model);
-  const graph = proto.graph!;
-  const weightOf = constantWeights(graph, { shared: true });
-  const nodes: P.INodeProto[] = [];
-  const added: P.ITensorProto[] = [];
-  let count = 0;
-  for (const node of graph.node ?? []) {
-    const w = weightOf(node);
-    if (!w) {
-      nodes.push(node);
-      continue;
-    }
+  const count = replaceConstantMatMuls(proto.graph!, { shared: true }, (node, w) => {
     const id = `${w.source}_q4`;
     const { B, scales, zeroPoints, nBlocks } = packNBits4(w, blockSize);
-    added.push(
+    const initializers: P.ITensorProto[] = [
       { name: `${id}_B`, dims: [w.N, nBlocks, blockSize / 2], dataType: T.UINT8, rawData: B },
       { name: `${id}_scales`, dims: [w.N * nBlocks], dataType: T.FLOAT, rawData: bytesOf(scales) },
       { name: `${id}_zero_points`, dims: [zeroPoints.length], dataType: T.UINT8, rawData: zeroPoints },
-    );
-    nodes.push({
+    ];
+    const matmul: P.INodeProto = {
       opType: 'MatMulNBits',
       domain: MS_DOMAIN,
       name: `${node.name ?? id}_MatMulNBits`,
       input: [node.input![0], `${id}_B`, `${id}_scales`, `${id}_zero_points`],
       output: node.output!,
       attribute: [intAttr('K', w.K), intAttr('N', w.N), intAttr('bits', 4), intAttr('block_size', blockSize)],
-    });
-    count++;
-  }
-  graph.node = nodes;
-  graph.initializer = [...(graph.initializer ?? []), ...added];
-  pruneDead(graph);
+    };
+    return { nodes: [matmul], initializers };
+  });
   importDomain(proto, MS_DOMAIN);
   if (options.float16) convertGraphToFloat16(proto);
   noteDoc(proto, `MatMulNBits 4-bit (block ${blockSize}) of ${count} MatMuls${options.float16 ? ', float16 elsewhere' : ''}: pipeline/onnx/matmul-nbits.ts`);

@@ -128,3 +128,49 @@ export function constantWeights(graph: P.IGraphProto, options: { shared: boolean
     return { data, K: C, N: R, source: src.name! };
   };
 }
+
+/** What replaces one MatMul: the nodes that compute its output, and the initializers they read. */
+export interface MatMulReplacement {
+  nodes: P.INodeProto[];
+  initializers: P.ITensorProto[];
+}
+
+/**
+ * Replaces every MatMul whose weight is constant (see constantWeights) by `replace`'s nodes, in place, adds their
+ * initializers and drops what nothing reads any more. `index` counts the replaced MatMuls. Returns their number.
+ */
+export function replaceConstantMatMuls(
+  graph: P.IGraphProto,
+  options: { shared: boolean },
+  replace: (node: P.INodeProto, weight: ConstantWeight, index: number) => MatMulReplacement,
+): number {
+  const weightOf = constantWeights(graph, options);
+  const nodes: P.INodeProto[] = [];
+  const added: P.ITensorProto[] = [];
+  let count = 0;
+  for (const node of graph.node ?? []) {
+    const w = weightOf(node);
+    if (!w) {
+      nodes.push(node);
+      continue;
+    }
+    const r = replace(node, w, count++);
+    nodes.push(...r.nodes);
+    added.push(...r.initializers);
+  }
+  graph.node = nodes;
+  graph.initializer = [...(graph.initializer ?? []), ...added];
+  pruneDead(graph);
+  return count;
+}
+
+/** Marks an initializer as external data: `length` bytes at `offset` of the file `location`; raw_data cleared. */
+export function setExternal(t: P.ITensorProto, location: string, offset: number, length: number): void {
+  t.rawData = new Uint8Array(0);
+  t.dataLocation = onnx.TensorProto.DataLocation.EXTERNAL;
+  t.externalData = [
+    { key: 'location', value: location },
+    { key: 'offset', value: String(offset) },
+    { key: 'length', value: String(length) },
+  ];
+}

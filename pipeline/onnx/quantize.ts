@@ -18,7 +18,7 @@
  * Isomorphic (no node:* outside the command-line entry).
  */
 import type { onnx as P } from 'onnx-proto';
-import { bytesOf as bytes, constantWeights, decodeModel, encodeModel, floatData, INT, noteDoc, onnx, pruneDead, T, toHalfArray } from './onnx-edit.ts';
+import { bytesOf as bytes, decodeModel, encodeModel, floatData, INT, noteDoc, replaceConstantMatMuls, T, toHalfArray } from './onnx-edit.ts';
 
 export { toHalfBits } from './onnx-edit.ts';
 
@@ -86,28 +86,18 @@ function quantizeWeight(data: Float32Array, K: number, N: number, scheme: Dynami
  */
 export function quantizeDynamic(model: Uint8Array, scheme: DynamicScheme): Uint8Array {
   const proto = decodeModel(model);
-  const graph = proto.graph!;
-  const weightOf = constantWeights(graph, { shared: scheme !== 'q8' });
-  const nodes: P.INodeProto[] = [];
-  const added: P.ITensorProto[] = [];
-  let count = 0;
-  for (const node of graph.node ?? []) {
-    const w = weightOf(node);
-    if (!w) {
-      nodes.push(node);
-      continue;
-    }
-    const id = `${scheme}_${count++}`;
+  const count = replaceConstantMatMuls(proto.graph!, { shared: scheme !== 'q8' }, (node, w, index) => {
+    const id = `${scheme}_${index}`;
     const { K, N } = w;
     const q = quantizeWeight(w.data, K, N, scheme);
     const type = q.data instanceof Int8Array ? T.INT8 : T.UINT8;
-    added.push(
+    const initializers: P.ITensorProto[] = [
       { name: `${id}_w`, dims: [K, N], dataType: type, rawData: bytes(q.data) },
       { name: `${id}_w_scale`, dims: q.scale.length === 1 && scheme !== 'q8' ? [] : [q.scale.length], dataType: T.FLOAT, rawData: bytes(q.scale) },
-    );
-    if (q.zeroPoint) added.push({ name: `${id}_w_zero`, dims: [], dataType: type, rawData: bytes(q.zeroPoint) });
+    ];
+    if (q.zeroPoint) initializers.push({ name: `${id}_w_zero`, dims: [], dataType: type, rawData: bytes(q.zeroPoint) });
     const x = node.input![0];
-    nodes.push(
+    const nodes: P.INodeProto[] = [
       { opType: 'DynamicQuantizeLinear', name: `${id}_quantize`, input: [x], output: [`${id}_x`, `${id}_x_scale`, `${id}_x_zero`] },
       {
         opType: 'MatMulInteger',
@@ -118,11 +108,9 @@ export function quantizeDynamic(model: Uint8Array, scheme: DynamicScheme): Uint8
       { opType: 'Cast', name: `${id}_cast`, input: [`${id}_int32`], output: [`${id}_float`], attribute: [{ name: 'to', type: INT, i: T.FLOAT }] },
       { opType: 'Mul', name: `${id}_scales`, input: [`${id}_x_scale`, `${id}_w_scale`], output: [`${id}_scale`] },
       { opType: 'Mul', name: `${id}_dequantize`, input: [`${id}_float`, `${id}_scale`], output: node.output! },
-    );
-  }
-  graph.node = nodes;
-  graph.initializer = [...(graph.initializer ?? []), ...added];
-  pruneDead(graph);
+    ];
+    return { nodes, initializers };
+  });
   const what = scheme === 'q8' ? 'int8 dynamic quantization' : `${scheme} dynamic quantization (per tensor)`;
   noteDoc(proto, `${what} of ${count} MatMuls: pipeline/onnx/quantize.ts`);
   return encodeModel(proto);
