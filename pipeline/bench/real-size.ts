@@ -1,8 +1,9 @@
 /**
  * The bench at a real model's size: a random-weight decoder of SmolLM2-135M's exact shape (30 layers, width 576,
  * 9 heads / 3 KV heads of 64, MLP 1,536, vocabulary 49,152, tied embeddings), generated here at bench time into
- * out/bench/smollm2-135m-shape/ (never committed; ≈ 540 MB fp32 and its q4f16 file), then per dtype, each in its own
- * child process so the memory figures are its own:
+ * out/bench/smollm2-135m-shape/ (never committed) in the published layout — MatMul weights stored [in, out], the tied
+ * head stored again (onnx/optimum-layout.ts): 651 MB fp32 as the real model.onnx's 654 MB — and its q4f16 file, then
+ * per dtype, each in its own child process so the memory figures are its own:
  *
  *   scorer  loadModel + CausalLM.score on R rows × L tokens, two workloads as the pipeline sends them: losses (each
  *           row reads its last 5 positions, the weighted continuation of L_a / L_b / L_c) and p_i (each row reads
@@ -25,6 +26,7 @@ import { DTYPE_FILES, type Dtype } from '../core/lm/dtypes.ts';
 import { loadModel } from '../node/load-model.ts';
 import { exportLlama } from '../onnx/export-llama.ts';
 import { llamaWeightShapes, type LlamaConfig } from '../onnx/llama-weights.ts';
+import { foldWeightTransposes } from '../onnx/optimum-layout.ts';
 import { mulberry32 } from '../onnx/random.ts';
 import { VARIANT_WRITERS } from '../onnx/replicas.ts';
 import { tinyChatTokenizer } from '../onnx/tiny-llama.ts';
@@ -71,6 +73,8 @@ export async function ensureRealSizeModel(dtypes: readonly Dtype[], log: (...x: 
       special: { bos: '<|endoftext|>', eos: '<|endoftext|>', pad: '<|endoftext|>' },
       extra: { _generated_by: 'pipeline/bench/real-size.ts (SmolLM2-135M shape, random weights, seed 135; for benchmarks only)' },
     });
+    const file = join(REAL_SIZE_DIR, 'onnx/model.onnx');
+    writeFileSync(file, foldWeightTransposes(readFileSync(file)));
   }
   for (const dtype of dtypes) {
     const file = join(REAL_SIZE_DIR, 'onnx', DTYPE_FILES[dtype]);
