@@ -86,7 +86,7 @@ describe.each(DTYPES)('the %s replica', (dtype) => {
       // The in-graph log-prob head, in the one session that also decodes — except where the LM head itself is
       // dynamically quantized over the whole [B, T, C] tensor (int8, uint8), which gathered rows would change.
       const headInGraph = dtype !== 'int8' && dtype !== 'uint8';
-      expect(Reflect.get(lm, 'scorer') === Reflect.get(lm, 'session'), 'one session scores and decodes').toBe(headInGraph);
+      expect(lm.logProbPath, 'one session scores and decodes').toBe(headInGraph ? 'head' : 'graph');
       const float16 = dtype === 'fp16' || dtype === 'q4f16';
       expect(lm.io).toMatchObject({ cacheType: float16 ? 'float16' : 'float32', logitsType: float16 ? 'float16' : 'float32' });
     } finally {

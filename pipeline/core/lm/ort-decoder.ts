@@ -6,6 +6,7 @@
  * sample(): prefill the prompt once (batch 1), copy its cache to the n rows, then a batched decode loop (finished rows
  * leave the batch), one seeded random stream per row, temperature, top-k, stop string checked on the decoded text.
  */
+import { floatRows } from './ort-graph-io.ts';
 import type { CausalLM, DecodeState, Sample, SampleOptions } from './lm.ts';
 import type { DecoderGraph } from './ort-graph.ts';
 import { type OrtTensor, selectRows, tileRows, toInt64 } from './ort-runtime.ts';
@@ -43,11 +44,12 @@ export class OrtDecoder {
 
     // Prefill the prompt once (batch 1), then copy its cache to the n rows.
     const L = prompt.length;
-    const prefill = await this.graph.forward(toInt64(prompt), 1, L, null, true);
+    const prefill = await this.graph.forward(toInt64(prompt), 1, L, null, true, 0, undefined, 1);
     let past = this.graph.presentNames().map((name) => tileRows(this.graph.ort, prefill[name], n));
     const V = prefill.logits.dims[2];
     // [V] logits of the token after the prompt, shared by all rows for the first step.
-    const firstRow = (prefill.logits.data as Float32Array).subarray((L - 1) * V, L * V);
+    const kept = prefill.logits.dims[1]; // L, or 1 under num_logits_to_keep
+    const firstRow = floatRows(prefill.logits).subarray((kept - 1) * V, kept * V);
     let rowLogits: Float32Array[] = Array.from({ length: n }, () => firstRow);
     let active = Array.from({ length: n }, (_, i) => i); // sample index of each batch row
     const eosTokenIds = this.graph.spec.eosTokenIds;
@@ -78,9 +80,9 @@ export class OrtDecoder {
 
       const m = active.length;
       const P = L + step; // tokens already in the cache
-      const out = await this.graph.forward(toInt64(next), m, 1, past, true, P);
+      const out = await this.graph.forward(toInt64(next), m, 1, past, true, P, undefined, 1);
       past = this.graph.presentNames().map((name) => out[name] as OrtTensor);
-      const data = out.logits.data as Float32Array; // [m, 1, V]
+      const data = floatRows(out.logits); // [m, 1, V]
       rowLogits = active.map((_, j) => data.subarray(j * V, (j + 1) * V));
     }
     return samples;
@@ -105,12 +107,13 @@ export class OrtDecoder {
         if (length + ids.length > maxLength) {
           throw new Error(`openDecoder: ${length + ids.length} tokens; the model accepts at most ${maxLength}`);
         }
-        const out = await graph.forward(toInt64(ids), 1, ids.length, past, true, length);
+        const out = await graph.forward(toInt64(ids), 1, ids.length, past, true, length, undefined, 1);
         past = graph.presentNames().map((name) => out[name] as OrtTensor);
         length += ids.length;
         const V = out.logits.dims[2];
         // A copy of the last row of logits [1, ids.length, V] (callers may mask it in place).
-        state.logits = (out.logits.data as Float32Array).slice((ids.length - 1) * V, ids.length * V);
+        const kept = out.logits.dims[1]; // ids.length, or 1 under num_logits_to_keep
+        state.logits = floatRows(out.logits).slice((kept - 1) * V, kept * V);
       },
     };
     await state.feed(prompt);

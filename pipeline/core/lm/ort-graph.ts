@@ -5,26 +5,26 @@
  * Pure and isomorphic: the `ort` module and the session are passed in (ort-lm.ts creates them).
  */
 import type { DecoderSpec } from './ort-decoder-spec.ts';
+import type { DecoderIO } from './ort-graph-io.ts';
 import type { OrtModule, OrtSession, OrtTensor } from './ort-runtime.ts';
 
 export class DecoderGraph {
-  /** The graph takes explicit `position_ids` (Llama-family exports; GPT-2 exports may too). */
-  private readonly hasPositionIds: boolean;
-  /** The graph is a merged decoder with a `use_cache_branch` switch (Optimum's decoder_model_merged). */
-  private readonly hasUseCacheBranch: boolean;
+  /** The one-session graph's own scoring inputs (logprob-graph.ts keepDecoderOutputs), fed empty when decoding. */
+  readonly hasScoringInputs: boolean;
 
   /**
    * @param session the decoder session, already checked against `spec` (ort-decoder-spec.ts checkSession)
+   * @param io the cache and logits types and optional inputs, read from the session (ort-graph-io.ts)
    * @param vocabSize config.json's `vocab_size`; ids at or above it are refused (undefined: not checked)
    */
   constructor(
     readonly ort: OrtModule,
     readonly session: OrtSession,
     readonly spec: DecoderSpec,
+    readonly io: DecoderIO,
     readonly vocabSize: number | undefined,
   ) {
-    this.hasPositionIds = session.inputNames.includes('position_ids');
-    this.hasUseCacheBranch = session.inputNames.includes('use_cache_branch');
+    this.hasScoringInputs = session.inputNames.includes('score_rows');
   }
 
   /** Throws when `ids` is longer than the model's context or holds an id outside [0, vocabSize). */
@@ -52,7 +52,9 @@ export class DecoderGraph {
    * One decoder run. `ids` is [B, T] row-major; `past` the 2 × numLayers cache tensors [B, kvHeads, pastLength,
    * headDim] (null: empty cache); `mask` [B, pastLength + T] defaults to all ones; position ids are pastLength + t
    * (right padding never needs anything else: padded positions are not read). Returns `logits` [B, T, V] and, with
-   * `withPresent`, the new cache `present.{i}.key|value` [B, kvHeads, pastLength + T, headDim].
+   * `withPresent`, the new cache `present.{i}.key|value` [B, kvHeads, pastLength + T, headDim]. `logitsToKeep` is
+   * fed as num_logits_to_keep where the graph takes it (0: every position; decoding asks for 1, as Transformers.js
+   * does, and gets logits [B, 1, V]). Logits and cache are float32 or float16 as the graph declares them (this.io).
    */
   async forward(
     ids: BigInt64Array,
@@ -62,8 +64,9 @@ export class DecoderGraph {
     withPresent: boolean,
     pastLength = 0,
     mask?: BigInt64Array,
+    logitsToKeep = 0,
   ): Promise<Record<string, OrtTensor>> {
-    const feeds = this.feeds(ids, B, T, past, pastLength, mask);
+    const feeds = this.feeds(ids, B, T, past, pastLength, mask, logitsToKeep);
     return this.session.run(feeds, withPresent ? ['logits', ...this.presentNames()] : ['logits']);
   }
 
@@ -75,6 +78,7 @@ export class DecoderGraph {
     past: OrtTensor[] | null,
     pastLength: number,
     mask?: BigInt64Array,
+    logitsToKeep = 0,
   ): Record<string, OrtTensor> {
     const { Tensor } = this.ort;
     const total = pastLength + T;
@@ -82,17 +86,27 @@ export class DecoderGraph {
       input_ids: new Tensor('int64', ids, [B, T]),
       attention_mask: new Tensor('int64', mask ?? new BigInt64Array(B * total).fill(1n), [B, total]),
     };
-    if (this.hasPositionIds) {
+    if (this.io.hasPositionIds) {
       const pos = new BigInt64Array(B * T);
       for (let b = 0; b < B; b++) for (let t = 0; t < T; t++) pos[b * T + t] = BigInt(pastLength + t);
       feeds.position_ids = new Tensor('int64', pos, [B, T]);
     }
-    if (this.hasUseCacheBranch) feeds.use_cache_branch = new Tensor('bool', Uint8Array.of(past ? 1 : 0), [1]);
+    if (this.io.hasUseCacheBranch) feeds.use_cache_branch = new Tensor('bool', Uint8Array.of(past ? 1 : 0), [1]);
+    if (this.io.hasNumLogitsToKeep) feeds.num_logits_to_keep = new Tensor('int64', BigInt64Array.of(BigInt(logitsToKeep)), []);
+    if (this.hasScoringInputs) {
+      // Empty unless the scorer fills them (ort-scorer.ts scoreChunkInGraph).
+      feeds.score_rows = new Tensor('int64', new BigInt64Array(0), [0]);
+      feeds.score_ids = new Tensor('int64', new BigInt64Array(0), [0, 2]);
+    }
     const { numLayers, numKvHeads, headDim } = this.spec;
-    const empty = new Float32Array(0);
+    // An empty past in the graph's own cache type (float16 in fp16 / q4f16 files).
+    const empty = () =>
+      this.io.cacheType === 'float16'
+        ? new Tensor('float16', new Uint16Array(0), [B, numKvHeads, 0, headDim])
+        : new Tensor('float32', new Float32Array(0), [B, numKvHeads, 0, headDim]);
     for (let i = 0; i < numLayers; i++) {
       for (const [j, kv] of (['key', 'value'] as const).entries()) {
-        feeds[`past_key_values.${i}.${kv}`] = past ? past[2 * i + j] : new Tensor('float32', empty, [B, numKvHeads, 0, headDim]);
+        feeds[`past_key_values.${i}.${kv}`] = past ? past[2 * i + j] : empty();
       }
     }
     return feeds;

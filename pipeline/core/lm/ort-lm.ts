@@ -18,6 +18,7 @@ import type { CausalLM, DecodeState, Sample, SampleOptions, ScoreRequest, ScoreR
 import { checkSession, decoderSpecFromConfig, type DecoderSpec } from './ort-decoder-spec.ts';
 import { OrtDecoder } from './ort-decoder.ts';
 import { DecoderGraph } from './ort-graph.ts';
+import { readDecoderIO } from './ort-graph-io.ts';
 import type { OrtModule, OrtSession } from './ort-runtime.ts';
 import { OrtScorer, type ScoreBatchShape } from './ort-scorer.ts';
 
@@ -30,6 +31,15 @@ export interface OrtCausalLMOptions {
   id: string;
   /** The decoder's ONNX bytes (onnx/model.onnx). */
   model: Uint8Array;
+  /** The file the bytes came from, for errors. @default "onnx/model.onnx" */
+  file?: string;
+  /**
+   * Set when ONNX Runtime can also read `model` as an external-data file of this name (Node: sessionOptions
+   * `extra.session.model_external_initializers_file_folder_path` is its folder; browser: sessionOptions.externalData
+   * holds { path: weightsFile, data: model }). The one-session scoring graph then references the weights in it
+   * instead of carrying a re-encoded copy.
+   */
+  weightsFile?: string;
   /** Parsed config.json. */
   config: Record<string, unknown>;
   /** Parsed tokenizer.json. */
@@ -45,7 +55,7 @@ export interface OrtCausalLMOptions {
   /**
    * Where score() turns hidden states into log-probs:
    * - "head": a scoring copy of the decoder with the LM head, log-softmax and gather inside (only the positions read
-   *   are computed; logits never come back to JavaScript). Costs a second session holding the same weights.
+   *   are computed; logits never come back to JavaScript) — one session that also decodes: the weights are held once.
    * - "graph": the decoder's full logits come back and go through a second tiny log-softmax + gather graph.
    * - "js": the reference path, log-softmax in JavaScript (~10× slower on a 4k vocabulary).
    * "head" falls back to "graph" when the graph has no `logits` output it can rewrite. @default "head"
@@ -54,7 +64,7 @@ export interface OrtCausalLMOptions {
 }
 
 /** Rows of logits are never larger than this many bytes per forward pass (keeps memory flat on big vocabularies). */
-const MAX_LOGITS_BYTES = 256 * 1024 * 1024;
+const MAX_LOGITS_BYTES = 64 * 1024 * 1024;
 
 /** Most |head − full-logits| log-prob difference (nats) the "head" path's self-check accepts. */
 const HEAD_CHECK_TOLERANCE = 1e-3;
@@ -94,53 +104,62 @@ export class OrtCausalLM implements CausalLM {
   static async create(ort: OrtModule, options: OrtCausalLMOptions): Promise<OrtCausalLM> {
     const spec = decoderSpecFromConfig(options.config);
     const tokenizer = labelled('tokenizer.json', () => new Tokenizer(options.tokenizer, options.tokenizerConfig ?? {}));
-    const session = await ort.InferenceSession.create(options.model, options.sessionOptions).catch((error: unknown) => {
-      throw new Error(`onnx/model.onnx: ${error instanceof Error ? error.message : String(error)}`);
+    const file = options.file ?? 'onnx/model.onnx';
+    const mode = options.logProbs ?? 'head';
+    // "head": ONE session whose graph both decodes and scores (buildScoringDecoderOnnx keepDecoderOutputs), so the
+    // weights are held once. A graph this rewrite does not understand loads as it is, on the "graph" path.
+    const combined =
+      mode === 'head' ? tryOrNull(() => buildScoringDecoderOnnx(options.model, { keepDecoderOutputs: true, weightsFile: options.weightsFile })) : null;
+    let session = combined ? await ort.InferenceSession.create(combined, options.sessionOptions).catch(() => null) : null;
+    const scoring = session !== null;
+    session ??= await ort.InferenceSession.create(options.model, options.sessionOptions).catch((error: unknown) => {
+      throw new Error(`${file}: ${error instanceof Error ? error.message : String(error)}`);
     });
+    let io;
     try {
-      checkSession(session, spec);
+      checkSession(session, spec, file);
+      io = readDecoderIO(session, file, session.outputMetadata, scoring ? SCORING_INPUTS : []);
     } catch (error) {
       await session.release();
       throw error;
     }
-    const mode = options.logProbs ?? 'head';
-    let head: OrtSession | null = null;
-    if (mode === 'head') {
-      // A graph this rewrite does not understand keeps the "graph" path rather than failing the load.
-      const scoring = (() => {
-        try {
-          return buildScoringDecoderOnnx(options.model);
-        } catch {
-          return null;
-        }
-      })();
-      if (scoring) head = await ort.InferenceSession.create(scoring, options.sessionOptions).catch(() => null);
-    }
-    const gather = await ort.InferenceSession.create(buildLogProbGatherOnnx(), options.sessionOptions);
+    const gather = await ort.InferenceSession.create(buildLogProbGatherOnnx(io.logitsType), options.sessionOptions);
     const vocabSize = typeof options.config.vocab_size === 'number' ? options.config.vocab_size : undefined;
-    const bosId = typeof options.config.bos_token_id === 'number' ? options.config.bos_token_id : undefined;
-    const graph = new DecoderGraph(ort, session, spec, vocabSize);
-    const limits = {
+    const bosId = bosTokenId(options.config, options.tokenizerConfig);
+    const graph = new DecoderGraph(ort, session, spec, io, vocabSize);
+    // Full logits come back for every token forwarded — except with the in-graph head, which bounds the rows read.
+    const logitsRows = vocabSize ? Math.max(1, Math.floor(MAX_LOGITS_BYTES / 4 / vocabSize)) : Infinity;
+    const limits = (withHead: boolean) => ({
       maxBatchRows: options.maxBatchRows ?? 16,
-      maxBatchTokens: Math.max(
-        1,
-        Math.min(options.maxBatchTokens ?? 4096, vocabSize ? Math.floor(MAX_LOGITS_BYTES / 4 / vocabSize) : Infinity),
-      ),
-    };
+      maxBatchTokens: Math.max(1, Math.min(options.maxBatchTokens ?? 4096, withHead ? Infinity : logitsRows)),
+      maxRowsRead: withHead && Number.isFinite(logitsRows) ? logitsRows : undefined,
+    });
     const make = (scorer: OrtScorer) => new OrtCausalLM(options.id, graph, tokenizer, scorer, bosId);
-    if (head) {
-      const withHead = new OrtScorer(graph, { head, gather: null, ...limits });
-      if (await headAgrees(withHead, new OrtScorer(graph, { head: null, gather, ...limits }), vocabSize)) {
+    if (scoring) {
+      const withHead = new OrtScorer(graph, { head: session, gather: null, ...limits(true) });
+      // float16 logits: both paths round the same float16 products, summed in a different order.
+      const tolerance = io.logitsType === 'float16' ? 5e-2 : HEAD_CHECK_TOLERANCE;
+      if (await headAgrees(withHead, new OrtScorer(graph, { head: null, gather, ...limits(false) }), vocabSize, tolerance)) {
         await gather.release();
         return make(withHead);
       }
-      await head.release();
+      // The same session serves the full-logits path (score_rows empty, num_logits_to_keep 0).
     }
     if (mode === 'js') {
       await gather.release();
-      return make(new OrtScorer(graph, { head: null, gather: null, ...limits }));
+      return make(new OrtScorer(graph, { head: null, gather: null, ...limits(false) }));
     }
-    return make(new OrtScorer(graph, { head: null, gather, ...limits }));
+    return make(new OrtScorer(graph, { head: null, gather, ...limits(false) }));
+  }
+
+  /** Cache and logits types and optional inputs, read from the session (ort-graph-io.ts). */
+  get io() {
+    return this.graph.io;
+  }
+
+  /** Where score() makes log-probs: "head" is the one session that also decodes (OrtCausalLMOptions.logProbs). */
+  get logProbPath(): 'head' | 'graph' | 'js' {
+    return this.scorer.path;
   }
 
   encode(text: string): number[] {
@@ -175,7 +194,7 @@ export class OrtCausalLM implements CausalLM {
  * The "head" path's self-check. The rewrite assumed a [B, T, C] hidden state before a MatMul head; check it on two
  * short rows against the full-logits path before trusting it: false when the two disagree or the scoring graph fails.
  */
-async function headAgrees(withHead: OrtScorer, fullLogits: OrtScorer, vocabSize: number | undefined): Promise<boolean> {
+async function headAgrees(withHead: OrtScorer, fullLogits: OrtScorer, vocabSize: number | undefined, tolerance: number): Promise<boolean> {
   const ids = [0, 1, 2, 3].map((i) => i % (vocabSize ?? 1));
   const requests: ScoreRequest[] = [{ ids }, { ids: ids.slice(0, 3), probe: ids[1] }];
   return Promise.all([withHead.score(requests), fullLogits.score(requests)]).then(
@@ -183,11 +202,31 @@ async function headAgrees(withHead: OrtScorer, fullLogits: OrtScorer, vocabSize:
       a.every((r, i) =>
         [...r.tokenLogProbs, ...(r.probeLogProbs ?? [])].every((x, j) => {
           const y = [...b[i].tokenLogProbs, ...(b[i].probeLogProbs ?? [])][j];
-          return Number.isFinite(x) && Math.abs(x - y) <= HEAD_CHECK_TOLERANCE;
+          return Number.isFinite(x) && Math.abs(x - y) <= tolerance;
         }),
       ),
     () => false,
   );
+}
+
+/** The inputs buildScoringDecoderOnnx adds (fed empty on decoding runs). */
+const SCORING_INPUTS = ['score_rows', 'score_ids'];
+
+/**
+ * The BOS id the scorer prepends: config.json's `bos_token_id`, unless tokenizer_config.json says the tokenizer
+ * has no BOS token (`"bos_token": null`: Qwen2 / Qwen2.5, whose config.json still names <|endoftext|>).
+ */
+export function bosTokenId(config: Record<string, unknown>, tokenizerConfig?: Record<string, unknown>): number | undefined {
+  if (tokenizerConfig && 'bos_token' in tokenizerConfig && tokenizerConfig.bos_token === null) return undefined;
+  return typeof config.bos_token_id === 'number' ? config.bos_token_id : undefined;
+}
+
+function tryOrNull<T>(make: () => T | null): T | null {
+  try {
+    return make();
+  } catch {
+    return null;
+  }
 }
 
 /** Runs `make`, prefixing any error's message with the file it concerns. */

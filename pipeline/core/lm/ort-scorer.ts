@@ -11,6 +11,7 @@
 import type { ScoreRequest, ScoreResult } from './lm.ts';
 import type { DecoderGraph } from './ort-graph.ts';
 import type { OrtSession } from './ort-runtime.ts';
+import { floatRows } from './ort-graph-io.ts';
 import { logSoftmaxGather } from './token-math.ts';
 
 /** The shape of one score() forward pass: `rows` × `length` padded tokens, of which `tokens` are real. */
@@ -29,6 +30,8 @@ export interface OrtScorerOptions {
   maxBatchRows: number;
   /** Most padded tokens (rows × longest row) per forward pass. */
   maxBatchTokens: number;
+  /** With a head: most rows read (scored positions) per forward pass, bounding its [n, V] logits. */
+  maxRowsRead?: number;
 }
 
 interface PendingScore {
@@ -57,6 +60,11 @@ export class OrtScorer {
     private readonly options: OrtScorerOptions,
   ) {}
 
+  /** Where log-probs are made: in the decoder graph ("head"), by the log-softmax graph, or in JavaScript. */
+  get path(): 'head' | 'graph' | 'js' {
+    return this.options.head ? 'head' : this.options.gather ? 'graph' : 'js';
+  }
+
   /** `CausalLM.score` (see lm.ts for the contract). */
   async score(batch: readonly ScoreRequest[]): Promise<ScoreResult[]> {
     const pending = batch.map((request, i): PendingScore => {
@@ -76,7 +84,20 @@ export class OrtScorer {
     const { maxBatchRows, maxBatchTokens } = this.options;
     for (let start = 0; start < todo.length; ) {
       const longest = todo[start].need;
-      const rows = Math.max(1, Math.min(maxBatchRows, Math.floor(maxBatchTokens / longest)));
+      let rows = Math.max(1, Math.min(maxBatchRows, Math.floor(maxBatchTokens / longest)));
+      const { head, maxRowsRead } = this.options;
+      if (head && maxRowsRead) {
+        // In-graph head: the rows read become [n, V] logits and their log-softmax inside the graph; keep n under
+        // maxRowsRead (a p_i request reads every row, a loss request only its last few).
+        let read = 0;
+        for (let k = 0; k < rows && start + k < todo.length; k++) {
+          read += todo[start + k].need - todo[start + k].firstRow;
+          if (k > 0 && read > maxRowsRead) {
+            rows = k;
+            break;
+          }
+        }
+      }
       const chunk = todo.slice(start, start + rows);
       await this.scoreChunk(chunk);
       start += chunk.length;
@@ -115,7 +136,7 @@ export class OrtScorer {
     const gathered = gather
       ? ((await gather.run({ logits, indices: new ort.Tensor('int64', indices, [B, T, K]) }, ['log_probs']))
           .log_probs.data as Float32Array)
-      : logSoftmaxGather(logits.data as Float32Array, logits.dims[2], indices, K);
+      : logSoftmaxGather(floatRows(logits), logits.dims[2], indices, K);
 
     chunk.forEach(({ request, upTo, result }, b) => {
       for (let t = 1; t < upTo; t++) result.tokenLogProbs[t] = gathered[(b * T + t - 1) * K];
@@ -143,7 +164,8 @@ export class OrtScorer {
       }
     });
     const { Tensor } = this.graph.ort;
-    const feeds = this.graph.feeds(ids, B, T, null, 0, mask);
+    // num_logits_to_keep 1: beside the gathered rows, the graph's own head runs on one position per row only.
+    const feeds = this.graph.feeds(ids, B, T, null, 0, mask, 1);
     feeds.score_rows = new Tensor('int64', rows, [n]);
     feeds.score_ids = new Tensor('int64', indices, [n, K]);
     // gathered [n, K] log-probs (nats)
@@ -157,9 +179,9 @@ export class OrtScorer {
     }
   }
 
-  /** Frees the scorer's own sessions (not the decoder's). */
+  /** Frees the scorer's own sessions (not the decoder's, which is also the head in the one-session graph). */
   async release(): Promise<void> {
     await this.options.gather?.release();
-    await this.options.head?.release();
+    if (this.options.head && this.options.head !== this.graph.session) await this.options.head.release();
   }
 }
