@@ -14,7 +14,7 @@ import type { CausalLM } from './lm.ts';
  */
 const CONTEXT = 7;
 
-export function tokenOffsets(lm: CausalLM, ids: readonly number[]): number[] {
+export function tokenOffsets(lm: Pick<CausalLM, 'decode'>, ids: readonly number[]): number[] {
   const pieces = ids.map((id) => lm.decode([id]));
   const whole = lm.decode(ids);
   const offsets = [0];
