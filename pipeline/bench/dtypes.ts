@@ -13,6 +13,7 @@ import { availableDtypes, DTYPE_FILES, type Dtype } from '../node/hf-cache.ts';
 import { loadModel } from '../node/load-model.ts';
 import { buildWorkload } from './workload.ts';
 import { f } from './format.ts';
+import { median } from '../core/median.ts';
 
 export interface DtypeRow {
   dtype: Dtype;
@@ -50,7 +51,6 @@ export async function benchDtypes(dir: string, docs: readonly Doc[], rounds: num
     log(`dtypes round ${r + 1}/${rounds} (cpu s): ${dtypes.map((d, i) => `${d} ${cpu[i][r].toFixed(2)}`).join(', ')}`);
   }
   await Promise.all(lms.map((lm) => lm.release()));
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const flat = (i: number) => scored[i].flatMap((p) => p.losses);
   const base = flat(0);
   const rows: DtypeRow[] = dtypes.map((dtype, i) => {

@@ -29,6 +29,7 @@ import { f, mark } from './format.ts';
 import { benchTorchPeer, peerLines } from './peer.ts';
 import { bareFeeds, referenceScorer } from './reference.ts';
 import { buildWorkload, corpusDocs } from './workload.ts';
+import { median } from '../core/median.ts';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -48,10 +49,6 @@ const SESSION_OPTIONS: ort.InferenceSession.SessionOptions = {
   graphOptimizationLevel: 'all',
 };
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 interface Timing {
   wall: number;
   cpu: number;

@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { RedisServer, hasRedisServer } from '../node/scale/redis-server.ts';
 import { spawn } from 'node:child_process';
+import { median } from '../core/median.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const arg = (name: string, fallback: string) => {
@@ -126,7 +127,6 @@ try {
   await redis?.stop();
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
 const rate = (k: string) => median(rounds.map((r) => DOCS / r[k].seconds));
 const ratio = (a: string, b: string) => median(rounds.map((r) => r[b].seconds / r[a].seconds));
 const perCore = rate('one');
