@@ -28,7 +28,7 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 const cases: [string, string[], RegExp][] = [
   ['a missing model directory', ['--model', 'no-such-model'], /no-such-model: no such directory\..*pass --model <dir>/],
   ['a model whose config.json is not JSON', ['--model', 'bad-config'], /bad-config: config\.json is not valid JSON/],
-  ['a model whose ONNX file is garbage', ['--model', 'bad-onnx'], /bad-onnx: onnx\/model\.onnx: .*protobuf/],
+  ['a model whose ONNX file is garbage', ['--model', 'bad-onnx'], /bad-onnx: onnx\/model\.onnx: ONNX file: unsupported wire type \d+ at byte \d+\. The directory has: /],
   ['an unknown tool name', ['--model', TINY_MODEL, '--tools', 'Calculator,Abacus'], /unknown tool "Abacus": use one of Calculator, QA, Calendar, Translate/],
   ['τ_s above 1', ['--model', TINY_MODEL, '--tau-s', '1.5'], /τ_s must be in \[0, 1\] \(got 1\.5\): pass --tau-s 0\.05/],
   ['τ_s below 0', ['--model', TINY_MODEL, '--tau-s', '-0.1'], /τ_s must be in \[0, 1\] \(got -0\.1\)/],

@@ -1,4 +1,4 @@
-import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { accessSync, closeSync, constants, existsSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname, join, parse, relative, resolve } from 'node:path';
 
 /**
@@ -100,9 +100,10 @@ export class RunFiles<S> {
   }
 
   /**
-   * Before anything is loaded: `dir` must be a directory this process can write run files into (created if
-   * missing). Refused with one line: a file, `/`, and the kernel's virtual file systems (/proc, /sys, /dev), where
-   * writes block, fail late or change the system.
+   * Before anything is loaded: `dir` must be a directory this process can write run files into, or a path that can
+   * be created where its nearest existing ancestor is writable. Nothing is created here (a run refused later, e.g.
+   * for an unreachable --queue, leaves no trace). Refused with one line: a file, `/`, and the kernel's virtual file
+   * systems (/proc, /sys, /dev), where writes block, fail late or change the system.
    */
   static assertUsableOutDir(dir: string): void {
     const abs = resolve(dir);
@@ -116,10 +117,8 @@ export class RunFiles<S> {
     }
     if (existsSync(abs) && !statSync(abs).isDirectory()) throw new Error(`--out ${dir} is a file, not a directory: pass a directory for this run's files`);
     try {
-      mkdirSync(abs, { recursive: true });
-      const probe = join(abs, `.write-test-${process.pid}`);
-      writeFileSync(probe, '');
-      rmSync(probe);
+      accessSync(existing, constants.W_OK); // EACCES, EROFS (a read-only file system)
+      if (existing !== abs && !statSync(existing).isDirectory()) throw Object.assign(new Error('ENOTDIR'), { code: 'ENOTDIR' });
     } catch (error) {
       throw new Error(`--out ${dir} cannot hold this run's files (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): pass a writable directory`);
     }
