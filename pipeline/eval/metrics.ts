@@ -3,7 +3,7 @@
  * normalised for case, punctuation and number format — and the per-family summary.
  */
 import type { Generation } from '../core/generate/generate.ts';
-import type { EvalPrompt, Family } from './tasks.ts';
+import type { EvalPrompt } from './tasks.ts';
 
 /** Words of the continuation read for the answer (the paper reads "the first words"; LAMA uses a small window). */
 export const ANSWER_WORDS = 5;
@@ -46,9 +46,55 @@ export function trial(prompt: EvalPrompt, tools: boolean, generation: Generation
   return { prompt, tools, generation, correct: prompt.answers.length > 0 && answerFound(generation.answerText, prompt.answers) };
 }
 
-export interface FamilySummary {
-  family: Family;
+/** Wilson score interval for k successes in n trials (95 % by default): [low, high] as shares. */
+export function wilson(k: number, n: number, z = 1.96): [number, number] {
+  if (n === 0) return [0, 1];
+  const p = k / n;
+  const d = 1 + (z * z) / n;
+  const centre = (p + (z * z) / (2 * n)) / d;
+  const half = (z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / d;
+  return [Math.max(0, centre - half), Math.min(1, centre + half)];
+}
+
+/**
+ * The majority baseline of a set of prompts: the best share a constant answer gets (the most often accepted
+ * answer, normalised), e.g. always "Monday" on weekday prompts. 0 for prompts without answers.
+ */
+export function majorityRate(prompts: readonly EvalPrompt[]): number {
+  const withAnswers = prompts.filter((p) => p.answers.length > 0);
+  if (withAnswers.length === 0) return 0;
+  const counts = new Map<string, number>();
+  for (const p of withAnswers) {
+    for (const a of new Set(p.answers.map((x) => normalise(x).join(' ')))) counts.set(a, (counts.get(a) ?? 0) + 1);
+  }
+  return Math.max(...counts.values()) / prompts.length;
+}
+
+/** A family expects no call when none of its prompts names a tool (relevance; a stated date the Calendar cannot answer). */
+export const expectsNoCall = (prompts: readonly EvalPrompt[]): boolean => prompts.every((p) => !p.tool);
+
+export interface PhrasingSummary {
+  phrasing: string;
+  real: boolean;
   n: number;
+  withTools: number;
+  withoutTools: number;
+  callsMade: number;
+  noCall: number;
+}
+
+export interface FamilySummary {
+  family: string;
+  n: number;
+  /** 95 % Wilson intervals of withTools / withoutTools / noCall. */
+  withToolsCI?: [number, number];
+  withoutToolsCI?: [number, number];
+  noCallCI?: [number, number];
+  /** Majority (constant-answer) baseline; for no-call families the share a model that never calls gets (1). */
+  majority?: number;
+  /** Whether the family's right behaviour is to make no call. */
+  noCallExpected?: boolean;
+  phrasings?: PhrasingSummary[];
   /** Greedy accuracy with tools / without. */
   withTools: number;
   withoutTools: number;
@@ -69,24 +115,46 @@ export interface FamilySummary {
 
 const share = (xs: boolean[]): number => (xs.length === 0 ? 0 : xs.filter(Boolean).length / xs.length);
 
-export function summarise(family: Family, greedyWith: Trial[], greedyWithout: Trial[], sampled: Trial[][]): FamilySummary {
+const count = (xs: boolean[]): number => xs.filter(Boolean).length;
+
+export function summarise(family: string, greedyWith: Trial[], greedyWithout: Trial[], sampled: Trial[][]): FamilySummary {
   const withTools = share(greedyWith.map((t) => t.correct));
   const withoutTools = share(greedyWithout.map((t) => t.correct));
+  const prompts = greedyWith.map((t) => t.prompt);
+  const noCallExpected = family === 'relevance' || expectsNoCall(prompts);
+  const names = [...new Set(prompts.map((p) => p.phrasing ?? 'default'))];
+  const phrasings = names.map((phrasing): PhrasingSummary => {
+    const idx = prompts.flatMap((p, i) => ((p.phrasing ?? 'default') === phrasing ? [i] : []));
+    const w = idx.map((i) => greedyWith[i]);
+    const wo = idx.map((i) => greedyWithout[i]).filter(Boolean);
+    return {
+      phrasing, real: idx.some((i) => prompts[i].real === true), n: idx.length,
+      withTools: share(w.map((t) => t.correct)), withoutTools: share(wo.map((t) => t.correct)),
+      callsMade: share(w.map((t) => t.generation.calls.length > 0)), noCall: share(w.map((t) => t.generation.calls.length === 0)),
+    };
+  });
   const calls = greedyWith.flatMap((t) => t.generation.calls.map((c) => ({ c, p: t.prompt })));
   const k = sampled.length;
   const perPrompt = greedyWith.map((_, i) => sampled.map((trials) => trials[i]?.correct ?? false));
+  const n = greedyWith.length;
   return {
     family,
-    n: greedyWith.length,
+    n,
+    withToolsCI: wilson(count(greedyWith.map((t) => t.correct)), n),
+    withoutToolsCI: wilson(count(greedyWithout.map((t) => t.correct)), greedyWithout.length),
+    noCallCI: wilson(count(greedyWith.map((t) => t.generation.calls.length === 0)), n),
+    majority: noCallExpected && prompts.every((p) => p.answers.length === 0) ? 1 : majorityRate(prompts),
+    noCallExpected,
+    phrasings,
     withTools,
     withoutTools,
-    ratio: family === 'relevance' ? null : withoutTools === 0 ? (withTools > 0 ? Infinity : null) : withTools / withoutTools,
+    ratio: noCallExpected ? null : withoutTools === 0 ? (withTools > 0 ? Infinity : null) : withTools / withoutTools,
     callsMade: share(greedyWith.map((t) => t.generation.calls.length > 0)),
     callsValid: calls.length === 0 ? 0 : share(calls.map(({ c }) => c.result !== undefined)),
     callsCorrect: calls.length === 0 ? 0 : share(calls.map(({ c, p }) => c.result !== undefined && answerFound(c.result, p.answers))),
     rightTool: calls.length === 0 ? 0 : share(calls.map(({ c, p }) => c.tool === p.tool)),
-    passAtK: family === 'relevance' || k === 0 ? null : share(perPrompt.map((r) => r.some(Boolean))),
-    passHatK: family === 'relevance' || k === 0 ? null : share(perPrompt.map((r) => r.every(Boolean))),
+    passAtK: noCallExpected || k === 0 ? null : share(perPrompt.map((r) => r.some(Boolean))),
+    passHatK: noCallExpected || k === 0 ? null : share(perPrompt.map((r) => r.every(Boolean))),
     noCall: share(greedyWith.map((t) => t.generation.calls.length === 0)),
   };
 }

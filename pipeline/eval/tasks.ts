@@ -24,7 +24,8 @@ export const FAMILIES: readonly Family[] = ['capitals', 'elements', 'arithmetic'
 
 export interface EvalPrompt {
   id: string;
-  family: Family;
+  /** One of FAMILIES for the built-in set; a set read with `toolformer eval --set` may name others. */
+  family: Family | string;
   prompt: string;
   /** Accepted answers (any one counts); empty for relevance. */
   answers: string[];
@@ -32,6 +33,16 @@ export interface EvalPrompt {
   tool?: string;
   /** The document date the Calendar reads (dates family; else a fixed date). */
   date: string;
+  /** Template or cloze format the prompt was written in (reported per phrasing). */
+  phrasing?: string;
+  /** The fact's subject (country, state, element): the overlap check looks for it in the finetuning texts. */
+  subject?: string;
+  /** Cut from a held-out corpus document in the corpus's own format (not a template). */
+  real?: boolean;
+  /** The corpus document a real-format prompt was cut from. */
+  source?: string;
+  /** Free-text provenance, e.g. the arithmetic relation a SOTU cloze was chosen for. */
+  note?: string;
 }
 
 export interface TrainDoc {
@@ -225,8 +236,8 @@ export function trainDocs(kb: readonly KbFact[], options: { perFamily?: number; 
  * reported beside the prompt overlap.
  */
 export function factOverlap(prompts: readonly EvalPrompt[], texts: readonly string[]): { id: string; prompt: string }[] {
-  return prompts.filter((p) => (p.family === 'capitals' || p.family === 'elements') && p.answers.length > 0).filter((p) => {
-    const subject = /^The (?:capital|chemical symbol|atomic number) of (.*) is$/.exec(p.prompt)?.[1];
+  return prompts.filter((p) => (p.family === 'capitals' || p.family === 'elements' || p.subject !== undefined) && p.answers.length > 0).filter((p) => {
+    const subject = p.subject ?? /^The (?:capital|chemical symbol|atomic number) of (.*) is$/.exec(p.prompt)?.[1];
     if (!subject) return false;
     const re = new RegExp(`\\b${p.answers[0].replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`);
     return texts.some((t) => t.includes(subject) && re.test(t));

@@ -190,6 +190,8 @@ program
   .option('--max-new-tokens <n>', 'tokens after the prompt, inserted results included', integer('--max-new-tokens'), 48)
   .option('--top-k <n>', 'a call starts when " [" is among the k most likely tokens', integer('--top-k'), 10)
   .option('--data <files...>', 'more finetuning files to check the prompts against (besides the model\'s train-record.json)')
+  .option('--set <prompts.jsonl>', 'eval prompts {id, family, prompt, answers[, tool, date, phrasing]} instead of the built-in families (e.g. pipeline/eval/experiment/prompts.jsonl)')
+  .option('--no-without-tools', 'generate with tools only (no " ["-masked baseline run)')
   .option('--out <dir>', 'output directory (default out/eval/<model name>)')
   .option('--quiet', 'no progress')
   .action(async (opts) => {

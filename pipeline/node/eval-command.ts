@@ -7,7 +7,7 @@
  * searched for in the finetuning texts (the C* files named in the model's train-record.json, and any --data):
  * the overlap is reported.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { generate, stripCalls } from '../core/generate/generate.ts';
 import type { CausalLM } from '../core/lm/lm.ts';
@@ -27,6 +27,22 @@ export interface EvalOptions {
   data?: string[];
   out?: string;
   quiet?: boolean;
+  /** JSONL of EvalPrompt (e.g. pipeline/eval/experiment/prompts.jsonl) instead of the built-in tasks.ts set. */
+  set?: string;
+  /** Also generate without tools (" [" masked). @default true */
+  withoutTools?: boolean;
+}
+
+/** One greedy generation, as written to trials.jsonl (what the experiment's report pools over seeds). */
+export interface TrialRecord {
+  id: string;
+  family: string;
+  phrasing?: string;
+  real?: boolean;
+  tools: boolean;
+  correct: boolean;
+  text: string;
+  calls: { tool: string; input: string; result?: string }[];
 }
 
 export interface EvalReport {
@@ -49,7 +65,14 @@ function finetuneFiles(model: string): string[] {
 export async function runEval(o: EvalOptions): Promise<EvalReport> {
   const t0 = Date.now();
   const kb = (JSON.parse(readFileSync(KB_PATH, 'utf8')) as { facts: KbFact[] }).facts;
-  const prompts = evalPrompts(kb, o.perFamily);
+  const prompts: EvalPrompt[] = o.set
+    ? readFileSync(o.set, 'utf8').split('\n').filter((l) => l.trim()).map((l, i) => {
+      const p = JSON.parse(l) as EvalPrompt;
+      if (typeof p.id !== 'string' || typeof p.prompt !== 'string' || !Array.isArray(p.answers)) throw new Error(`${o.set}:${i + 1}: not an eval prompt {id, family, prompt, answers[, tool, date]}`);
+      return p;
+    })
+    : evalPrompts(kb, o.perFamily);
+  const familyNames = o.set ? [...new Set(prompts.map((p) => p.family))] : FAMILIES;
   const files = [...new Set([...finetuneFiles(o.model), ...(o.data ?? [])])];
   // The KB prose (regenerated: deterministic) and every finetuning file still on disk.
   const texts = [...trainDocs(kb).map((d) => d.text), ...trainDocs(kb, { perFamily: 250 }).map((d) => d.text)];
@@ -72,7 +95,10 @@ export async function runEval(o: EvalOptions): Promise<EvalReport> {
 
   const families: FamilySummary[] = [];
   const examples: EvalReport['examples'] = {};
-  for (const family of FAMILIES) {
+  const records: TrialRecord[] = [];
+  const record = (t: Trial): TrialRecord => ({ id: t.prompt.id, family: t.prompt.family, phrasing: t.prompt.phrasing, real: t.prompt.real,
+    tools: t.tools, correct: t.correct, text: t.generation.text, calls: t.generation.calls.map((c) => ({ tool: c.tool, input: c.input, result: c.result })) });
+  for (const family of familyNames) {
     const ps = prompts.filter((p) => p.family === family);
     if (ps.length === 0) continue;
     log(`eval ${family}: ${ps.length} prompts `);
@@ -80,8 +106,9 @@ export async function runEval(o: EvalOptions): Promise<EvalReport> {
     const greedyWithout: Trial[] = [];
     for (const p of ps) {
       greedyWith.push(await run(p, true, 0, 0));
-      greedyWithout.push(await run(p, false, 0, 0));
+      if (o.withoutTools !== false) greedyWithout.push(await run(p, false, 0, 0));
     }
+    records.push(...greedyWith.map(record), ...greedyWithout.map(record));
     log('greedy done');
     const sampled: Trial[][] = [];
     for (let k = 1; k <= o.trials; k++) {
@@ -93,7 +120,7 @@ export async function runEval(o: EvalOptions): Promise<EvalReport> {
     log('\n');
     families.push(summarise(family, greedyWith, greedyWithout, sampled));
     examples[family] = greedyWith.slice(0, 3).map((t, i) => ({
-      prompt: t.prompt.prompt, withTools: t.generation.text, withoutTools: greedyWithout[i].generation.text, calls: t.generation.calls,
+      prompt: t.prompt.prompt, withTools: t.generation.text, withoutTools: greedyWithout[i]?.generation.text ?? '', calls: t.generation.calls,
     }));
   }
   const report: EvalReport = {
@@ -102,22 +129,31 @@ export async function runEval(o: EvalOptions): Promise<EvalReport> {
   };
   const out = o.out ?? join('out/eval', basename(resolve(o.model)));
   mkdirSync(out, { recursive: true });
+  writeFileSync(join(out, 'trials.jsonl.tmp'), records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  renameSync(join(out, 'trials.jsonl.tmp'), join(out, 'trials.jsonl'));
   writeFileSync(join(out, 'eval.json'), JSON.stringify(report, (_, v) => (v === Infinity ? 'Infinity' : v), 2) + '\n');
   writeFileSync(join(out, 'eval.md'), markdown(report));
   return report;
 }
 
 const pct = (x: number | null): string => (x === null ? '–' : `${(100 * x).toFixed(0)} %`);
+const ci = (x: number, i?: [number, number]): string => (i ? `${pct(x)} [${(100 * i[0]).toFixed(0)}–${(100 * i[1]).toFixed(0)}]` : pct(x));
 const ratio = (x: number | null): string => (x === null ? '–' : x === Infinity ? '∞' : `${x.toFixed(1)}×`);
 
 export function table(report: EvalReport): string {
   const k = report.options.trials;
-  const head = `| family | n | without tools | with tools | ratio | calls made | valid | result right | right tool | pass@${k} | pass^${k} | no call |`;
-  const rows = report.families.map((f) =>
-    `| ${f.family} | ${f.n} | ${f.family === 'relevance' ? '–' : pct(f.withoutTools)} | ${f.family === 'relevance' ? '–' : pct(f.withTools)} | ${ratio(f.ratio)} | ` +
-    `${pct(f.callsMade)} | ${pct(f.callsValid)} | ${f.family === 'relevance' ? '–' : pct(f.callsCorrect)} | ${f.family === 'relevance' ? '–' : pct(f.rightTool)} | ` +
-    `${pct(f.passAtK)} | ${pct(f.passHatK)} | ${pct(f.noCall)} |`);
-  return [head, '|' + '---|'.repeat(12), ...rows].join('\n');
+  const head = `| family | n | without tools [95 % CI] | with tools [95 % CI] | majority | ratio | calls made | valid | result right | right tool | pass@${k} | pass^${k} | no call [95 % CI] |`;
+  const rows = report.families.map((f) => {
+    const none = f.noCallExpected ?? f.family === 'relevance';
+    return `| ${f.family}${none ? ' (no call expected)' : ''} | ${f.n} | ${f.family === 'relevance' ? '–' : ci(f.withoutTools, f.withoutToolsCI)} | ${f.family === 'relevance' ? '–' : ci(f.withTools, f.withToolsCI)} | ` +
+      `${f.majority === undefined || none ? '–' : pct(f.majority)} | ${ratio(f.ratio)} | ` +
+      `${pct(f.callsMade)} | ${pct(f.callsValid)} | ${none ? '–' : pct(f.callsCorrect)} | ${none ? '–' : pct(f.rightTool)} | ` +
+      `${pct(f.passAtK)} | ${pct(f.passHatK)} | ${ci(f.noCall, f.noCallCI)} |`;
+  });
+  const phr = report.families.flatMap((f) => (f.phrasings ?? []).length > 1 ? (f.phrasings ?? []).map((p) =>
+    `| ${f.family} | ${p.phrasing}${p.real ? ' (real)' : ''} | ${p.n} | ${pct(p.withoutTools)} | ${pct(p.withTools)} | ${pct(p.callsMade)} |`) : []);
+  const byPhrasing = phr.length === 0 ? [] : ['', '| family | phrasing | n | without tools | with tools | calls made |', '|---|---|---:|---:|---:|---:|', ...phr];
+  return [head, '|' + '---|'.repeat(13), ...rows, ...byPhrasing].join('\n');
 }
 
 export function markdown(report: EvalReport): string {

@@ -12,6 +12,11 @@ export interface CStarRecord {
   id: string;
   text: string;
   calls?: { tool: string }[];
+  /**
+   * Character offsets to place windows at when the text holds no call: the same texts with their calls removed
+   * (the paper's CC baseline, pipeline/eval/experiment) train on the same windows as the texts with calls.
+   */
+  anchors?: number[];
 }
 
 /** Windows of C* texts, each holding at least one call (its " [" token somewhere in the window). */
@@ -30,6 +35,7 @@ export class CallWindows {
     for (const r of records) {
       const ids = tok.encode(r.text);
       const starts = ids.flatMap((id, i) => (id === open[0] ? [i] : []));
+      if (starts.length === 0 && r.anchors) starts.push(...r.anchors.map((at) => Math.min(ids.length - 1, tok.encode(r.text.slice(0, at)).length)));
       if (starts.length > 0) this.items.push({ ids, starts });
     }
   }

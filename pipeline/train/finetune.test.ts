@@ -51,4 +51,19 @@ describe('finetune: C* windows', () => {
       expect(text).toMatch(/\[(QA|Calculator)\(/);
     }
   });
+
+  it('a text without a call is placed by its anchors (character offsets): the window holds the text there', () => {
+    const filler = () => Int32Array.from(tok.encode(' and so on'.repeat(40)));
+    const plain = `${'Long text before the place. '.repeat(30)}In all, Tom has 85 apples.`;
+    const at = plain.indexOf(' 85 apples');
+    const w = new CallWindows(tok, [{ id: 'd', text: plain, anchors: [at] }, { id: 'e', text: 'No call, no anchor.' }], 64, mulberry32(2), filler);
+    expect(w.size).toBe(1);
+    for (let i = 0; i < 30; i++) {
+      const row = [...w.row()];
+      expect(row).not.toContain(open);
+      // The left context is 0..T−40 tokens, so the anchored place (" 85", ± a token where BPE merges across the
+      // offset) is always inside the window.
+      expect(tok.decode(row)).toContain(' 85 apples');
+    }
+  });
 });

@@ -108,7 +108,7 @@ export async function finetune(o: FinetuneOptions, hooks: FinetuneHooks = {}): P
   const rng = mulberry32(seed ^ 0x5bd1e995);
   const naturalFiller = (): Int32Array => batcher.row().subarray(1);
   const windows = new CallWindows(tok, upsampled, T, rng, naturalFiller);
-  if (windows.size === 0) throw new Error('finetune: no C* record with a call in --data');
+  if (windows.size === 0) throw new Error('finetune: no C* record with a call (or anchors) in --data');
   const valWindows = new CallWindows(tok, cVal.length > 0 ? cVal : cTrain.slice(0, 8), T, mulberry32(7), naturalFiller);
   const cstarValRows = valWindows.batch(32, 77);
   const probeData = { val, valBatch: validationBatch(tok, val, 32, T), heldOut: facts.heldOut };

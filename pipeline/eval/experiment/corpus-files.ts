@@ -1,0 +1,61 @@
+/**
+ * Node edge of the experiment: reads the corpus, the KB and the tokenizer, and writes the committed held-out list
+ * and eval set (`heldout.json`, `prompts.jsonl` next to this file). Everything it computes is in the pure modules.
+ */
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { Tokenizer } from '@huggingface/tokenizers';
+import type { EvalPrompt, KbFact } from '../tasks.ts';
+import { buildEvalSet, type Phrasing } from './eval-sets.ts';
+import { chooseHeldOut, type CorpusDoc, type HeldOut } from './heldout.ts';
+
+export const ROOT = resolve(import.meta.dirname, '../../..');
+export const HERE = import.meta.dirname;
+export const HELDOUT_FILE = join(HERE, 'heldout.json');
+/** The committed eval set; EXPERIMENT_PROMPTS points a smoke test at a smaller one. */
+export const PROMPTS_FILE = process.env.EXPERIMENT_PROMPTS ?? join(HERE, 'prompts.jsonl');
+export const PHRASINGS_FILE = join(HERE, 'phrasings.json');
+
+export function readJsonl<T>(path: string): T[] {
+  return readFileSync(path, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as T);
+}
+
+export function writeJsonl(path: string, rows: readonly object[]): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path + '.tmp', rows.map((r) => JSON.stringify(r)).join('\n') + (rows.length ? '\n' : ''));
+  // Write-then-rename: a killed run never leaves half a file that a later step would take as done.
+  renameSync(path + '.tmp', path);
+}
+
+export const corpus = {
+  factbook: (): CorpusDoc[] => readJsonl<CorpusDoc>(join(ROOT, 'corpus/factbook.jsonl')),
+  sotu: (): CorpusDoc[] => readJsonl<CorpusDoc>(join(ROOT, 'corpus/sotu.jsonl')),
+};
+
+export function readKb(): KbFact[] {
+  return (JSON.parse(readFileSync(join(ROOT, 'pipeline/data/kb.json'), 'utf8')) as { facts: KbFact[] }).facts;
+}
+
+export function encoder(modelDir = join(ROOT, 'models/default')): (s: string) => number[] {
+  const tok = new Tokenizer(JSON.parse(readFileSync(join(modelDir, 'tokenizer.json'), 'utf8')), {});
+  return (s) => tok.encode(s, { add_special_tokens: false }).ids;
+}
+
+/** The committed held-out list (computed and written when missing; the file is the reference once committed). */
+export function heldOut(): HeldOut {
+  if (existsSync(HELDOUT_FILE)) return JSON.parse(readFileSync(HELDOUT_FILE, 'utf8')) as HeldOut;
+  const h = chooseHeldOut(corpus.factbook(), corpus.sotu());
+  writeFileSync(HELDOUT_FILE, JSON.stringify(h, null, 2) + '\n');
+  return h;
+}
+
+/** The committed eval set (built and written when missing). */
+export function evalSet(): { prompts: EvalPrompt[]; phrasings: Phrasing[] } {
+  if (existsSync(PROMPTS_FILE) && existsSync(PHRASINGS_FILE)) {
+    return { prompts: readJsonl<EvalPrompt>(PROMPTS_FILE), phrasings: JSON.parse(readFileSync(PHRASINGS_FILE, 'utf8')) as Phrasing[] };
+  }
+  const set = buildEvalSet({ kb: readKb(), heldOut: heldOut(), factbook: corpus.factbook(), sotu: corpus.sotu(), encode: encoder() });
+  writeJsonl(PROMPTS_FILE, set.prompts);
+  writeFileSync(PHRASINGS_FILE, JSON.stringify(set.phrasings, null, 2) + '\n');
+  return set;
+}

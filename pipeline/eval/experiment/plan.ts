@@ -1,0 +1,38 @@
+/**
+ * The experiment's grid and its sizes (issue 20 item 3), in one place: what is annotated, how long each finetune
+ * runs, which seeds, and the order of work (seed 1 of (a) and (d) first, so partial results are useful early).
+ * The arithmetic behind the numbers is in README.md ("Sizing").
+ */
+import type { Arm } from './arms.ts';
+
+/**
+ * Optimiser steps per finetune: 120 × 16 rows × 128 tokens = 245,760 tokens, the same for every arm and the control
+ * (4.2 CPU-seconds a step measured here, ≈ 8.5 CPU-minutes a finetune; README "Sizing").
+ */
+export const STEPS = Number(process.env.EXPERIMENT_STEPS ?? 120); // the env override is for smoke tests only
+export const SEEDS = [1, 2, 3] as const;
+/** Share of base-mixture rows in every arm (the finetune default); the control is all base mixture. */
+export const MIX = 0.4;
+
+/** Documents annotated, per Factbook section (chunk 0 of each train country) and from SOTU (train addresses). */
+export const ANNOTATE = {
+  government: 150,
+  'people-and-society': 120,
+  introduction: 60,
+  economy: 40,
+  sotu: 130,
+  seed: 7,
+} as const;
+
+/** Held-out corpus loss: tokens scored without calls (≥ 50k), in 128-token windows. */
+export const LOSS_TOKENS = Number(process.env.EXPERIMENT_LOSS_TOKENS ?? 60_000);
+
+export type Run = { arm: Arm | 'control'; seed: number };
+
+/** Every finetune in the order the runner does them. */
+export function schedule(): Run[] {
+  const order: (Arm | 'control')[] = ['a', 'd', 'control', 'b', 'c', 'e'];
+  return SEEDS.flatMap((seed) => order.map((arm) => ({ arm, seed })));
+}
+
+export const runName = (r: Run): string => `${r.arm}-s${r.seed}`;

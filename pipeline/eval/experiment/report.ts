@@ -1,0 +1,212 @@
+/**
+ * The experiment's report (pipeline/eval/experiment/results/report.md, committed), rewritten from whatever has
+ * finished: data yield, overlap, the arms table with 95 % intervals over seeds, call rates and validity, and the
+ * held-out loss against the control. results/summary.json keeps the same numbers for the next session.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { wilson } from '../metrics.ts';
+import type { TrialRecord } from '../run-eval.ts';
+import { ARM_NAMES } from './arms.ts';
+import { HERE, PROMPTS_FILE, ROOT, readJsonl } from './corpus-files.ts';
+import type { OverlapReport } from './overlap.ts';
+import { ANNOTATE, LOSS_TOKENS, MIX, SEEDS, STEPS, runName, schedule, type Run } from './plan.ts';
+
+export const RESULTS = process.env.EXPERIMENT_RESULTS ?? join(HERE, 'results');
+
+interface Paths {
+  out: string;
+  annCorpus: string;
+  annKb: string;
+  armStats: string;
+  overlap: string;
+  eval(r: Run): string;
+  loss(r: Run): string;
+  model(r: Run): string;
+}
+
+type ArmKey = Run['arm'];
+const ORDER: ArmKey[] = ['a', 'b', 'c', 'd', 'e', 'control'];
+
+const readJson = <T>(p: string): T | null => (existsSync(p) ? (JSON.parse(readFileSync(p, 'utf8')) as T) : null);
+const pct = (x: number) => `${(100 * x).toFixed(0)}`;
+const ci = (k: number, n: number) => {
+  if (n === 0) return '–';
+  const [lo, hi] = wilson(k, n);
+  return `${pct(k / n)} [${pct(lo)}–${pct(hi)}]`;
+};
+
+/** Trials of one run: with tools and (where run) without. */
+function trials(p: Paths, r: Run): TrialRecord[] | null {
+  const f = join(p.eval(r), 'trials.jsonl');
+  return existsSync(f) ? readJsonl<TrialRecord>(f) : null;
+}
+
+interface Cell {
+  k: number;
+  n: number;
+  seeds: number[];
+}
+
+function cell(runs: TrialRecord[][], keep: (t: TrialRecord) => boolean, score: (t: TrialRecord) => boolean): Cell {
+  let k = 0;
+  let n = 0;
+  const seeds: number[] = [];
+  for (const ts of runs) {
+    const sel = ts.filter(keep);
+    if (sel.length === 0) continue;
+    const kk = sel.filter(score).length;
+    k += kk;
+    n += sel.length;
+    seeds.push(kk / sel.length);
+  }
+  return { k, n, seeds };
+}
+
+const show = (c: Cell) => (c.n === 0 ? '–' : `${ci(c.k, c.n)}${c.seeds.length > 1 ? ` (seeds ${c.seeds.map(pct).join(', ')})` : ''}`);
+
+/** Mean and 95 % interval of paired per-window loss differences (arm − control), per seed and pooled over seeds. */
+function lossDiff(a: number[], b: number[]): { mean: number; lo: number; hi: number } {
+  const d = a.map((x, i) => x - b[i]);
+  const mean = d.reduce((s, x) => s + x, 0) / d.length;
+  const sd = Math.sqrt(d.reduce((s, x) => s + (x - mean) ** 2, 0) / (d.length - 1));
+  const half = (1.96 * sd) / Math.sqrt(d.length);
+  return { mean, lo: mean - half, hi: mean + half };
+}
+
+export function writeReport(p: Paths): void {
+  mkdirSync(RESULTS, { recursive: true });
+  const runs = schedule();
+  const done = (r: Run) => trials(p, r) !== null;
+  const byArm = new Map<ArmKey, { run: Run; trials: TrialRecord[] }[]>();
+  for (const r of runs) {
+    const t = trials(p, r);
+    if (t) byArm.set(r.arm, [...(byArm.get(r.arm) ?? []), { run: r, trials: t }]);
+  }
+  const arms = ORDER.filter((a) => byArm.has(a));
+  const prompts = readJsonl<{ id: string; family: string; phrasing: string; real?: boolean; answers: string[]; tool?: string }>(PROMPTS_FILE);
+  const families = [...new Set(prompts.map((q) => q.family))];
+  const noCallFamily = (f: string) => prompts.filter((q) => q.family === f).every((q) => !q.tool);
+  const majority = (sel: typeof prompts) => {
+    const counts = new Map<string, number>();
+    for (const q of sel) for (const a of new Set(q.answers.map((x) => x.toLowerCase()))) counts.set(a, (counts.get(a) ?? 0) + 1);
+    return sel.length === 0 || counts.size === 0 ? 0 : Math.max(...counts.values()) / sel.length;
+  };
+
+  const stats = readJson<{ docsRead: number; docsWithKeptCall: number; tools: Record<string, { kept: number; scored?: number }> }>(join(p.annCorpus, 'stats.json'));
+  const kbStats = readJson<{ docsRead: number; docsWithKeptCall: number; tools: Record<string, { kept: number }> }>(join(p.annKb, 'stats.json'));
+  const armStats = readJson<{ candidates: number; candidateReasons: Record<string, number>; arms: Record<string, { records: number; calls: Record<string, number> }> }>(p.armStats);
+  const overlap = readJson<OverlapReport>(p.overlap);
+  const losses = new Map<string, { meanNll: number; perWindow: number[]; tokens: number }>();
+  for (const r of runs) {
+    const l = readJson<{ meanNll: number; perWindow: number[]; tokens: number }>(p.loss(r));
+    if (l) losses.set(runName(r), l);
+  }
+
+  const L: string[] = [];
+  L.push('# Does the pipeline\'s data teach tool use? (issue 20) — report', '');
+  L.push(`Rewritten by \`npm run experiment\` after every eval (${new Date().toISOString().slice(0, 16)} UTC). Finished evals: ` +
+    `${runs.filter(done).map(runName).join(', ') || 'none yet'}; still to run: ${runs.filter((r) => !done(r)).map(runName).join(', ') || 'none'}.`, '');
+  L.push('Commands: `npm run experiment` (resumable: rerun after any stop; `npx tsx pipeline/eval/experiment/run.ts status` lists the steps). ' +
+    'Design, sizing and caveats: pipeline/eval/experiment/README.md.', '');
+  L.push(`Grid: arms ${ORDER.map((a) => `(${a}) ${ARM_NAMES[a]}`).join('; ')}. Every finetune: \`toolformer finetune\` from models/default, ` +
+    `${STEPS} steps × 16 rows × 128 tokens (${(STEPS * 16 * 128).toLocaleString('en-US')} tokens), mix ${MIX} base mixture (control: 1.0), ` +
+    `seeds ${SEEDS.join(', ')}; the base-mixture corpus is corpus/ minus the held-out documents.`, '');
+
+  L.push('## Data', '');
+  if (stats) {
+    const kept = Object.entries(stats.tools).map(([t, s]) => `${t} ${s.kept}`).join(', ');
+    L.push(`- Annotated: ${stats.docsRead} corpus documents (plan: ${Object.entries(ANNOTATE).filter(([k]) => k !== 'seed').map(([k, v]) => `${k} ${v}`).join(', ')}; ` +
+      `held-out countries and addresses excluded), ${stats.docsWithKeptCall} with a kept call; kept calls: ${kept}.`);
+  } else L.push('- Corpus annotation not finished yet.');
+  if (kbStats) L.push(`- KB prose (arm e): ${kbStats.docsRead} texts, ${kbStats.docsWithKeptCall} with a kept call; kept: ${Object.entries(kbStats.tools).map(([t, s]) => `${t} ${s.kept}`).join(', ')}.`);
+  if (armStats) {
+    L.push(`- Candidates in calls.jsonl: ${armStats.candidates} (${Object.entries(armStats.candidateReasons).map(([k, v]) => `${k} ${v}`).join(', ')}).`);
+    for (const [a, s] of Object.entries(armStats.arms)) L.push(`- Arm (${a}): ${s.records} records, calls ${Object.entries(s.calls).map(([t, n]) => `${t} ${n}`).join(', ') || 'none'}.`);
+  }
+  L.push('');
+
+  L.push('## Overlap of the eval set with every finetuning text', '');
+  if (overlap) {
+    L.push(`${overlap.texts.toLocaleString('en-US')} texts (every arm's records with and without calls, the base-mixture corpus, the synthetic fact statements).`, '');
+    L.push(`- Prompts found verbatim: ${overlap.prompts.n}${overlap.prompts.n ? ` (${overlap.prompts.ids.slice(0, 10).join(', ')})` : ''}.`);
+    L.push(`- Facts seen (subject and answer in one text): ${overlap.facts.prompts} of ${overlap.facts.of} fact prompts` +
+      `${overlap.facts.examples.length ? `; e.g. ${overlap.facts.examples.slice(0, 4).map((e) => `${e.subject} → ${e.answer} ("…${e.text}…")`).join('; ')}` : ''}.`);
+    L.push(`- Subjects named: ${overlap.subjects.subjects} of ${overlap.subjects.ofSubjects} subjects (${overlap.subjects.prompts} of ${overlap.subjects.of} fact prompts) appear by name in some text ` +
+      `(countries are named in SOTU addresses and in neighbours' Factbook sections), most: ${overlap.subjects.examples.slice(0, 6).map((e) => `${e.subject} ${e.texts}`).join(', ')}.`);
+    L.push('- Phrasings (texts in which the template occurs with any subject):', '');
+    L.push('| family | phrasing | texts |', '|---|---|---:|');
+    for (const ph of overlap.phrasings) L.push(`| ${ph.family} | ${ph.name}${ph.real ? ' (real format)' : ''} | ${ph.texts < 0 ? 'corpus format (by design)' : ph.texts}${ph.example ? ` (e.g. "${ph.example}")` : ''} |`);
+  } else L.push('Computed after arms (b), (c), (e) are built.');
+  L.push('');
+
+  L.push('## Accuracy per family, with tools (95 % Wilson interval pooled over seeds; per-seed values in brackets)', '');
+  if (arms.length === 0) L.push('No eval finished yet.');
+  else {
+    const head = ['family', 'n', 'majority', ...arms.map((a) => `(${a}) with tools`), ...arms.filter((a) => a === 'd' || a === 'control').map((a) => `(${a}) without tools`)];
+    L.push(`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`);
+    const rowsFor = (label: string, keep: (t: TrialRecord) => boolean, sel: typeof prompts, noCall: boolean) => {
+      const score = noCall ? (t: TrialRecord) => t.calls.length === 0 : (t: TrialRecord) => t.correct;
+      const cells = arms.map((a) => show(cell(byArm.get(a)!.map((x) => x.trials.filter((t) => t.tools)), keep, score)));
+      const base = arms.filter((a) => a === 'd' || a === 'control').map((a) =>
+        noCall ? '–' : show(cell(byArm.get(a)!.map((x) => x.trials.filter((t) => !t.tools)), keep, (t) => t.correct)));
+      L.push(`| ${label} | ${sel.length} | ${noCall ? '1 (never call)' : pct(majority(sel))} | ${[...cells, ...base].join(' | ')} |`);
+    };
+    for (const f of families) {
+      const sel = prompts.filter((q) => q.family === f);
+      rowsFor(`**${f}**${noCallFamily(f) ? ' (score: no call)' : ''}`, (t) => t.family === f, sel, noCallFamily(f));
+      const real = sel.filter((q) => q.real);
+      if (real.length > 0 && !noCallFamily(f)) rowsFor(`${f}: real-format cloze`, (t) => t.family === f && t.real === true, real, false);
+    }
+    L.push('', 'Per phrasing (with tools, pooled over seeds):', '');
+    const h2 = ['family', 'phrasing', 'n', ...arms.map((a) => `(${a})`)];
+    L.push(`| ${h2.join(' | ')} |`, `|${h2.map(() => '---').join('|')}|`);
+    for (const f of families) {
+      const noCall = noCallFamily(f);
+      for (const ph of [...new Set(prompts.filter((q) => q.family === f).map((q) => q.phrasing))]) {
+        const keep = (t: TrialRecord) => t.family === f && t.phrasing === ph;
+        const score = noCall ? (t: TrialRecord) => t.calls.length === 0 : (t: TrialRecord) => t.correct;
+        const n = prompts.filter((q) => q.family === f && q.phrasing === ph).length;
+        L.push(`| ${f} | ${ph} | ${n} | ${arms.map((a) => { const c = cell(byArm.get(a)!.map((x) => x.trials.filter((t) => t.tools)), keep, score); return c.n ? ci(c.k, c.n) : '–'; }).join(' | ')} |`);
+      }
+    }
+    L.push('', '## Calls (greedy, with tools, pooled over seeds): share of prompts with a call / share of calls that returned a result / share naming the family\'s tool', '');
+    const h3 = ['family', ...arms.map((a) => `(${a})`)];
+    L.push(`| ${h3.join(' | ')} |`, `|${h3.map(() => '---').join('|')}|`);
+    for (const f of families) {
+      const tool = prompts.find((q) => q.family === f)?.tool;
+      L.push(`| ${f} | ${arms.map((a) => {
+        const ts = byArm.get(a)!.flatMap((x) => x.trials.filter((t) => t.tools && t.family === f));
+        const calls = ts.flatMap((t) => t.calls);
+        const made = ts.filter((t) => t.calls.length > 0).length;
+        const valid = calls.filter((c) => c.result !== undefined && c.result !== null).length;
+        const right = calls.filter((c) => c.tool === tool).length;
+        return ts.length === 0 ? '–' : `${pct(made / ts.length)} / ${calls.length ? pct(valid / calls.length) : '–'} / ${tool ? (calls.length ? pct(right / calls.length) : '–') : 'n/a'}`;
+      }).join(' | ')} |`);
+    }
+  }
+  L.push('');
+
+  L.push(`## Held-out corpus loss without calls (nats/token, ≥ ${LOSS_TOKENS.toLocaleString('en-US')} tokens of held-out SOTU addresses and Factbook sections)`, '');
+  if (losses.size === 0) L.push('No model scored yet.');
+  else {
+    L.push('| run | tokens | loss | − control (same seed), 95 % CI over windows |', '|---|---:|---:|---|');
+    for (const r of runs) {
+      const l = losses.get(runName(r));
+      if (!l) continue;
+      const c = losses.get(runName({ arm: 'control', seed: r.seed }));
+      const d = c && r.arm !== 'control' ? lossDiff(l.perWindow, c.perWindow) : null;
+      L.push(`| ${runName(r)} | ${l.tokens} | ${l.meanNll.toFixed(4)} | ${d ? `${d.mean >= 0 ? '+' : ''}${d.mean.toFixed(4)} [${d.lo.toFixed(4)}, ${d.hi.toFixed(4)}]` : r.arm === 'control' ? '(control)' : 'control not run yet'} |`);
+    }
+  }
+  L.push('');
+  writeFileSync(join(RESULTS, 'report.md'), L.join('\n') + '\n');
+
+  // Small numbers for the next session (the eval/ and models/ folders stay under out/, not committed).
+  const summary: Record<string, unknown> = { generated: new Date().toISOString(), steps: STEPS, seeds: SEEDS, annotation: stats, kbAnnotation: kbStats, arms: armStats, overlap, losses: Object.fromEntries([...losses].map(([k, v]) => [k, { tokens: v.tokens, meanNll: v.meanNll }])) };
+  summary.evals = Object.fromEntries(runs.filter(done).map((r) => {
+    const e = readJson<{ families: unknown[] }>(join(p.eval(r), 'eval.json'));
+    return [runName(r), { model: relative(ROOT, p.model(r)), families: e?.families }];
+  }));
+  writeFileSync(join(RESULTS, 'summary.json'), JSON.stringify(summary, null, 2) + '\n');
+}

@@ -1,0 +1,264 @@
+/**
+ * `npm run experiment` (run.sh loops `tsx run.ts next` until every step is done): the issue-20 experiment, one step
+ * per process so that a stop anywhere loses at most the step in flight, and a code change is picked up at the next
+ * step. Every step skips when its output exists; annotate and finetune resume from their checkpoints; every file is
+ * written whole (write-then-rename, or the tools' own checkpointed writers).
+ *
+ *   tsx pipeline/eval/experiment/run.ts next     do the first step not done (exit 0), or exit 10 when all are done
+ *   tsx pipeline/eval/experiment/run.ts status   list the steps and whether each is done
+ *   tsx pipeline/eval/experiment/run.ts report   rewrite the report from whatever has finished
+ *
+ * Outputs under $EXPERIMENT_OUT (default out/experiment) and checkpoints under .cache/experiment; the report and the
+ * small results are committed under pipeline/eval/experiment/results/.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { loadModel } from '../../node/load-model.ts';
+import { mulberry32 } from '../../onnx/random.ts';
+import { trainDocs } from '../tasks.ts';
+import { ARMS, armAll, armNoCalls, armRandom, callsPerTool, mentionsAny, type CallRow, type TrainRecord } from './arms.ts';
+import { ROOT, corpus, evalSet, heldOut, readJsonl, readKb, writeJsonl, HELDOUT_FILE, PROMPTS_FILE } from './corpus-files.ts';
+import { heldOutSubjects, isHeldOutDoc, type CorpusDoc } from './heldout.ts';
+import { heldOutLoss, lossWindows } from './loss.ts';
+import { ANNOTATE, LOSS_TOKENS, MIX, STEPS, runName, schedule, type Run } from './plan.ts';
+import { writeReport } from './report.ts';
+import { overlapReport } from './overlap.ts';
+import { elementSplit } from '../tasks.ts';
+import { stripCalls } from '../../core/generate.ts';
+import { capitalFacts, splitFacts } from '../../train/data-synthetic.ts';
+
+/** 1 / the share of the non-held-out corpus used as the base-mixture corpus. */
+const BASE_CORPUS_SHARE_INV = 4;
+const OUT = process.env.EXPERIMENT_OUT ?? join(ROOT, 'out/experiment');
+const WORK = process.env.EXPERIMENT_WORK ?? join(ROOT, '.cache/experiment');
+export const paths = {
+  out: OUT,
+  data: join(OUT, 'data'),
+  input: join(OUT, 'data/annotate-input.jsonl'),
+  baseCorpus: join(OUT, 'data/base-corpus.jsonl'),
+  kbInput: join(OUT, 'data/kbprose-input.jsonl'),
+  heldText: join(OUT, 'data/heldout-text.jsonl'),
+  annCorpus: join(OUT, 'ann/corpus'),
+  annKb: join(OUT, 'ann/kbprose'),
+  arm: (name: string) => join(OUT, 'arms', `${name}.jsonl`),
+  armStats: join(OUT, 'arms/stats.json'),
+  overlap: join(OUT, 'overlap.json'),
+  model: (r: Run) => join(OUT, 'models', runName(r)),
+  work: (r: Run) => join(WORK, runName(r)),
+  eval: (r: Run) => join(OUT, 'eval', runName(r)),
+  loss: (r: Run) => join(OUT, 'loss', `${runName(r)}.json`),
+};
+
+interface Step {
+  name: string;
+  done(): boolean;
+  run(): Promise<void> | void;
+}
+
+/** Runs `toolformer <args>` (this checkout's CLI, pipeline/node/bin.mjs) in the foreground of this step. */
+function toolformer(args: string[]): void {
+  const rel = args.map((a) => (a.startsWith(ROOT) ? relative(ROOT, a) : a));
+  console.error(`[experiment] $ toolformer ${rel.join(' ')}`);
+  const r = spawnSync(process.execPath, [join(ROOT, 'pipeline/node/bin.mjs'), ...rel], { cwd: ROOT, stdio: 'inherit' });
+  if (r.status !== 0) throw new Error(`toolformer ${rel[0]} exited ${r.status ?? r.signal}`);
+}
+
+function writeJson(path: string, value: unknown): void {
+  mkdirSync(join(path, '..'), { recursive: true });
+  writeFileSync(path + '.tmp', JSON.stringify(value, null, 2) + '\n');
+  renameSync(path + '.tmp', path);
+}
+
+function shuffle<T>(xs: T[], seed: number): T[] {
+  const rng = mulberry32(seed);
+  for (let i = xs.length - 1; i > 0; i--) {
+    const j = Math.floor(rng.next() * (i + 1));
+    [xs[i], xs[j]] = [xs[j], xs[i]];
+  }
+  return xs;
+}
+
+/** The inputs: documents to annotate, the base-mixture corpus and the KB prose (all without held-out subjects). */
+function writeInputs(): void {
+  const h = heldOut();
+  const fb = corpus.factbook().filter((d) => !isHeldOutDoc(h, d));
+  const sotu = corpus.sotu().filter((d) => !isHeldOutDoc(h, d));
+  mkdirSync(paths.data, { recursive: true });
+  const take = (docs: CorpusDoc[], n: number, seed: number) => shuffle([...docs], seed).slice(0, n);
+  const section = (s: string) => fb.filter((d) => d.id.endsWith(`/${s}/0`));
+  const chosen = [
+    ...take(section('government'), ANNOTATE.government, ANNOTATE.seed),
+    ...take(section('people-and-society'), ANNOTATE['people-and-society'], ANNOTATE.seed + 1),
+    ...take(section('introduction'), ANNOTATE.introduction, ANNOTATE.seed + 2),
+    ...take(section('economy'), ANNOTATE.economy, ANNOTATE.seed + 3),
+    ...take(sotu, ANNOTATE.sotu, ANNOTATE.seed + 4),
+  ];
+  writeJsonl(paths.input, shuffle(chosen, ANNOTATE.seed + 5));
+  // The base-mixture corpus: a seeded quarter of the non-held-out documents (≈ 3 MB). 120 steps draw ≈ 270 natural
+  // windows from it, and every finetune tokenises the whole file at start-up (the full 13 MB cost minutes of CPU).
+  const base = shuffle([...sotu, ...fb], ANNOTATE.seed + 6).slice(0, Math.ceil((sotu.length + fb.length) / BASE_CORPUS_SHARE_INV));
+  writeJsonl(paths.baseCorpus, base.map(({ id, text, source }) => ({ id, text, source })));
+  const kb = readKb();
+  const subjects = [...heldOutSubjects(h), ...elementSplit(kb).eval];
+  writeJsonl(paths.kbInput, trainDocs(kb, { perFamily: 250 }).filter((d) => !mentionsAny(d.text, subjects)));
+  const held = [...corpus.sotu(), ...corpus.factbook()].filter((d) => isHeldOutDoc(h, d));
+  writeJsonl(paths.heldText, held.map(({ id, text, source }) => ({ id, text, source })));
+}
+
+function annotateStep(name: string, input: string, out: string): Step {
+  return {
+    name,
+    done: () => existsSync(join(out, 'stats.json')),
+    run: () => {
+      const resume = existsSync(join(out, 'checkpoint.json')) ? ['--resume'] : ['--overwrite'];
+      toolformer(['annotate', input, '--out', out, '--workers', '1', '--quiet', ...resume]);
+    },
+  };
+}
+
+function docsById(): Map<string, CorpusDoc> {
+  return new Map(readJsonl<CorpusDoc>(paths.input).map((d) => [d.id, d]));
+}
+
+function writeArmsAD(): void {
+  const kept = readJsonl<TrainRecord>(join(paths.annCorpus, 'train.jsonl'));
+  writeJsonl(paths.arm('a'), kept);
+  writeJsonl(paths.arm('d'), armNoCalls(kept, docsById()));
+}
+
+function writeArmsBCE(): void {
+  const docs = docsById();
+  const kept = readJsonl<TrainRecord>(paths.arm('a'));
+  const rows = readJsonl<CallRow>(join(paths.annCorpus, 'calls.jsonl'));
+  const b = armAll(rows, docs, 101);
+  const perTool = callsPerTool(kept);
+  const c = armRandom(rows, docs, perTool, 102);
+  const h = heldOut();
+  const subjects = [...heldOutSubjects(h), ...elementSplit(readKb()).eval];
+  const kbKept = readJsonl<TrainRecord>(join(paths.annKb, 'train.jsonl')).filter((r) => !mentionsAny(r.text, subjects));
+  writeJsonl(paths.arm('b'), b);
+  writeJsonl(paths.arm('c'), c);
+  writeJsonl(paths.arm('kbprose'), kbKept);
+  const reasons: Record<string, number> = {};
+  for (const r of rows) reasons[r.reason.split(':')[0]] = (reasons[r.reason.split(':')[0]] ?? 0) + 1;
+  writeJson(paths.armStats, {
+    candidates: rows.length, candidateReasons: reasons,
+    arms: {
+      a: { records: kept.length, calls: callsPerTool(kept) },
+      b: { records: b.length, calls: callsPerTool(b) },
+      c: { records: c.length, calls: callsPerTool(c) },
+      d: { records: kept.length, calls: {} },
+      e: { records: kept.length + kbKept.length, calls: callsPerTool([...kept, ...kbKept]) },
+    },
+  });
+}
+
+/** Every finetuning text: each arm's records with and without calls, the base corpus, the synthetic fact statements. */
+function writeOverlap(): void {
+  const texts: string[] = [];
+  for (const a of ['a', 'b', 'c', 'd', 'kbprose']) {
+    for (const r of readJsonl<TrainRecord>(paths.arm(a))) texts.push(r.text, stripCalls(r.text));
+  }
+  texts.push(...readJsonl<CorpusDoc>(paths.baseCorpus).map((d) => d.text));
+  texts.push(...splitFacts(capitalFacts()).train.map((f) => `${f.statement.replace('{a}', f.answer)} ${f.question} ${f.answer}`));
+  const set = evalSet();
+  writeJson(paths.overlap, overlapReport(set.prompts, set.phrasings, texts));
+}
+
+export function armFiles(arm: Run['arm']): string[] {
+  if (arm === 'e') return [paths.arm('a'), paths.arm('kbprose')];
+  if (arm === 'control') return [paths.arm('a')];
+  return [paths.arm(arm)];
+}
+
+function finetuneStep(r: Run): Step {
+  const model = paths.model(r);
+  const work = paths.work(r);
+  return {
+    name: `finetune ${runName(r)}`,
+    done: () => existsSync(join(model, 'onnx/model.onnx')) && existsSync(join(model, 'train-record.json')),
+    run: () => {
+      const resume = existsSync(join(work, 'ckpt.json')) ? ['--resume'] : [];
+      toolformer(['finetune', '--data', ...armFiles(r.arm), '--corpus', paths.baseCorpus, '--out', model, '--work', work,
+        '--steps', String(STEPS), '--seed', String(r.seed), '--mix', String(r.arm === 'control' ? 1 : MIX), '--quiet',
+        // Probes at step 0 and at the end only (each costs ≈ 7 CPU-seconds); checkpoints every 20 steps.
+        '--eval-every', String(STEPS), '--ckpt-every', '20',
+        '--rebuild', 'npm run experiment', ...resume]);
+    },
+  };
+}
+
+/** With tools for every model; also without tools for (d) and the control (the baselines). */
+function evalStep(r: Run): Step {
+  const out = paths.eval(r);
+  return {
+    name: `eval ${runName(r)}`,
+    done: () => existsSync(join(out, 'trials.jsonl')) && existsSync(join(out, 'eval.json')),
+    run: () => {
+      const without = r.arm === 'd' || r.arm === 'control' ? [] : ['--no-without-tools'];
+      toolformer(['eval', '--model', paths.model(r), '--set', PROMPTS_FILE, '--trials', '0', '--out', out, '--quiet',
+        '--data', ...armFiles(r.arm), ...without]);
+    },
+  };
+}
+
+function lossStep(r: Run): Step {
+  return {
+    name: `held-out loss ${runName(r)}`,
+    done: () => existsSync(paths.loss(r)),
+    run: async () => {
+      const lm = await loadModel(paths.model(r));
+      const windows = lossWindows(lm, readJsonl<CorpusDoc>(paths.heldText).map((d) => d.text), LOSS_TOKENS);
+      writeJson(paths.loss(r), { model: relative(ROOT, paths.model(r)), ...(await heldOutLoss(lm, windows)) });
+    },
+  };
+}
+
+export function steps(): Step[] {
+  const out: Step[] = [
+    { name: 'held-out lists and eval set', done: () => existsSync(PROMPTS_FILE) && existsSync(HELDOUT_FILE), run: () => void evalSet() },
+    { name: 'inputs', done: () => [paths.input, paths.baseCorpus, paths.kbInput, paths.heldText].every(existsSync), run: writeInputs },
+    annotateStep('annotate corpus', paths.input, paths.annCorpus),
+    { name: 'arms a, d', done: () => existsSync(paths.arm('a')) && existsSync(paths.arm('d')), run: writeArmsAD },
+  ];
+  const perRun = (r: Run) => [finetuneStep(r), evalStep(r), lossStep(r)];
+  const runs = schedule();
+  // Seed 1 of (a) and (d) first, then the KB prose annotation and the other arms' files, then everything else.
+  out.push(...runs.slice(0, 2).flatMap(perRun));
+  out.push(annotateStep('annotate KB prose', paths.kbInput, paths.annKb));
+  out.push({ name: 'arms b, c, e', done: () => ['b', 'c', 'kbprose'].every((a) => existsSync(paths.arm(a))) && existsSync(paths.armStats), run: writeArmsBCE });
+  out.push({ name: 'overlap of the eval set with every finetuning text', done: () => existsSync(paths.overlap), run: writeOverlap });
+  out.push(...runs.slice(2).flatMap(perRun));
+  return out;
+}
+
+async function main(): Promise<void> {
+  const cmd = process.argv[2] ?? 'next';
+  if (cmd === 'status') {
+    for (const s of steps()) console.log(`${s.done() ? 'done ' : '     '} ${s.name}`);
+    return;
+  }
+  if (cmd === 'report') {
+    writeReport(paths);
+    return;
+  }
+  if (cmd !== 'next') throw new Error(`usage: run.ts next | status | report (got ${cmd})`);
+  const next = steps().find((s) => !s.done());
+  if (!next) {
+    writeReport(paths);
+    console.error('[experiment] every step is done');
+    process.exit(10);
+  }
+  const t0 = Date.now();
+  console.error(`[experiment] ${new Date().toISOString()} step: ${next.name}`);
+  await next.run();
+  console.error(`[experiment] ${new Date().toISOString()} done: ${next.name} (${((Date.now() - t0) / 60_000).toFixed(1)} min)`);
+  if (/^(eval|held-out loss|arms|overlap)/.test(next.name)) writeReport(paths);
+}
+
+void ARMS;
+main().catch((err: unknown) => {
+  console.error(`[experiment] failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+  process.exit(1);
+});
