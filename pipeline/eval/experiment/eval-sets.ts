@@ -24,7 +24,7 @@ import { qa } from '../../core/tools/qa/index.ts';
 import { findQuantities } from '../../core/text/spans.ts';
 import { relation } from '../../core/tools/calculator/prefilter.ts';
 import { elementSplit, longDate, weekday, type EvalPrompt, type KbFact } from '../tasks.ts';
-import { factbookCountry, isHeldOutDoc, type CorpusDoc, type HeldOut } from './heldout.ts';
+import { evalSubjects, factbookCountry, isHeldOutDoc, type CorpusDoc, type HeldOut } from './heldout.ts';
 
 export const EVAL_SEED = 2020;
 /** Prompt tokens at most: 128 positions − 48 new tokens (the eval's --max-new-tokens) − a margin. */
@@ -240,7 +240,7 @@ export function buildEvalSet(input: {
   // Factbook cloze of each held-out country.
   const capitalOf = new Map<string, string>();
   for (const f of kb) if (f.relation === 'capital' && f.object && !capitalOf.has(f.subject)) capitalOf.set(f.subject, f.object);
-  const subjects = [...heldOut.countries, ...heldOut.states].filter((s) => capitalOf.has(s));
+  const subjects = evalSubjects(heldOut).filter((s) => capitalOf.has(s));
   for (const [name, template] of CAPITAL_TEMPLATES) phrasings.push({ family: 'capitals', name, template, real: false });
   phrasings.push({ family: 'capitals', name: 'factbook-cloze', real: true });
   subjects.forEach((s, i) => {
@@ -251,8 +251,9 @@ export function buildEvalSet(input: {
   });
   for (const doc of input.factbook) {
     if (!isHeldOutDoc(heldOut, doc) || !doc.id.endsWith('/government/0')) continue;
-    const cloze = factbookCapitalCloze(doc, encode);
     const country = factbookCountry(doc)!;
+    if (!heldOut.countriesBySplit.includes(country)) continue;
+    const cloze = factbookCapitalCloze(doc, encode);
     if (!cloze) continue;
     const answers = [...new Set([cloze.answer, capitalOf.get(country)].filter((a): a is string => !!a))];
     add({ family: 'capitals', phrasing: 'factbook-cloze', subject: country, prompt: cloze.prompt, answers, tool: qa.name, real: true, source: doc.id });

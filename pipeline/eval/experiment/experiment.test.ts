@@ -10,6 +10,7 @@ import { chooseHeldOut, isHeldOutDoc, type CorpusDoc } from './heldout.ts';
 import { lossWindows } from './loss.ts';
 import { overlapReport, phrasingRegex } from './overlap.ts';
 import { encoder, readJsonl, readKb, ROOT } from './corpus-files.ts';
+import { capitalFacts, splitFacts } from '../../train/data-synthetic.ts';
 
 const fixture = (f: string) => join(import.meta.dirname, 'testing', f);
 const docs = new Map(readJsonl<CorpusDoc>(fixture('docs.jsonl')).map((d) => [d.id, d]));
@@ -80,6 +81,7 @@ describe('held-out lists and eval set (real corpus)', () => {
   it('the committed held-out list is what the seed and the corpus give', () => {
     expect(heldOut).toEqual(committed);
     expect(heldOut.countries.length).toBeGreaterThanOrEqual(60);
+    expect(heldOut.countriesBySplit.length).toBeGreaterThanOrEqual(40);
     expect(heldOut.sotuAddresses).toHaveLength(10);
   });
 
@@ -96,6 +98,13 @@ describe('held-out lists and eval set (real corpus)', () => {
     }
     expect([...fams.keys()]).toEqual(['capitals', 'elements', 'arithmetic', 'dates', 'dates-stated', 'relevance']);
     expect(readJsonl(join(import.meta.dirname, 'prompts.jsonl'))).toEqual(JSON.parse(JSON.stringify(set.prompts)));
+  });
+
+  it('no eval subject is in the synthetic rows\' train split (which every model was trained on)', () => {
+    const trainSubjects = new Set(splitFacts(capitalFacts()).train.map((f) => /capital of (.*)\?$/.exec(f.question)![1]));
+    const asked = new Set(set.prompts.filter((p) => p.family === 'capitals').map((p) => p.subject!));
+    expect(asked.size).toBeGreaterThan(40);
+    for (const s of asked) expect(trainSubjects.has(s), s).toBe(false);
   });
 
   it('real-format prompts come from held-out documents, fit the context, and end where the answer starts', () => {

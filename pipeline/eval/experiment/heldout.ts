@@ -3,9 +3,11 @@
  *
  * - Countries: every Factbook country whose capital fact the bundled model's synthetic tool rows already hold out
  *   (pipeline/train/data-synthetic.ts splitFacts: every 5th capital fact; the old eval's capitals come from the same
- *   list), plus a seeded draw of further Factbook countries, so that the real-format cloze prompts have ≥ 60
- *   countries. Every Factbook document of a held-out country is excluded from every finetuning text: the annotated
- *   corpus, the base-mixture corpus passed to `toolformer finetune --corpus`, and the KB prose of arm (e).
+ *   list) — these are the eval's countries — plus a seeded draw of further Factbook countries whose documents are
+ *   excluded too but which are *not* evaluated: their capitals are in the synthetic rows' train split ("Bosnia and
+ *   Herzegovina has its capital in Sarajevo."), which the base model was pretrained on and every finetune's base
+ *   mixture draws from. Every Factbook document of a held-out country is excluded from every finetuning text: the
+ *   annotated corpus, the base-mixture corpus passed to `toolformer finetune --corpus`, and the KB prose of arm (e).
  * - US states held out the same way (no Factbook documents; they only enter the template prompts).
  * - SOTU: a seeded draw of whole addresses, excluded from every finetuning text; their chunks give the SOTU cloze
  *   prompts and, with the held-out countries' Factbook sections, the held-out corpus loss (≥ 50k tokens).
@@ -34,7 +36,7 @@ export interface HeldOut {
   seed: number;
   /** Factbook country names (as in the documents' `source`), sorted. */
   countries: string[];
-  /** Of those, the ones held out by the synthetic split (the rest drawn by the seed). */
+  /** Of those, the ones held out by the synthetic split: the eval's countries (the rest, drawn by the seed, only excluded). */
   countriesBySplit: string[];
   /** US states held out by the synthetic split. */
   states: string[];
@@ -92,4 +94,9 @@ export function isHeldOutDoc(h: HeldOut, doc: Pick<CorpusDoc, 'id' | 'source'>):
 /** Held-out subject names (countries and states): a finetuning text naming one is an overlap. */
 export function heldOutSubjects(h: HeldOut): string[] {
   return [...h.countries, ...h.states];
+}
+
+/** The subjects the eval asks about: the split's held-out countries and states (never in a synthetic fact row). */
+export function evalSubjects(h: HeldOut): string[] {
+  return [...h.countriesBySplit, ...h.states];
 }

@@ -72,7 +72,8 @@ export function overlapReport(prompts: readonly EvalPrompt[], phrasings: readonl
     },
     facts: {
       prompts: factHits.length, of: factPrompts.length, ids: factHits.map((h) => h.p.id),
-      examples: factHits.slice(0, 8).map((h) => ({ subject: h.p.subject!, answer: h.answer, text: snippet(h.text, h.answer) })),
+      examples: factHits.filter((h, i) => factHits.findIndex((x) => x.p.subject === h.p.subject) === i).slice(0, 8)
+        .map((h) => ({ subject: h.p.subject!, answer: h.answer, text: snippet(h.text, h.answer) })),
     },
   };
 }

@@ -20,6 +20,7 @@ interface Paths {
   annKb: string;
   armStats: string;
   overlap: string;
+  overlapInputs: string;
   eval(r: Run): string;
   loss(r: Run): string;
   model(r: Run): string;
@@ -96,7 +97,8 @@ export function writeReport(p: Paths): void {
   const stats = readJson<{ docsRead: number; docsWithKeptCall: number; tools: Record<string, { kept: number; scored?: number }> }>(join(p.annCorpus, 'stats.json'));
   const kbStats = readJson<{ docsRead: number; docsWithKeptCall: number; tools: Record<string, { kept: number }> }>(join(p.annKb, 'stats.json'));
   const armStats = readJson<{ candidates: number; candidateReasons: Record<string, number>; arms: Record<string, { records: number; calls: Record<string, number> }> }>(p.armStats);
-  const overlap = readJson<OverlapReport>(p.overlap);
+  const finalOverlap = readJson<OverlapReport>(p.overlap);
+  const overlap = finalOverlap ?? readJson<OverlapReport>(p.overlapInputs);
   const losses = new Map<string, { meanNll: number; perWindow: number[]; tokens: number }>();
   for (const r of runs) {
     const l = readJson<{ meanNll: number; perWindow: number[]; tokens: number }>(p.loss(r));
@@ -128,7 +130,9 @@ export function writeReport(p: Paths): void {
 
   L.push('## Overlap of the eval set with every finetuning text', '');
   if (overlap) {
-    L.push(`${overlap.texts.toLocaleString('en-US')} texts (every arm's records with and without calls, the base-mixture corpus, the synthetic fact statements).`, '');
+    L.push(finalOverlap
+      ? `${overlap.texts.toLocaleString('en-US')} texts (every arm's records with and without calls, the base-mixture corpus, the synthetic fact statements).`
+      : `Preliminary, before the arms exist: ${overlap.texts.toLocaleString('en-US')} plain texts (the documents to annotate, the KB prose, the base-mixture corpus, the synthetic fact statements); the calls the pipeline adds are checked once the arms are built.`, '');
     L.push(`- Prompts found verbatim: ${overlap.prompts.n}${overlap.prompts.n ? ` (${overlap.prompts.ids.slice(0, 10).join(', ')})` : ''}.`);
     L.push(`- Facts seen (subject and answer in one text): ${overlap.facts.prompts} of ${overlap.facts.of} fact prompts` +
       `${overlap.facts.examples.length ? `; e.g. ${overlap.facts.examples.slice(0, 4).map((e) => `${e.subject} → ${e.answer} ("…${e.text}…")`).join('; ')}` : ''}.`);
@@ -136,7 +140,7 @@ export function writeReport(p: Paths): void {
       `(countries are named in SOTU addresses and in neighbours' Factbook sections), most: ${overlap.subjects.examples.slice(0, 6).map((e) => `${e.subject} ${e.texts}`).join(', ')}.`);
     L.push('- Phrasings (texts in which the template occurs with any subject):', '');
     L.push('| family | phrasing | texts |', '|---|---|---:|');
-    for (const ph of overlap.phrasings) L.push(`| ${ph.family} | ${ph.name}${ph.real ? ' (real format)' : ''} | ${ph.texts < 0 ? 'corpus format (by design)' : ph.texts}${ph.example ? ` (e.g. "${ph.example}")` : ''} |`);
+    for (const ph of overlap.phrasings) L.push(`| ${ph.family} | ${ph.name}${ph.real ? ' (real format)' : ''} | ${ph.texts < 0 ? (ph.real ? 'corpus format (by design)' : 'fixed sentences (verbatim check above)') : ph.texts}${ph.example ? ` (e.g. "${ph.example}")` : ''} |`);
   } else L.push('Computed after arms (b), (c), (e) are built.');
   L.push('');
 

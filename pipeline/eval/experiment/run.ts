@@ -44,6 +44,7 @@ export const paths = {
   arm: (name: string) => join(OUT, 'arms', `${name}.jsonl`),
   armStats: join(OUT, 'arms/stats.json'),
   overlap: join(OUT, 'overlap.json'),
+  overlapInputs: join(OUT, 'overlap-inputs.json'),
   model: (r: Run) => join(OUT, 'models', runName(r)),
   work: (r: Run) => join(WORK, runName(r)),
   eval: (r: Run) => join(OUT, 'eval', runName(r)),
@@ -154,16 +155,23 @@ function writeArmsBCE(): void {
   });
 }
 
-/** Every finetuning text: each arm's records with and without calls, the base corpus, the synthetic fact statements. */
-function writeOverlap(): void {
+/**
+ * Every finetuning text: each arm's records with and without calls (or, before the arms exist, the plain texts they
+ * are made from: the annotate input and the KB prose input), the base corpus, the synthetic fact statements.
+ */
+function writeOverlap(fromInputs: boolean): void {
   const texts: string[] = [];
-  for (const a of ['a', 'b', 'c', 'd', 'kbprose']) {
-    for (const r of readJsonl<TrainRecord>(paths.arm(a))) texts.push(r.text, stripCalls(r.text));
+  if (fromInputs) {
+    for (const f of [paths.input, paths.kbInput]) texts.push(...readJsonl<CorpusDoc>(f).map((d) => d.text));
+  } else {
+    for (const a of ['a', 'b', 'c', 'd', 'kbprose']) {
+      for (const r of readJsonl<TrainRecord>(paths.arm(a))) texts.push(r.text, stripCalls(r.text));
+    }
   }
   texts.push(...readJsonl<CorpusDoc>(paths.baseCorpus).map((d) => d.text));
   texts.push(...splitFacts(capitalFacts()).train.map((f) => `${f.statement.replace('{a}', f.answer)} ${f.question} ${f.answer}`));
   const set = evalSet();
-  writeJson(paths.overlap, overlapReport(set.prompts, set.phrasings, texts));
+  writeJson(fromInputs ? paths.overlapInputs : paths.overlap, overlapReport(set.prompts, set.phrasings, texts));
 }
 
 export function armFiles(arm: Run['arm']): string[] {
@@ -219,6 +227,7 @@ export function steps(): Step[] {
   const out: Step[] = [
     { name: 'held-out lists and eval set', done: () => existsSync(PROMPTS_FILE) && existsSync(HELDOUT_FILE), run: () => void evalSet() },
     { name: 'inputs', done: () => [paths.input, paths.baseCorpus, paths.kbInput, paths.heldText].every(existsSync), run: writeInputs },
+    { name: 'overlap of the eval set with the plain inputs', done: () => existsSync(paths.overlapInputs), run: () => writeOverlap(true) },
     annotateStep('annotate corpus', paths.input, paths.annCorpus),
     { name: 'arms a, d', done: () => existsSync(paths.arm('a')) && existsSync(paths.arm('d')), run: writeArmsAD },
   ];
@@ -228,7 +237,7 @@ export function steps(): Step[] {
   out.push(...runs.slice(0, 2).flatMap(perRun));
   out.push(annotateStep('annotate KB prose', paths.kbInput, paths.annKb));
   out.push({ name: 'arms b, c, e', done: () => ['b', 'c', 'kbprose'].every((a) => existsSync(paths.arm(a))) && existsSync(paths.armStats), run: writeArmsBCE });
-  out.push({ name: 'overlap of the eval set with every finetuning text', done: () => existsSync(paths.overlap), run: writeOverlap });
+  out.push({ name: 'overlap of the eval set with every finetuning text', done: () => existsSync(paths.overlap), run: () => writeOverlap(false) });
   out.push(...runs.slice(2).flatMap(perRun));
   return out;
 }
