@@ -14,7 +14,7 @@
  *   dates-stated  none        a date is stated and the question is about that date (its weekday): the Calendar only
  *                             knows today, so the expected behaviour is no call (scored as the no-call rate; the
  *                             weekday's accuracy is reported for information)
- *   relevance     none        no tool fits: narrative templates (tasks.ts RELEVANCE and new ones), and held-out SOTU
+ *   relevance     none        no tool fits: narrative (tasks.ts RELEVANCE), advice and dialogue sentences, and held-out SOTU
  *                             and Factbook prose cut before an ordinary word
  */
 import { mulberry32, type Random } from '../../onnx/random.ts';
@@ -142,6 +142,19 @@ const RELEVANCE_ADVICE = [
   'If you lose your way in the woods, stay', 'On a cold morning, wear a warm',
   'When you write a letter to a friend, tell', 'Before painting a wall, cover the floor with',
   'If a bird builds a nest on your balcony,', 'To carry heavy bags, bend your knees and',
+];
+
+const RELEVANCE_DIALOGUE = [
+  '"Would you like some tea?" she asked. "Yes, please," he said, "with a little', '"Where did you put my keys?" "I think I left them on the',
+  '"How was the concert?" "Wonderful. The singer had such a', '"Are you coming with us tonight?" "I would love to, but I have to',
+  '"What a lovely garden," said the visitor. "Thank you, we planted the', '"Is it going to rain?" "Probably. Take your',
+  '"Why are you smiling?" "Because my sister just', '"Can you help me carry this?" "Of course. Lift the',
+  '"Did you sleep well?" "Not really, the neighbours were', '"What shall we cook?" "Something simple, perhaps a',
+  '"Have you read the letter?" "Yes, and it made me', '"Shall we walk or take the bus?" "Let us walk; the evening is',
+  '"Who is at the door?" "Only the postman with a', '"Why is the dog barking?" "He heard a',
+  '"Where are the children?" "Playing in the', '"Do you like the new house?" "Very much, especially the',
+  '"What did the doctor say?" "That I should rest and drink', '"Is the soup ready?" "Almost; it needs a few more',
+  '"What are you painting?" "The old mill by the', '"Why so quiet today?" "I am just a little',
 ];
 
 /** Cuts the last `maxTokens` tokens' worth of whole words of `text` (so a cloze prompt fits the context). */
@@ -311,9 +324,11 @@ export function buildEvalSet(input: {
 
   // Relevance: two sets of templates and held-out prose from both sources.
   phrasings.push({ family: 'relevance', name: 'narrative', real: false }, { family: 'relevance', name: 'advice', real: false },
+    { family: 'relevance', name: 'dialogue', real: false },
     { family: 'relevance', name: 'sotu-prose', real: true }, { family: 'relevance', name: 'factbook-prose', real: true });
   for (const p of RELEVANCE_NARRATIVE) add({ family: 'relevance', phrasing: 'narrative', prompt: p, answers: [] });
   for (const p of RELEVANCE_ADVICE) add({ family: 'relevance', phrasing: 'advice', prompt: p, answers: [] });
+  for (const p of RELEVANCE_DIALOGUE) add({ family: 'relevance', phrasing: 'dialogue', prompt: p, answers: [] });
   const sotuHeld = input.sotu.filter((d) => isHeldOutDoc(heldOut, d));
   // At most 45 and 25 real-prose prompts (an eval's time grows with the set), spread over the held-out documents.
   for (const d of sotuHeld.filter((_, i) => i % 9 === 0).slice(0, 45)) {
