@@ -8,6 +8,7 @@
  *                any position): the proposers without the filter's choice, at (a)'s density
  *   d  no-calls  (a)'s documents without calls (the paper's CC baseline), windows anchored where (a)'s calls were
  *   e  kb-prose  (a) plus the templated KB prose annotated by the same pipeline (train subjects only)
+ * In every arm, calls whose argument names a held-out subject are removed first (withoutHeldOutCalls).
  * The control (base mixture alone, `--mix 1`) takes (a)'s file only to satisfy the trainer; it draws no C* row.
  */
 import { formatCall } from '../../core/call-syntax.ts';
@@ -114,6 +115,31 @@ export function armNoCalls(kept: readonly TrainRecord[], docs: ReadonlyMap<strin
     if (!doc) return [];
     return [{ id: r.id, text: escapeBrackets(doc.text), source: doc.source, anchors: (r.calls ?? []).map((c) => c.at) }];
   });
+}
+
+/**
+ * Removes every call whose argument names a held-out subject ("[QA("What is the capital of Algeria?") -> Algiers]" in
+ * a neighbour's section would teach a held-out fact): a record keeps its other calls (re-inlined by the pipeline's
+ * inlineCalls from the original text) and is dropped when none is left. Returns the records and the calls removed.
+ */
+export function withoutHeldOutCalls(records: readonly TrainRecord[], docs: ReadonlyMap<string, CorpusDoc>, subjects: readonly string[]): { records: TrainRecord[]; removed: number } {
+  let removed = 0;
+  const out = records.flatMap((r) => {
+    const calls = r.calls ?? [];
+    const keep = calls.filter((c) => !mentionsAny(c.input, subjects));
+    removed += calls.length - keep.length;
+    if (keep.length === calls.length) return [r];
+    const doc = docs.get(r.id);
+    if (keep.length === 0 || !doc) return [];
+    const rows = keep.map((c) => ({ docId: r.id, tool: c.tool, input: c.input, at: c.at, result: c.result, kept: true, reason: 'kept' as const }));
+    return [inline(doc, rows)];
+  });
+  return { records: out, removed };
+}
+
+/** Candidates whose argument names none of the subjects (the pool of arms b and c). */
+export function withoutHeldOutRows(rows: readonly CallRow[], subjects: readonly string[]): CallRow[] {
+  return rows.filter((r) => !mentionsAny(r.input, subjects));
 }
 
 /** Names a held-out subject (word-bounded): such a text may not enter any arm. */

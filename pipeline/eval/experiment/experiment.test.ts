@@ -4,11 +4,12 @@ import { join } from 'node:path';
 import { parseCall } from '../../core/call-syntax.ts';
 import { stripCalls } from '../../core/generate.ts';
 import { majorityRate, wilson } from '../metrics.ts';
-import { armAll, armNoCalls, armRandom, callsPerTool, mentionsAny, ranCalls, type CallRow, type TrainRecord } from './arms.ts';
+import { armAll, armNoCalls, armRandom, callsPerTool, mentionsAny, ranCalls, withoutHeldOutCalls, type CallRow, type TrainRecord } from './arms.ts';
 import { buildEvalSet, fitLeft } from './eval-sets.ts';
 import { chooseHeldOut, isHeldOutDoc, type CorpusDoc } from './heldout.ts';
 import { lossWindows } from './loss.ts';
 import { overlapReport, phrasingRegex } from './overlap.ts';
+import { newcombe } from './report.ts';
 import { encoder, readJsonl, readKb, ROOT } from './corpus-files.ts';
 import { capitalFacts, splitFacts } from '../../train/data-synthetic.ts';
 
@@ -48,6 +49,21 @@ describe('arms from one annotate run', () => {
     expect(d[0].text.slice(call.at, call.at + 19)).toBe(afterCall);
   });
 
+  it('a call naming a held-out subject is removed; the record keeps its other calls or goes', () => {
+    const b = armAll(rows, docs, 1);
+    const rec = b.find((r) => r.calls!.some((c) => c.tool === 'QA'))!;
+    const subject = /(?:of|in) ([A-Z][\w ]+?)\?/.exec(rec.calls!.find((c) => c.tool === 'QA')!.input)![1];
+    const { records, removed } = withoutHeldOutCalls(b, docs, [subject]);
+    expect(removed).toBeGreaterThan(0);
+    for (const r of records) for (const c of r.calls!) expect(c.input).not.toContain(subject);
+    expect(withoutHeldOutCalls(b, docs, ['Atlantis'])).toEqual({ records: b, removed: 0 });
+    // A re-inlined record is its original text with the remaining calls, each at its place.
+    for (const r of records) {
+      expect(stripCalls(r.text).replace(/\s+/g, ' ')).toBe(docs.get(r.id)!.text.replace(/[[\]]/g, '').replace(/\s+/g, ' '));
+      for (const c of r.calls!) expect(r.text).toContain(`${c.input}`);
+    }
+  });
+
   it('a held-out subject is found only as a whole name', () => {
     expect(mentionsAny('The capital of Niger is Niamey.', ['Niger'])).toBe(true);
     expect(mentionsAny('The capital of Nigeria is Abuja.', ['Niger'])).toBe(false);
@@ -62,6 +78,13 @@ describe('statistics', () => {
     expect(wilson(0, 40)[0]).toBe(0);
     expect(wilson(0, 40)[1]).toBeCloseTo(0.0876, 3);
     expect(wilson(40, 40)[1]).toBe(1);
+  });
+
+  it('Newcombe interval of a difference: the worked example of Newcombe (1998), 56/70 − 48/80', () => {
+    const [d, lo, hi] = newcombe(56, 70, 48, 80);
+    expect(d).toBeCloseTo(0.2, 6);
+    expect(lo).toBeCloseTo(0.0524, 3);
+    expect(hi).toBeCloseTo(0.3339, 3);
   });
 
   it('majority rate: the share a constant answer gets', () => {

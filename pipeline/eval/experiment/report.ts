@@ -23,6 +23,7 @@ interface Paths {
   overlapInputs: string;
   eval(r: Run): string;
   loss(r: Run): string;
+  committed(r: Run): string;
   model(r: Run): string;
 }
 
@@ -37,10 +38,10 @@ const ci = (k: number, n: number) => {
   return `${pct(k / n)} [${pct(lo)}–${pct(hi)}]`;
 };
 
-/** Trials of one run: with tools and (where run) without. */
+/** Trials of one run (with tools and, where run, without), from the committed copy or out/. */
 function trials(p: Paths, r: Run): TrialRecord[] | null {
-  const f = join(p.eval(r), 'trials.jsonl');
-  return existsSync(f) ? readJsonl<TrialRecord>(f) : null;
+  const f = [join(p.committed(r), 'trials.jsonl'), join(p.eval(r), 'trials.jsonl')].find(existsSync);
+  return f ? readJsonl<TrialRecord>(f) : null;
 }
 
 interface Cell {
@@ -65,6 +66,16 @@ function cell(runs: TrialRecord[][], keep: (t: TrialRecord) => boolean, score: (
 }
 
 const show = (c: Cell) => (c.n === 0 ? '–' : `${ci(c.k, c.n)}${c.seeds.length > 1 ? ` (seeds ${c.seeds.map(pct).join(', ')})` : ''}`);
+
+/** p1 − p2 with Newcombe's hybrid score interval (from the two Wilson intervals), as shares. */
+export function newcombe(k1: number, n1: number, k2: number, n2: number): [number, number, number] {
+  const p1 = k1 / n1;
+  const p2 = k2 / n2;
+  const [l1, u1] = wilson(k1, n1);
+  const [l2, u2] = wilson(k2, n2);
+  const d = p1 - p2;
+  return [d, d - Math.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2), d + Math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2)];
+}
 
 /** Mean and 95 % interval of paired per-window loss differences (arm − control), per seed and pooled over seeds. */
 function lossDiff(a: number[], b: number[]): { mean: number; lo: number; hi: number } {
@@ -96,12 +107,13 @@ export function writeReport(p: Paths): void {
 
   const stats = readJson<{ docsRead: number; docsWithKeptCall: number; tools: Record<string, { kept: number; scored?: number }> }>(join(p.annCorpus, 'stats.json'));
   const kbStats = readJson<{ docsRead: number; docsWithKeptCall: number; tools: Record<string, { kept: number }> }>(join(p.annKb, 'stats.json'));
-  const armStats = readJson<{ candidates: number; candidateReasons: Record<string, number>; arms: Record<string, { records: number; calls: Record<string, number> }> }>(p.armStats);
+  const armStats = readJson<{ candidates: number; candidateReasons: Record<string, number>; heldOutCandidatesRemoved?: number; heldOutKeptCallsRemoved?: number | null; arms: Record<string, { records: number; calls: Record<string, number> }> }>(p.armStats);
   const finalOverlap = readJson<OverlapReport>(p.overlap);
   const overlap = finalOverlap ?? readJson<OverlapReport>(p.overlapInputs);
   const losses = new Map<string, { meanNll: number; perWindow: number[]; tokens: number }>();
   for (const r of runs) {
-    const l = readJson<{ meanNll: number; perWindow: number[]; tokens: number }>(p.loss(r));
+    const l = readJson<{ meanNll: number; perWindow: number[]; tokens: number }>(join(p.committed(r), 'loss.json')) ??
+      readJson<{ meanNll: number; perWindow: number[]; tokens: number }>(p.loss(r));
     if (l) losses.set(runName(r), l);
   }
 
@@ -124,6 +136,7 @@ export function writeReport(p: Paths): void {
   if (kbStats) L.push(`- KB prose (arm e): ${kbStats.docsRead} texts, ${kbStats.docsWithKeptCall} with a kept call; kept: ${Object.entries(kbStats.tools).map(([t, s]) => `${t} ${s.kept}`).join(', ')}.`);
   if (armStats) {
     L.push(`- Candidates in calls.jsonl: ${armStats.candidates} (${Object.entries(armStats.candidateReasons).map(([k, v]) => `${k} ${v}`).join(', ')}).`);
+    L.push(`- Calls whose argument names a held-out subject, removed from every arm: ${armStats.heldOutKeptCallsRemoved ?? '?'} kept calls (arm a), ${armStats.heldOutCandidatesRemoved ?? '?'} candidates (the pool of b and c).`);
     for (const [a, s] of Object.entries(armStats.arms)) L.push(`- Arm (${a}): ${s.records} records, calls ${Object.entries(s.calls).map(([t, n]) => `${t} ${n}`).join(', ') || 'none'}.`);
   }
   L.push('');
@@ -191,6 +204,30 @@ export function writeReport(p: Paths): void {
   }
   L.push('');
 
+  // The issue's "must show" comparisons, pooled over the seeds both arms have finished.
+  if (arms.length > 0) {
+    L.push('## Comparisons (pooled over seeds; difference with a 95 % Newcombe interval)', '');
+    const pooled = (a: ArmKey, tools: boolean, keep: (t: TrialRecord) => boolean): Cell | null =>
+      byArm.has(a) ? cell(byArm.get(a)!.map((x) => x.trials.filter((t) => t.tools === tools)), keep, (t) => t.correct) : null;
+    const diff = (x: Cell | null, y: Cell | null) => {
+      if (!x || !y || x.n === 0 || y.n === 0) return 'not run yet';
+      const [d, lo, hi] = newcombe(x.k, x.n, y.k, y.n);
+      return `${pct(x.k / x.n)} vs ${pct(y.k / y.n)}: ${d >= 0 ? '+' : ''}${pct(d)} points [${pct(lo)}, ${pct(hi)}]`;
+    };
+    const realCaps = (t: TrialRecord) => t.family === 'capitals' && t.real === true;
+    const realArith = (t: TrialRecord) => t.family === 'arithmetic' && t.real === true;
+    L.push('| comparison | prompts | result |', '|---|---|---|');
+    L.push(`| filter: (a) vs (b), with tools | capitals, Factbook cloze | ${diff(pooled('a', true, realCaps), pooled('b', true, realCaps))} |`);
+    L.push(`| filter: (a) vs (c), with tools | capitals, Factbook cloze | ${diff(pooled('a', true, realCaps), pooled('c', true, realCaps))} |`);
+    L.push(`| filter: (a) vs (b), with tools | arithmetic, SOTU cloze | ${diff(pooled('a', true, realArith), pooled('b', true, realArith))} |`);
+    L.push(`| filter: (a) vs (c), with tools | arithmetic, SOTU cloze | ${diff(pooled('a', true, realArith), pooled('c', true, realArith))} |`);
+    L.push(`| (a) with tools vs CC baseline (d) without tools (target ≥ +20, intervals apart) | capitals, Factbook cloze | ${diff(pooled('a', true, realCaps), pooled('d', false, realCaps))} |`);
+    for (const f of families.filter((x) => !noCallFamily(x))) {
+      L.push(`| (a) with tools vs (d) without tools | ${f} | ${diff(pooled('a', true, (t) => t.family === f), pooled('d', false, (t) => t.family === f))} |`);
+    }
+    L.push('');
+  }
+
   L.push(`## Held-out corpus loss without calls (nats/token, ≥ ${LOSS_TOKENS.toLocaleString('en-US')} tokens of held-out SOTU addresses and Factbook sections)`, '');
   if (losses.size === 0) L.push('No model scored yet.');
   else {
@@ -202,6 +239,22 @@ export function writeReport(p: Paths): void {
       const d = c && r.arm !== 'control' ? lossDiff(l.perWindow, c.perWindow) : null;
       L.push(`| ${runName(r)} | ${l.tokens} | ${l.meanNll.toFixed(4)} | ${d ? `${d.mean >= 0 ? '+' : ''}${d.mean.toFixed(4)} [${d.lo.toFixed(4)}, ${d.hi.toFixed(4)}]` : r.arm === 'control' ? '(control)' : 'control not run yet'} |`);
     }
+    // Perplexity cost of (a) over seeds: the mean of the per-seed paired differences; interval over seeds (t, n − 1
+    // degrees of freedom) when there are ≥ 2, else the window interval of the one seed. Target ≤ 0.05 nats.
+    const perSeed = SEEDS.flatMap((seed) => {
+      const a = losses.get(runName({ arm: 'a', seed }));
+      const c = losses.get(runName({ arm: 'control', seed }));
+      return a && c ? [lossDiff(a.perWindow, c.perWindow)] : [];
+    });
+    if (perSeed.length > 0) {
+      const m = perSeed.reduce((x, d) => x + d.mean, 0) / perSeed.length;
+      const T = [12.71, 4.30, 3.18];
+      const half = perSeed.length >= 2
+        ? (T[perSeed.length - 2] * Math.sqrt(perSeed.reduce((x, d) => x + (d.mean - m) ** 2, 0) / (perSeed.length - 1))) / Math.sqrt(perSeed.length)
+        : (perSeed[0].hi - perSeed[0].lo) / 2;
+      L.push('', `Perplexity cost of (a) vs the control over ${perSeed.length} seed(s): ${m >= 0 ? '+' : ''}${m.toFixed(4)} nats/token ` +
+        `[${(m - half).toFixed(4)}, ${(m + half).toFixed(4)}] (target ≤ 0.05).`);
+    }
   }
   L.push('');
   writeFileSync(join(RESULTS, 'report.md'), L.join('\n') + '\n');
@@ -209,7 +262,7 @@ export function writeReport(p: Paths): void {
   // Small numbers for the next session (the eval/ and models/ folders stay under out/, not committed).
   const summary: Record<string, unknown> = { generated: new Date().toISOString(), steps: STEPS, seeds: SEEDS, annotation: stats, kbAnnotation: kbStats, arms: armStats, overlap, losses: Object.fromEntries([...losses].map(([k, v]) => [k, { tokens: v.tokens, meanNll: v.meanNll }])) };
   summary.evals = Object.fromEntries(runs.filter(done).map((r) => {
-    const e = readJson<{ families: unknown[] }>(join(p.eval(r), 'eval.json'));
+    const e = readJson<{ families: unknown[] }>(join(p.committed(r), 'eval.json')) ?? readJson<{ families: unknown[] }>(join(p.eval(r), 'eval.json'));
     return [runName(r), { model: relative(ROOT, p.model(r)), families: e?.families }];
   }));
   writeFileSync(join(RESULTS, 'summary.json'), JSON.stringify(summary, null, 2) + '\n');

@@ -7,22 +7,23 @@
  *   tsx pipeline/eval/experiment/run.ts next     do the first step not done (exit 0), or exit 10 when all are done
  *   tsx pipeline/eval/experiment/run.ts status   list the steps and whether each is done
  *   tsx pipeline/eval/experiment/run.ts report   rewrite the report from whatever has finished
+ *   tsx pipeline/eval/experiment/run.ts snapshot write results/ann-*.tar.xz from the annotate runs (also in flight)
  *
  * Outputs under $EXPERIMENT_OUT (default out/experiment) and checkpoints under .cache/experiment; the report and the
  * small results are committed under pipeline/eval/experiment/results/.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { basename, join, relative } from 'node:path';
 import { loadModel } from '../../node/load-model.ts';
 import { mulberry32 } from '../../onnx/random.ts';
 import { trainDocs } from '../tasks.ts';
-import { ARMS, armAll, armNoCalls, armRandom, callsPerTool, mentionsAny, type CallRow, type TrainRecord } from './arms.ts';
+import { ARMS, armAll, armNoCalls, armRandom, callsPerTool, mentionsAny, withoutHeldOutCalls, withoutHeldOutRows, type CallRow, type TrainRecord } from './arms.ts';
 import { ROOT, corpus, evalSet, heldOut, readJsonl, readKb, writeJsonl, HELDOUT_FILE, PROMPTS_FILE } from './corpus-files.ts';
 import { heldOutSubjects, isHeldOutDoc, type CorpusDoc } from './heldout.ts';
 import { heldOutLoss, lossWindows } from './loss.ts';
 import { ANNOTATE, LOSS_TOKENS, MIX, STEPS, runName, schedule, type Run } from './plan.ts';
-import { writeReport } from './report.ts';
+import { RESULTS, writeReport } from './report.ts';
 import { overlapReport } from './overlap.ts';
 import { elementSplit } from '../tasks.ts';
 import { stripCalls } from '../../core/generate.ts';
@@ -49,7 +50,45 @@ export const paths = {
   work: (r: Run) => join(WORK, runName(r)),
   eval: (r: Run) => join(OUT, 'eval', runName(r)),
   loss: (r: Run) => join(OUT, 'loss', `${runName(r)}.json`),
+  /** Finished results, committed (a fresh machine skips the finetune, eval and loss of a run found here). */
+  committed: (r: Run) => join(RESULTS, 'runs', runName(r)),
+  /** Annotation snapshots, committed (xz tarballs; a fresh machine restores them and resumes). */
+  snapshot: (name: string) => join(RESULTS, `ann-${name}.tar.xz`),
 };
+
+function copyInto(dir: string, files: string[]): void {
+  mkdirSync(dir, { recursive: true });
+  for (const f of files) {
+    copyFileSync(f, join(dir, basename(f) + '.tmp'));
+    renameSync(join(dir, basename(f) + '.tmp'), join(dir, basename(f)));
+  }
+}
+
+/**
+ * results/ann-<name>.tar.xz from out/experiment/ann/<name>: checkpoint.json first, then the files it measures (they
+ * only grow after it, and a resume truncates them to the checkpoint), so a snapshot of a run in flight is valid.
+ */
+function snapshot(name: string): void {
+  const dir = join(OUT, 'ann', name);
+  if (!existsSync(dir)) return;
+  const tmp = join(WORK, 'snapshot', name);
+  spawnSync('rm', ['-rf', tmp]);
+  mkdirSync(tmp, { recursive: true });
+  const first = existsSync(join(dir, 'checkpoint.json')) ? ['checkpoint.json'] : [];
+  for (const f of first) copyFileSync(join(dir, f), join(tmp, f));
+  for (const f of ['config.json', 'stats.json', 'train.jsonl', 'calls.jsonl', 'errors.jsonl']) if (existsSync(join(dir, f))) copyFileSync(join(dir, f), join(tmp, f));
+  mkdirSync(RESULTS, { recursive: true });
+  const r = spawnSync('tar', ['-cJf', paths.snapshot(name) + '.tmp', '-C', join(WORK, 'snapshot'), name]);
+  if (r.status !== 0) throw new Error(`tar of ${dir} failed: ${r.stderr}`);
+  renameSync(paths.snapshot(name) + '.tmp', paths.snapshot(name));
+  console.error(`[experiment] snapshot ${relative(ROOT, dir)} → ${relative(ROOT, paths.snapshot(name))}`);
+}
+
+function restore(name: string): void {
+  mkdirSync(join(OUT, 'ann'), { recursive: true });
+  const r = spawnSync('tar', ['-xJf', paths.snapshot(name), '-C', join(OUT, 'ann')]);
+  if (r.status !== 0) throw new Error(`restoring ${paths.snapshot(name)} failed: ${r.stderr}`);
+}
 
 interface Step {
   name: string;
@@ -63,6 +102,10 @@ function toolformer(args: string[]): void {
   console.error(`[experiment] $ toolformer ${rel.join(' ')}`);
   const r = spawnSync(process.execPath, [join(ROOT, 'pipeline/node/bin.mjs'), ...rel], { cwd: ROOT, stdio: 'inherit' });
   if (r.status !== 0) throw new Error(`toolformer ${rel[0]} exited ${r.status ?? r.signal}`);
+}
+
+function readJson<T>(path: string): T | null {
+  return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as T) : null;
 }
 
 function writeJson(path: string, value: unknown): void {
@@ -112,8 +155,15 @@ function annotateStep(name: string, input: string, out: string): Step {
     name,
     done: () => existsSync(join(out, 'stats.json')),
     run: () => {
+      const snap = paths.snapshot(basename(out));
+      if (!existsSync(out) && existsSync(snap)) {
+        restore(basename(out));
+        console.error(`[experiment] restored ${relative(ROOT, out)} from ${relative(ROOT, snap)}`);
+      }
+      if (existsSync(join(out, 'stats.json'))) return;
       const resume = existsSync(join(out, 'checkpoint.json')) ? ['--resume'] : ['--overwrite'];
       toolformer(['annotate', input, '--out', out, '--workers', '1', '--quiet', ...resume]);
+      snapshot(basename(out));
     },
   };
 }
@@ -122,29 +172,38 @@ function docsById(): Map<string, CorpusDoc> {
   return new Map(readJsonl<CorpusDoc>(paths.input).map((d) => [d.id, d]));
 }
 
+/** Held-out subjects a call may not ask about: countries (all 60), states and elements. */
+function heldOutNames(): string[] {
+  return [...heldOutSubjects(heldOut()), ...elementSplit(readKb()).eval];
+}
+
 function writeArmsAD(): void {
-  const kept = readJsonl<TrainRecord>(join(paths.annCorpus, 'train.jsonl'));
+  const docs = docsById();
+  const { records: kept, removed } = withoutHeldOutCalls(readJsonl<TrainRecord>(join(paths.annCorpus, 'train.jsonl')), docs, heldOutNames());
+  writeJson(join(paths.out, 'arms/a-removed.json'), { heldOutCallsRemoved: removed });
   writeJsonl(paths.arm('a'), kept);
-  writeJsonl(paths.arm('d'), armNoCalls(kept, docsById()));
+  writeJsonl(paths.arm('d'), armNoCalls(kept, docs));
 }
 
 function writeArmsBCE(): void {
   const docs = docsById();
   const kept = readJsonl<TrainRecord>(paths.arm('a'));
-  const rows = readJsonl<CallRow>(join(paths.annCorpus, 'calls.jsonl'));
+  const allRows = readJsonl<CallRow>(join(paths.annCorpus, 'calls.jsonl'));
+  const subjects = heldOutNames();
+  const rows = withoutHeldOutRows(allRows, subjects);
   const b = armAll(rows, docs, 101);
   const perTool = callsPerTool(kept);
   const c = armRandom(rows, docs, perTool, 102);
-  const h = heldOut();
-  const subjects = [...heldOutSubjects(h), ...elementSplit(readKb()).eval];
   const kbKept = readJsonl<TrainRecord>(join(paths.annKb, 'train.jsonl')).filter((r) => !mentionsAny(r.text, subjects));
   writeJsonl(paths.arm('b'), b);
   writeJsonl(paths.arm('c'), c);
   writeJsonl(paths.arm('kbprose'), kbKept);
   const reasons: Record<string, number> = {};
-  for (const r of rows) reasons[r.reason.split(':')[0]] = (reasons[r.reason.split(':')[0]] ?? 0) + 1;
+  for (const r of allRows) reasons[r.reason.split(':')[0]] = (reasons[r.reason.split(':')[0]] ?? 0) + 1;
+  const removedA = readJson<{ heldOutCallsRemoved: number }>(join(paths.out, 'arms/a-removed.json'))?.heldOutCallsRemoved ?? null;
   writeJson(paths.armStats, {
-    candidates: rows.length, candidateReasons: reasons,
+    candidates: allRows.length, candidateReasons: reasons,
+    heldOutCandidatesRemoved: allRows.length - rows.length, heldOutKeptCallsRemoved: removedA,
     arms: {
       a: { records: kept.length, calls: callsPerTool(kept) },
       b: { records: b.length, calls: callsPerTool(b) },
@@ -185,7 +244,8 @@ function finetuneStep(r: Run): Step {
   const work = paths.work(r);
   return {
     name: `finetune ${runName(r)}`,
-    done: () => existsSync(join(model, 'onnx/model.onnx')) && existsSync(join(model, 'train-record.json')),
+    done: () => (existsSync(join(model, 'onnx/model.onnx')) && existsSync(join(model, 'train-record.json'))) ||
+      (existsSync(join(paths.committed(r), 'trials.jsonl')) && existsSync(join(paths.committed(r), 'loss.json'))),
     run: () => {
       const resume = existsSync(join(work, 'ckpt.json')) ? ['--resume'] : [];
       toolformer(['finetune', '--data', ...armFiles(r.arm), '--corpus', paths.baseCorpus, '--out', model, '--work', work,
@@ -202,11 +262,14 @@ function evalStep(r: Run): Step {
   const out = paths.eval(r);
   return {
     name: `eval ${runName(r)}`,
-    done: () => existsSync(join(out, 'trials.jsonl')) && existsSync(join(out, 'eval.json')),
+    done: () => existsSync(join(paths.committed(r), 'trials.jsonl')),
     run: () => {
-      const without = r.arm === 'd' || r.arm === 'control' ? [] : ['--no-without-tools'];
-      toolformer(['eval', '--model', paths.model(r), '--set', PROMPTS_FILE, '--trials', '0', '--out', out, '--quiet',
-        '--data', ...armFiles(r.arm), ...without]);
+      if (!existsSync(join(out, 'trials.jsonl'))) {
+        const without = r.arm === 'd' || r.arm === 'control' ? [] : ['--no-without-tools'];
+        toolformer(['eval', '--model', paths.model(r), '--set', PROMPTS_FILE, '--trials', '0', '--out', out, '--quiet',
+          '--data', ...armFiles(r.arm), ...without]);
+      }
+      copyInto(paths.committed(r), [join(out, 'eval.json'), join(out, 'eval.md'), join(out, 'trials.jsonl')]);
     },
   };
 }
@@ -214,11 +277,17 @@ function evalStep(r: Run): Step {
 function lossStep(r: Run): Step {
   return {
     name: `held-out loss ${runName(r)}`,
-    done: () => existsSync(paths.loss(r)),
+    done: () => existsSync(join(paths.committed(r), 'loss.json')),
     run: async () => {
-      const lm = await loadModel(paths.model(r));
-      const windows = lossWindows(lm, readJsonl<CorpusDoc>(paths.heldText).map((d) => d.text), LOSS_TOKENS);
-      writeJson(paths.loss(r), { model: relative(ROOT, paths.model(r)), ...(await heldOutLoss(lm, windows)) });
+      if (!existsSync(paths.loss(r))) {
+        const lm = await loadModel(paths.model(r));
+        const windows = lossWindows(lm, readJsonl<CorpusDoc>(paths.heldText).map((d) => d.text), LOSS_TOKENS);
+        writeJson(paths.loss(r), { model: relative(ROOT, paths.model(r)), ...(await heldOutLoss(lm, windows)) });
+      }
+      mkdirSync(paths.committed(r), { recursive: true });
+      copyFileSync(paths.loss(r), join(paths.committed(r), 'loss.json'));
+      const rec = join(paths.model(r), 'train-record.json');
+      if (existsSync(rec)) copyFileSync(rec, join(paths.committed(r), 'train-record.json'));
     },
   };
 }
@@ -250,6 +319,10 @@ async function main(): Promise<void> {
   }
   if (cmd === 'report') {
     writeReport(paths);
+    return;
+  }
+  if (cmd === 'snapshot') {
+    for (const name of ['corpus', 'kbprose']) snapshot(name);
     return;
   }
   if (cmd !== 'next') throw new Error(`usage: run.ts next | status | report (got ${cmd})`);
