@@ -78,7 +78,8 @@ export interface PhrasingSummary {
   real: boolean;
   n: number;
   withTools: number;
-  withoutTools: number;
+  /** null when the eval ran with tools only. */
+  withoutTools: number | null;
   callsMade: number;
   noCall: number;
 }
@@ -90,6 +91,8 @@ export interface FamilySummary {
   withToolsCI?: [number, number];
   withoutToolsCI?: [number, number];
   noCallCI?: [number, number];
+  /** False when the eval ran with tools only (--no-without-tools). */
+  withoutToolsRun?: boolean;
   /** Majority (constant-answer) baseline; for no-call families the share a model that never calls gets (1). */
   majority?: number;
   /** Whether the family's right behaviour is to make no call. */
@@ -129,7 +132,7 @@ export function summarise(family: string, greedyWith: Trial[], greedyWithout: Tr
     const wo = idx.map((i) => greedyWithout[i]).filter(Boolean);
     return {
       phrasing, real: idx.some((i) => prompts[i].real === true), n: idx.length,
-      withTools: share(w.map((t) => t.correct)), withoutTools: share(wo.map((t) => t.correct)),
+      withTools: share(w.map((t) => t.correct)), withoutTools: wo.length === 0 ? null : share(wo.map((t) => t.correct)),
       callsMade: share(w.map((t) => t.generation.calls.length > 0)), noCall: share(w.map((t) => t.generation.calls.length === 0)),
     };
   });
@@ -141,7 +144,8 @@ export function summarise(family: string, greedyWith: Trial[], greedyWithout: Tr
     family,
     n,
     withToolsCI: wilson(count(greedyWith.map((t) => t.correct)), n),
-    withoutToolsCI: wilson(count(greedyWithout.map((t) => t.correct)), greedyWithout.length),
+    withoutToolsCI: greedyWithout.length === 0 ? undefined : wilson(count(greedyWithout.map((t) => t.correct)), greedyWithout.length),
+    withoutToolsRun: greedyWithout.length > 0,
     noCallCI: wilson(count(greedyWith.map((t) => t.generation.calls.length === 0)), n),
     majority: noCallExpected && prompts.every((p) => p.answers.length === 0) ? 1 : majorityRate(prompts),
     noCallExpected,

@@ -145,7 +145,7 @@ export function table(report: EvalReport): string {
   const head = `| family | n | without tools [95 % CI] | with tools [95 % CI] | majority | ratio | calls made | valid | result right | right tool | pass@${k} | pass^${k} | no call [95 % CI] |`;
   const rows = report.families.map((f) => {
     const none = f.noCallExpected ?? f.family === 'relevance';
-    return `| ${f.family}${none ? ' (no call expected)' : ''} | ${f.n} | ${f.family === 'relevance' ? '–' : ci(f.withoutTools, f.withoutToolsCI)} | ${f.family === 'relevance' ? '–' : ci(f.withTools, f.withToolsCI)} | ` +
+    return `| ${f.family}${none ? ' (no call expected)' : ''} | ${f.n} | ${f.family === 'relevance' || f.withoutToolsRun === false ? '–' : ci(f.withoutTools, f.withoutToolsCI)} | ${f.family === 'relevance' ? '–' : ci(f.withTools, f.withToolsCI)} | ` +
       `${f.majority === undefined || none ? '–' : pct(f.majority)} | ${ratio(f.ratio)} | ` +
       `${pct(f.callsMade)} | ${pct(f.callsValid)} | ${none ? '–' : pct(f.callsCorrect)} | ${none ? '–' : pct(f.rightTool)} | ` +
       `${pct(f.passAtK)} | ${pct(f.passHatK)} | ${ci(f.noCall, f.noCallCI)} |`;

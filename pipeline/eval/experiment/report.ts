@@ -157,7 +157,7 @@ export function writeReport(p: Paths): void {
   } else L.push('Computed after arms (b), (c), (e) are built.');
   L.push('');
 
-  L.push('## Accuracy per family, with tools (95 % Wilson interval pooled over seeds; per-seed values in brackets)', '');
+  L.push('## Accuracy per family, % (95 % Wilson interval pooled over seeds [low–high]; per-seed values in parentheses)', '');
   if (arms.length === 0) L.push('No eval finished yet.');
   else {
     const head = ['family', 'n', 'majority', ...arms.map((a) => `(${a}) with tools`), ...arms.filter((a) => a === 'd' || a === 'control').map((a) => `(${a}) without tools`)];

@@ -18,7 +18,7 @@ import { basename, join, relative } from 'node:path';
 import { loadModel } from '../../node/load-model.ts';
 import { mulberry32 } from '../../onnx/random.ts';
 import { trainDocs } from '../tasks.ts';
-import { ARMS, armAll, armNoCalls, armRandom, callsPerTool, mentionsAny, withoutHeldOutCalls, withoutHeldOutRows, type CallRow, type TrainRecord } from './arms.ts';
+import { armAll, armNoCalls, armRandom, callsPerTool, mentionsAny, withoutHeldOutCalls, withoutHeldOutRows, type CallRow, type TrainRecord } from './arms.ts';
 import { ROOT, corpus, evalSet, heldOut, readJsonl, readKb, writeJsonl, HELDOUT_FILE, PROMPTS_FILE } from './corpus-files.ts';
 import { heldOutSubjects, isHeldOutDoc, type CorpusDoc } from './heldout.ts';
 import { heldOutLoss, lossWindows } from './loss.ts';
@@ -339,7 +339,6 @@ async function main(): Promise<void> {
   if (/^(eval|held-out loss|arms|overlap)/.test(next.name)) writeReport(paths);
 }
 
-void ARMS;
 main().catch((err: unknown) => {
   console.error(`[experiment] failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
   process.exit(1);
