@@ -339,6 +339,12 @@ async function main(): Promise<void> {
   if (/^(eval|held-out loss|arms|overlap)/.test(next.name)) writeReport(paths);
 }
 
+// `run.ts status | head`: a reader that stops early ends the listing, not the process with a stack trace.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code !== 'EPIPE') throw err;
+  process.exit(0);
+});
+
 main().catch((err: unknown) => {
   console.error(`[experiment] failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
   process.exit(1);
