@@ -42,6 +42,18 @@ export interface Trial {
   correct: boolean;
 }
 
+/** One greedy generation, as written to trials.jsonl (what the experiment's report pools over seeds). */
+export interface TrialRecord {
+  id: string;
+  family: string;
+  phrasing?: string;
+  real?: boolean;
+  tools: boolean;
+  correct: boolean;
+  text: string;
+  calls: { tool: string; input: string; result?: string }[];
+}
+
 export function trial(prompt: EvalPrompt, tools: boolean, generation: Generation): Trial {
   return { prompt, tools, generation, correct: prompt.answers.length > 0 && answerFound(generation.answerText, prompt.answers) };
 }

@@ -202,6 +202,19 @@ program
   });
 
 program
+  .command('loss')
+  .description('held-out loss without calls (nats/token) of a model on a corpus: ≥ --tokens tokens in context-sized windows, per-window means kept')
+  .requiredOption('--model <dir>', 'Hugging Face ONNX causal-LM directory')
+  .requiredOption('--input <corpus.jsonl>', 'documents {text} to score')
+  .option('--tokens <n>', 'tokens to score at least', integer('--tokens'), 50_000)
+  .requiredOption('--out <loss.json>', 'result file {tokens, windows, meanNll, perWindow}')
+  .action(async (opts) => {
+    const { lossCommand } = await import('./loss-command.ts');
+    const r = await lossCommand(opts);
+    console.log(`${r.tokens} tokens: ${r.meanNll.toFixed(4)} nats/token`);
+  });
+
+program
   .command('finetune')
   .description('finetune a model on C* (annotated texts with calls inlined) mixed with its base training data')
   .requiredOption('--data <files...>', 'train.jsonl files written by annotate')

@@ -14,7 +14,7 @@ import type { CausalLM } from '../core/lm/lm.ts';
 import { createNodeExecutor } from './generate-command.ts';
 import { loadModel } from './load-model.ts';
 import { KB_PATH } from './parts.ts';
-import { summarise, trial, type FamilySummary, type Trial } from '../eval/metrics.ts';
+import { summarise, trial, type FamilySummary, type Trial, type TrialRecord } from '../eval/metrics.ts';
 import { FAMILIES, evalPrompts, factOverlap, overlap, trainDocs, type EvalPrompt, type KbFact } from '../eval/tasks.ts';
 
 export interface EvalOptions {
@@ -33,17 +33,6 @@ export interface EvalOptions {
   withoutTools?: boolean;
 }
 
-/** One greedy generation, as written to trials.jsonl (what the experiment's report pools over seeds). */
-export interface TrialRecord {
-  id: string;
-  family: string;
-  phrasing?: string;
-  real?: boolean;
-  tools: boolean;
-  correct: boolean;
-  text: string;
-  calls: { tool: string; input: string; result?: string }[];
-}
 
 export interface EvalReport {
   model: string;

@@ -12,7 +12,7 @@
  * The control (base mixture alone, `--mix 1`) takes (a)'s file only to satisfy the trainer; it draws no C* row.
  */
 import { formatCall } from '../../core/call-syntax.ts';
-import { escapeBrackets, inlineCalls } from '../../core/inline.ts';
+import { escapeBrackets, inlineCalls } from '../../core/stages/inline.ts';
 import type { Candidate } from '../../core/candidates.ts';
 import { toolSpec } from '../../core/tools/registry.ts';
 import { mulberry32, type Random } from '../../onnx/random.ts';

@@ -5,6 +5,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
+import { readJsonl } from '../../io/jsonl.ts';
 import type { EvalPrompt, KbFact } from '../tasks.ts';
 import { buildEvalSet, type Phrasing } from './eval-sets.ts';
 import { chooseHeldOut, type CorpusDoc, type HeldOut } from './heldout.ts';
@@ -16,9 +17,8 @@ export const HELDOUT_FILE = join(HERE, 'heldout.json');
 export const PROMPTS_FILE = process.env.EXPERIMENT_PROMPTS ?? join(HERE, 'prompts.jsonl');
 export const PHRASINGS_FILE = join(HERE, 'phrasings.json');
 
-export function readJsonl<T>(path: string): T[] {
-  return readFileSync(path, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as T);
-}
+/** The repository's JSONL reader (file:line errors). */
+export { readJsonl };
 
 export function writeJsonl(path: string, rows: readonly object[]): void {
   mkdirSync(dirname(path), { recursive: true });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseCall } from '../../core/call-syntax.ts';
-import { stripCalls } from '../../core/generate.ts';
+import { stripCalls } from '../../core/generate/generate.ts';
 import { majorityRate, wilson } from '../metrics.ts';
 import { armAll, armNoCalls, armRandom, callsPerTool, mentionsAny, ranCalls, withoutHeldOutCalls, type CallRow, type TrainRecord } from './arms.ts';
 import { buildEvalSet, fitLeft } from './eval-sets.ts';

@@ -3,7 +3,7 @@
  * in nats/token of held-out documents, scored in windows of the model's context (`<|endoftext|>` first, as in
  * training), every window's mean kept so that two models can be compared window by window (paired).
  */
-import type { CausalLM } from '../../core/lm.ts';
+import type { CausalLM } from '../../core/lm/lm.ts';
 import { mulberry32 } from '../../onnx/random.ts';
 
 /** Token windows of at most maxLength − 1 text tokens, cut from the texts, seeded-shuffled, ≥ `tokens` in all. */

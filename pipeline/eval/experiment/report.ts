@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { wilson } from '../metrics.ts';
-import type { TrialRecord } from '../run-eval.ts';
+import type { TrialRecord } from '../metrics.ts';
 import { ARM_NAMES } from './arms.ts';
 import { HERE, PROMPTS_FILE, ROOT, readJsonl } from './corpus-files.ts';
 import type { OverlapReport } from './overlap.ts';

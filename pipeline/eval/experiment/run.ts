@@ -15,18 +15,16 @@
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
-import { loadModel } from '../../node/load-model.ts';
 import { mulberry32 } from '../../onnx/random.ts';
 import { trainDocs } from '../tasks.ts';
 import { armAll, armNoCalls, armRandom, callsPerTool, mentionsAny, withoutHeldOutCalls, withoutHeldOutRows, type CallRow, type TrainRecord } from './arms.ts';
 import { ROOT, corpus, evalSet, heldOut, readJsonl, readKb, writeJsonl, HELDOUT_FILE, PROMPTS_FILE } from './corpus-files.ts';
 import { heldOutSubjects, isHeldOutDoc, type CorpusDoc } from './heldout.ts';
-import { heldOutLoss, lossWindows } from './loss.ts';
 import { ANNOTATE, LOSS_TOKENS, MIX, STEPS, runName, schedule, type Run } from './plan.ts';
 import { RESULTS, writeReport } from './report.ts';
 import { overlapReport } from './overlap.ts';
 import { elementSplit } from '../tasks.ts';
-import { stripCalls } from '../../core/generate.ts';
+import { stripCalls } from '../../core/generate/generate.ts';
 import { capitalFacts, splitFacts } from '../../train/data-synthetic.ts';
 
 /** 1 / the share of the non-held-out corpus used as the base-mixture corpus. */
@@ -278,11 +276,9 @@ function lossStep(r: Run): Step {
   return {
     name: `held-out loss ${runName(r)}`,
     done: () => existsSync(join(paths.committed(r), 'loss.json')),
-    run: async () => {
+    run: () => {
       if (!existsSync(paths.loss(r))) {
-        const lm = await loadModel(paths.model(r));
-        const windows = lossWindows(lm, readJsonl<CorpusDoc>(paths.heldText).map((d) => d.text), LOSS_TOKENS);
-        writeJson(paths.loss(r), { model: relative(ROOT, paths.model(r)), ...(await heldOutLoss(lm, windows)) });
+        toolformer(['loss', '--model', paths.model(r), '--input', paths.heldText, '--tokens', String(LOSS_TOKENS), '--out', paths.loss(r)]);
       }
       mkdirSync(paths.committed(r), { recursive: true });
       copyFileSync(paths.loss(r), join(paths.committed(r), 'loss.json'));
