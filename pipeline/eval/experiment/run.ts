@@ -245,7 +245,7 @@ function finetuneStep(r: Run): Step {
     done: () => (existsSync(join(model, 'onnx/model.onnx')) && existsSync(join(model, 'train-record.json'))) ||
       (existsSync(join(paths.committed(r), 'trials.jsonl')) && existsSync(join(paths.committed(r), 'loss.json'))),
     run: () => {
-      const resume = existsSync(join(work, 'ckpt.json')) ? ['--resume'] : [];
+      const resume = existsSync(join(work, 'checkpoint.bin')) ? ['--resume'] : []; // the trainer's one checkpoint file
       toolformer(['finetune', '--data', ...armFiles(r.arm), '--corpus', paths.baseCorpus, '--out', model, '--work', work,
         '--steps', String(STEPS), '--seed', String(r.seed), '--mix', String(r.arm === 'control' ? 1 : MIX), '--quiet',
         // Probes at step 0 and at the end only (each costs ≈ 7 CPU-seconds); checkpoints every 20 steps.
