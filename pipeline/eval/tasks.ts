@@ -18,6 +18,7 @@ import { capitalFacts, splitFacts } from '../train/data-synthetic.ts';
 import { calculator } from '../core/tools/calculator/index.ts';
 import { calendar } from '../core/tools/calendar/index.ts';
 import { qa } from '../core/tools/qa/index.ts';
+import { fnv1a } from '../core/text/hash.ts';
 
 export type Family = 'capitals' | 'elements' | 'arithmetic' | 'dates' | 'relevance';
 export const FAMILIES: readonly Family[] = ['capitals', 'elements', 'arithmetic', 'dates', 'relevance'];
@@ -68,13 +69,6 @@ const THINGS = ['apples', 'books', 'stamps', 'marbles', 'coins', 'pencils', 'car
 const pick = <T>(rng: Random, xs: readonly T[]): T => xs[Math.floor(rng.next() * xs.length)];
 const int = (rng: Random, lo: number, hi: number): number => lo + Math.floor(rng.next() * (hi - lo + 1));
 
-/** FNV-1a, 32 bits: stable splits by subject. */
-function hash(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193) >>> 0;
-  return h;
-}
-
 /** Capital subjects split like the bundled model's synthetic facts (every 5th held out). */
 export function capitalSplit(kb: readonly KbFact[]): { train: KbFact[]; eval: KbFact[] } {
   const heldOut = new Set(splitFacts(capitalFacts()).heldOut.map((f) => /capital of (.*)\?$/.exec(f.question)![1]));
@@ -86,7 +80,8 @@ export function capitalSplit(kb: readonly KbFact[]): { train: KbFact[]; eval: Kb
 /** Elements split by a hash of the name: 1 in 4 held out. */
 export function elementSplit(kb: readonly KbFact[]): { train: string[]; eval: string[] } {
   const names = [...new Set(kb.filter((f) => f.relation === 'symbol').map((f) => f.subject))];
-  return { train: names.filter((n) => hash(n) % 4 !== 0), eval: names.filter((n) => hash(n) % 4 === 0) };
+  // FNV-1a of the name: a stable split by subject.
+  return { train: names.filter((n) => fnv1a(n) % 4 !== 0), eval: names.filter((n) => fnv1a(n) % 4 === 0) };
 }
 
 function object(kb: readonly KbFact[], subject: string, relation: string): string {
