@@ -22,11 +22,9 @@ import { benchRows, scoreThroughput, scoreTimes } from './src/bench-rows.ts';
 import { launch, openPage } from './e2e/browser.ts';
 import { buildApp, repoRoot, serveApp } from './e2e/serve.ts';
 import type { BrowserDtypeRow } from '../pipeline/bench/browser.ts';
+import { scriptFlag } from '../pipeline/io/script-flag.ts';
 
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
-}
+const arg = scriptFlag;
 
 const model = arg('model', existsSync(join(repoRoot, 'models/default/onnx/model.onnx')) ? 'default' : 'tiny-random');
 const batch = Number(arg('batch', '16'));

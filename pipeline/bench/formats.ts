@@ -19,13 +19,11 @@ import { join, resolve } from 'node:path';
 import { ParquetWriter, fileWriter } from 'hyparquet-writer';
 import { type CorpusRecord, readJsonlRecords } from '../node/corpus-formats/fixtures.ts';
 import { f } from './format.ts';
+import { scriptFlag } from '../io/script-flag.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const OUT = join(ROOT, 'pipeline/bench/results');
-const arg = (name: string, fallback: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : fallback;
-};
+const arg = scriptFlag;
 const ROW_GROUP = Number(arg('row-group', '1000'));
 /** Reads of each file; each row is the median read's (peak RSS varies by a few MiB with GC timing). */
 const ROUNDS = Number(arg('rounds', '3'));

@@ -31,6 +31,7 @@ import { mulberry32 } from '../onnx/random.ts';
 import { VARIANT_WRITERS } from '../onnx/replicas.ts';
 import { tinyChatTokenizer } from '../onnx/tiny-llama.ts';
 import { f } from './format.ts';
+import { scriptFlag } from '../io/script-flag.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 export const REAL_SIZE_DIR = join(ROOT, 'out/bench/smollm2-135m-shape');
@@ -154,10 +155,7 @@ async function child(kind: 'scorer' | 'limit', dtype: Dtype, rows: number, lengt
   return { tokensPerSecond: (rows * length * repeats) / seconds, probeTokensPerSecond, peakLoadMiB, peakRunMiB, loadSeconds };
 }
 
-const arg = (name: string, fallback: string) => {
-  const at = process.argv.indexOf(`--${name}`);
-  return at >= 0 ? process.argv[at + 1] : fallback;
-};
+const arg = scriptFlag;
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const [rows, length, repeats] = [Number(arg('rows', '16')), Number(arg('length', '128')), Number(arg('repeats', '3'))];

@@ -30,11 +30,9 @@ import { benchTorchPeer, peerLines } from './peer.ts';
 import { bareFeeds, referenceScorer } from './reference.ts';
 import { buildWorkload, corpusDocs } from './workload.ts';
 import { median } from '../core/median.ts';
+import { scriptFlag } from '../io/script-flag.ts';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-};
+const arg = (name: string, fallback: number) => Number(scriptFlag(name, String(fallback)));
 const DOCS = arg('docs', 8);
 const ROUNDS = arg('rounds', 3);
 const REFERENCE_CALLS = arg('reference-calls', 40);

@@ -19,12 +19,10 @@ import { join, resolve } from 'node:path';
 import { RedisServer, hasRedisServer } from '../node/scale/redis-server.ts';
 import { spawn } from 'node:child_process';
 import { median } from '../core/median.ts';
+import { scriptFlag } from '../io/script-flag.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const arg = (name: string, fallback: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : fallback;
-};
+const arg = scriptFlag;
 const WANTED = Number(arg('docs', '120'));
 const ROUNDS = Number(arg('rounds', '1'));
 const MODEL = resolve(ROOT, arg('model', 'models/default'));
