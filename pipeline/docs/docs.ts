@@ -1,7 +1,7 @@
 /**
  * The repository's generated README blocks (blocks.ts) against the committed result files they name.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fillBlocks, findBlocks } from './blocks.ts';
 import { renderBlock } from './renderers.ts';
@@ -48,4 +48,11 @@ export function generateDocs(root: string): DocsFile[] {
     out.push({ file, sources: blocks.map((b) => b.source + (b.view ? `#${b.view}` : '')), current, generated });
   }
   return out;
+}
+
+/** Regenerate every stale file in place; returns the files written. */
+export function writeDocs(root: string): string[] {
+  const stale = generateDocs(root).filter((d) => d.generated !== d.current);
+  for (const d of stale) writeFileSync(join(root, d.file), d.generated);
+  return stale.map((d) => d.file);
 }

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
-import { generateDocs } from './docs.ts';
+import { writeDocs } from './docs.ts';
 import type { StartRecord } from './renderers.ts';
 import { readJsonl } from '../io/jsonl.ts';
 
@@ -70,7 +70,4 @@ const record: StartRecord = {
 };
 writeFileSync(RECORD, JSON.stringify(record, null, 2) + '\n');
 console.log(`recorded ${RECORD}`);
-for (const d of generateDocs(ROOT).filter((x) => x.generated !== x.current)) {
-  writeFileSync(join(ROOT, d.file), d.generated);
-  console.log(`updated ${d.file}`);
-}
+for (const file of writeDocs(ROOT)) console.log(`updated ${file}`);

@@ -5,21 +5,18 @@
  * The result files are written by what measures: `npm run bench` (pipeline/bench/results/), `npm run eval:data`
  * and `toolformer eval` (pipeline/eval/…/results/), `npm run docs:start` (pipeline/node/results/start.json).
  */
-import { writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { generateDocs } from './docs.ts';
+import { generateDocs, writeDocs } from './docs.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const { values } = parseArgs({ options: { check: { type: 'boolean', default: false } } });
 
-const stale = generateDocs(ROOT).filter((d) => d.generated !== d.current);
 if (values.check) {
+  const stale = generateDocs(ROOT).filter((d) => d.generated !== d.current);
   for (const d of stale) console.error(`stale: ${d.file} (blocks from ${d.sources.join(', ')}): run npm run docs`);
   process.exit(stale.length ? 1 : 0);
 }
-for (const d of stale) {
-  writeFileSync(join(ROOT, d.file), d.generated);
-  console.log(`updated ${d.file}`);
-}
-if (!stale.length) console.log('every generated block is up to date');
+const written = writeDocs(ROOT);
+for (const file of written) console.log(`updated ${file}`);
+if (!written.length) console.log('every generated block is up to date');
