@@ -1,3 +1,4 @@
+import type { LmContext } from './sampling/lm-context.ts';
 import { DEFAULT_SAMPLING_GATE, type SamplingCounts, type SamplingGate } from './sampling/sampling-gate.ts';
 import { TOOL_SPECS } from './tools/registry.ts';
 import type { ToolSpec, ToolThresholds } from './tools/spec.ts';
@@ -33,6 +34,19 @@ export interface AnnotateConfig {
   heuristicPositions: number;
   /** Whether the LM samples calls (m per position); programmatic proposers run regardless. */
   lmProposals: boolean;
+  /**
+   * What the LM's positions and samples are conditioned on (sampling/lm-context.ts): `prompt`, the tool's prompt
+   * P(x) and the window (paper §2, for a model that has never seen a call); `bare`, the text before the position
+   * only — p(" [" | x_{1:i−1}) and samples from x_{1:i−1} " [" — for a model finetuned on calls, which writes them
+   * inline (issue 21). The CLI's `--lm-context auto` decides by a probe on the bare text (`bareProbe`).
+   */
+  lmContext: LmContext;
+  /** The bare-text probe's counts per tool (sampling-probe.ts), when the CLI ran it to decide `lmContext`. */
+  bareProbe?: Record<string, SamplingCounts>;
+  /** Heuristic positions and the tools' programmatic proposers (`--no-programmatic`: false; every call the LM's). */
+  programmatic: boolean;
+  /** Top-k of LM sampling (positions' calls and the probes). */
+  topK: number;
   /**
    * Do not LM-sample a tool whose probe samples do not parse (sampling-gate.ts); null samples every tool
    * (`--force-lm-sampling`).
@@ -74,6 +88,9 @@ export function defaultConfig(overrides: Partial<AnnotateConfig> = {}, specs: re
     temperature: 1,
     heuristicPositions: 10,
     lmProposals: true,
+    lmContext: 'prompt',
+    programmatic: true,
+    topK: 40,
     samplingGate: { ...DEFAULT_SAMPLING_GATE },
     controlMargin: 1,
     toolConcurrency: 4,
@@ -98,6 +115,8 @@ export function validateConfig(config: AnnotateConfig, knownTools: readonly stri
   }
   if (!(config.contextTokens >= 1)) return `contextTokens must be ≥ 1`;
   if (!(config.batchSize >= 1)) return `batch size must be ≥ 1 (got ${config.batchSize})`;
+  if (config.lmContext !== 'prompt' && config.lmContext !== 'bare') return `LM context must be prompt or bare (got ${String(config.lmContext)}): pass --lm-context auto`;
+  if (!(Number.isInteger(config.topK) && config.topK >= 1)) return `top-k must be an integer ≥ 1 (got ${config.topK})`;
   if (config.controlMargin !== null && !Number.isFinite(config.controlMargin)) return `control margin must be a number of nats (got ${config.controlMargin}): pass --control-margin 0.5`;
   const gate = config.samplingGate;
   if (gate && !(Number.isInteger(gate.minSamples) && gate.minSamples >= 1 && gate.minParseRate >= 0 && gate.minParseRate <= 1)) return 'sampling gate: minSamples must be an integer ≥ 1 and minParseRate in [0, 1]';

@@ -38,6 +38,12 @@ export interface AnnotateFlags {
   lmProposals: boolean;
   /** Keep sampling even where samples never parse (turns the sampling gate off). */
   forceLmSampling?: boolean;
+  /** What LM positions and samples condition on; `auto` decides by the bare-text probe. @default "auto" */
+  lmContext?: 'auto' | 'prompt' | 'bare';
+  /** `--no-programmatic`: false (no heuristic positions, no programmatic proposers). */
+  programmatic?: boolean;
+  /** Top-k of LM sampling. @default defaultConfig's topK */
+  topK?: number;
   /** Counterfactual control margin, nats (absent: the default). */
   controlMargin?: number;
   /** `--no-control`: false. */
@@ -86,6 +92,10 @@ export function configFromFlags(flags: AnnotateFlags): AnnotateConfig {
     ...(flags.toolTimeout !== undefined && { toolTimeoutMs: flags.toolTimeout }),
     lmProposals: flags.lmProposals,
     ...(flags.forceLmSampling ? { samplingGate: null } : {}),
+    // auto starts as prompt; the bare-text probe may turn it to bare before the run (annotate()).
+    lmContext: flags.lmContext === 'bare' ? 'bare' : 'prompt',
+    programmatic: flags.programmatic !== false,
+    ...(flags.topK !== undefined && { topK: flags.topK }),
     ...(flags.controlMargin !== undefined ? { controlMargin: flags.controlMargin } : {}),
     ...(flags.control === false ? { controlMargin: null } : {}),
     ...(flags.mcp?.length ? { mcp: [...flags.mcp] } : {}),
@@ -226,9 +236,19 @@ async function annotateWith(
   // the registry is where the tools and their thresholds are listed).
   const [{ runAnnotate }, { createNodeParts }] = await Promise.all([import('./annotate-run.ts'), import('./parts.ts')]);
   const parts = await createNodeParts(lm, config, mcp ? [...TOOL_SPECS, ...mcp.specs] : undefined);
-  if (config.samplingGate && config.lmProposals) {
-    // Before anything is written: the probe's counts are part of the run's config (config.json, the queue's run id).
-    const [{ probeSampling }, { probeNotices }] = await Promise.all([import('../core/sampling/sampling-probe.ts'), import('../core/sampling/sampling-gate.ts')]);
+  // Before anything is written: the probes' counts are part of the run's config (config.json, the queue's run id).
+  const [{ probeBare, probeSampling }, { probeNotices }, { chooseLmContext }] = await Promise.all([
+    import('../core/sampling/sampling-probe.ts'),
+    import('../core/sampling/sampling-gate.ts'),
+    import('../core/sampling/lm-context.ts'),
+  ]);
+  if ((flags.lmContext ?? 'auto') === 'auto' && config.lmProposals) {
+    config.bareProbe = await probeBare(parts.parts, config);
+    config.lmContext = chooseLmContext(config.bareProbe);
+    const [samples, parsed] = Object.values(config.bareProbe).reduce(([s, p], c) => [s + c.samples, p + c.parsed], [0, 0]);
+    console.log(`LM context: ${config.lmContext} (${parsed} of ${samples} calls sampled from the bare text at the worked examples parsed; --lm-context prompt|bare to choose)`);
+  }
+  if (config.lmContext === 'prompt' && config.samplingGate && config.lmProposals) {
     config.samplingProbe = await probeSampling(parts.parts, config);
     for (const line of probeNotices(config.samplingProbe, config.samplingGate)) console.log(line); // information, not an error: stdout
   }

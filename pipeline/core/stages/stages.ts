@@ -5,15 +5,11 @@ import type { Doc } from '../document.ts';
 import { judge, usefulness } from '../scoring/judge.ts';
 import { measureControl } from '../scoring/distractor.ts';
 import type { CausalLM } from '../lm/lm.ts';
-import { heuristicPositions } from '../sampling/heuristic-positions.ts';
 import { leaks } from './leakage.ts';
-import { type PositionScores, type SelectedPosition, positionScores, selectPositions } from '../sampling/positions.ts';
+import type { PositionScores, SelectedPosition } from '../sampling/positions.ts';
+import { proposeStage } from './propose-stage.ts';
 import { prefilter } from './prefilter.ts';
-import { proposeCalls } from '../sampling/propose.ts';
-import { sampleCalls } from '../sampling/sample-calls.ts';
-import { keepSampling } from '../sampling/sampling-gate.ts';
 import { scorePositions } from '../scoring/scoring.ts';
-import { fnv1a, FNV_OFFSET } from '../text/hash.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import { maxArgumentLength } from '../tools/spec.ts';
 import type { ToolCall, ToolResult } from '../tools/tool.ts';
@@ -78,16 +74,7 @@ export interface StageProgress {
   tool?: string;
 }
 
-/** A stable 32-bit seed per (run seed, document, tool, position): sampling does not depend on order. */
-export function seedFor(seed: number, ...parts: (string | number)[]): number {
-  return fnv1a(parts.join('\u0000'), FNV_OFFSET ^ seed);
-}
-
-/** At most n items, evenly spaced over the list (so heuristic positions cover the whole document). */
-export function spread<T>(items: readonly T[], n: number): T[] {
-  if (items.length <= n) return [...items];
-  return Array.from({ length: n }, (_, j) => items[Math.floor((j * items.length) / n)]);
-}
+export { proposeStage, seedFor, spread } from './propose-stage.ts';
 
 export function prefilterStage(parts: PipelineParts, config: AnnotateConfig) {
   return async function* (docs: AsyncIterable<Doc>): AsyncIterable<DocWork> {
@@ -100,61 +87,6 @@ export function prefilterStage(parts: PipelineParts, config: AnnotateConfig) {
         else {
           work.skipped[tool] = verdict.reason ?? 'prefilter';
           work.skippedKind[tool] = verdict.kind ?? 'prefilter';
-        }
-      }
-      yield work;
-    }
-  };
-}
-
-/** Positions (LM p_i with τ_s and top-k, plus heuristics) and, at each, LM-sampled and programmatic calls. */
-export function proposeStage(parts: PipelineParts, config: AnnotateConfig): Stage {
-  return async function* (input) {
-    for await (const work of input) {
-      const { doc } = work;
-      for (const [toolIndex, tool] of work.tools.entries()) {
-        parts.progress?.({ stage: 'positions', tool, done: toolIndex, total: work.tools.length });
-        const t = config.thresholds[tool];
-        // Decided before the run by the probe (config.samplingProbe), so every process of a run decides alike.
-        const sample = config.lmProposals && t.m > 0 && keepSampling(config.samplingProbe?.[tool], config.samplingGate);
-        const spec = parts.registry.get(tool)!; // the pre-filter stage passes registered tools only
-        const prompt = spec.prompt;
-        const scores = await positionScores(parts.lm, doc.text, prompt, {
-          windowTokens: config.windowTokens,
-          batchSize: config.batchSize,
-          reserveTokens: config.lmProposals && t.m > 0 ? config.maxSampleTokens + 1 : 0,
-        });
-        const lmPositions = selectPositions(scores, doc.text, t.tauS, t.k);
-        const pAt = new Map(scores.offsets.slice(0, -1).map((at, i) => [at, scores.p[i]]));
-        const pinned = (parts.pinnedPositions?.(tool) ?? []).filter((at) => at >= 0 && at <= doc.text.length);
-        const found = heuristicPositions(spec, doc.text).filter((at) => !pinned.includes(at));
-        const heuristic = [...pinned, ...spread(found, config.heuristicPositions - pinned.length)];
-        work.positions[tool] = { scores, lm: lmPositions, heuristic };
-        const lmAt = new Map(lmPositions.map((p) => [p.at, p]));
-        const positions = [...new Set([...lmAt.keys(), ...heuristic])].sort((a, b) => a - b);
-        const toSample = sample ? positions.filter((at) => lmAt.has(at)).length : 0;
-        let sampled = 0;
-        for (const at of positions) {
-          // `positionTool`: whose prompt or proposer chose the position; `tool`: what the call names (an LM sample
-          // under the QA prompt may call anything).
-          const base = { docId: doc.id, tool, positionTool: tool, at, positionP: pAt.get(at), kept: false, reason: 'pending' as const };
-          const lmPos = lmAt.get(at);
-          if (lmPos && sample) {
-            parts.progress?.({ stage: 'sampling', tool, done: sampled++, total: toSample });
-            const samples = await sampleCalls(parts.lm, prompt, scores, lmPos.token, {
-              m: t.m,
-              maxNewTokens: config.maxSampleTokens,
-              temperature: config.temperature,
-              seed: seedFor(config.seed, doc.id, tool, at),
-            });
-            for (const s of samples) {
-              if (s.call) work.candidates.push({ ...base, tool: s.call.tool, input: s.call.input, proposer: 'lm', raw: s.raw });
-              else work.candidates.push({ ...base, input: '', proposer: 'lm', raw: s.raw, reason: s.error as Candidate['reason'] });
-            }
-          }
-          for (const call of proposeCalls(spec, doc.text.slice(0, at), doc, at)) {
-            work.candidates.push({ ...base, tool: call.tool, input: call.input, proposer: 'programmatic' });
-          }
         }
       }
       yield work;
