@@ -242,9 +242,10 @@ async function annotateWith(
     import('../core/sampling/sampling-gate.ts'),
     import('../core/sampling/lm-context.ts'),
   ]);
-  if ((flags.lmContext ?? 'auto') === 'auto' && config.lmProposals) {
+  // The bare-text probe decides `auto`; with `bare` forced it is still run and recorded (does the model write calls?).
+  if (flags.lmContext !== 'prompt' && config.lmProposals) {
     config.bareProbe = await probeBare(parts.parts, config);
-    config.lmContext = chooseLmContext(config.bareProbe);
+    if ((flags.lmContext ?? 'auto') === 'auto') config.lmContext = chooseLmContext(config.bareProbe);
     const [samples, parsed] = Object.values(config.bareProbe).reduce(([s, p], c) => [s + c.samples, p + c.parsed], [0, 0]);
     console.log(`LM context: ${config.lmContext} (${parsed} of ${samples} calls sampled from the bare text at the worked examples parsed; --lm-context prompt|bare to choose)`);
   }

@@ -13,7 +13,7 @@
  * small results are committed under pipeline/eval/experiment/results/.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, renameSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { mulberry32 } from '../../onnx/random.ts';
 import { trainDocs } from '../tasks.ts';
@@ -26,41 +26,12 @@ import { overlapReport } from './overlap.ts';
 import { elementSplit } from '../tasks.ts';
 import { stripCalls } from '../../core/generate/generate.ts';
 import { capitalFacts, splitFacts } from '../../train/data-synthetic.ts';
+import { copyInto, readJson, toolformer, writeJson, type Step } from './steps.ts';
+import { armFiles, OUT, paths, WORK } from './paths.ts';
 
 /** 1 / the share of the non-held-out corpus used as the base-mixture corpus. */
 const BASE_CORPUS_SHARE_INV = 4;
-const OUT = process.env.EXPERIMENT_OUT ?? join(ROOT, 'out/experiment');
-const WORK = process.env.EXPERIMENT_WORK ?? join(ROOT, '.cache/experiment');
-export const paths = {
-  out: OUT,
-  data: join(OUT, 'data'),
-  input: join(OUT, 'data/annotate-input.jsonl'),
-  baseCorpus: join(OUT, 'data/base-corpus.jsonl'),
-  kbInput: join(OUT, 'data/kbprose-input.jsonl'),
-  heldText: join(OUT, 'data/heldout-text.jsonl'),
-  annCorpus: join(OUT, 'ann/corpus'),
-  annKb: join(OUT, 'ann/kbprose'),
-  arm: (name: string) => join(OUT, 'arms', `${name}.jsonl`),
-  armStats: join(OUT, 'arms/stats.json'),
-  overlap: join(OUT, 'overlap.json'),
-  overlapInputs: join(OUT, 'overlap-inputs.json'),
-  model: (r: Run) => join(OUT, 'models', runName(r)),
-  work: (r: Run) => join(WORK, runName(r)),
-  eval: (r: Run) => join(OUT, 'eval', runName(r)),
-  loss: (r: Run) => join(OUT, 'loss', `${runName(r)}.json`),
-  /** Finished results, committed (a fresh machine skips the finetune, eval and loss of a run found here). */
-  committed: (r: Run) => join(RESULTS, 'runs', runName(r)),
-  /** Annotation snapshots, committed (xz tarballs; a fresh machine restores them and resumes). */
-  snapshot: (name: string) => join(RESULTS, `ann-${name}.tar.xz`),
-};
 
-function copyInto(dir: string, files: string[]): void {
-  mkdirSync(dir, { recursive: true });
-  for (const f of files) {
-    copyFileSync(f, join(dir, basename(f) + '.tmp'));
-    renameSync(join(dir, basename(f) + '.tmp'), join(dir, basename(f)));
-  }
-}
 
 /**
  * results/ann-<name>.tar.xz from out/experiment/ann/<name>: checkpoint.json first, then the files it measures (they
@@ -86,30 +57,6 @@ function restore(name: string): void {
   mkdirSync(join(OUT, 'ann'), { recursive: true });
   const r = spawnSync('tar', ['-xJf', paths.snapshot(name), '-C', join(OUT, 'ann')]);
   if (r.status !== 0) throw new Error(`restoring ${paths.snapshot(name)} failed: ${r.stderr}`);
-}
-
-interface Step {
-  name: string;
-  done(): boolean;
-  run(): Promise<void> | void;
-}
-
-/** Runs `toolformer <args>` (this checkout's CLI, pipeline/node/bin.mjs) in the foreground of this step. */
-function toolformer(args: string[]): void {
-  const rel = args.map((a) => (a.startsWith(ROOT) ? relative(ROOT, a) : a));
-  console.error(`[experiment] $ toolformer ${rel.join(' ')}`);
-  const r = spawnSync(process.execPath, [join(ROOT, 'pipeline/node/bin.mjs'), ...rel], { cwd: ROOT, stdio: 'inherit' });
-  if (r.status !== 0) throw new Error(`toolformer ${rel[0]} exited ${r.status ?? r.signal}`);
-}
-
-function readJson<T>(path: string): T | null {
-  return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as T) : null;
-}
-
-function writeJson(path: string, value: unknown): void {
-  mkdirSync(join(path, '..'), { recursive: true });
-  writeFileSync(path + '.tmp', JSON.stringify(value, null, 2) + '\n');
-  renameSync(path + '.tmp', path);
 }
 
 function shuffle<T>(xs: T[], seed: number): T[] {
@@ -229,12 +176,6 @@ function writeOverlap(fromInputs: boolean): void {
   texts.push(...splitFacts(capitalFacts()).train.map((f) => `${f.statement.replace('{a}', f.answer)} ${f.question} ${f.answer}`));
   const set = evalSet();
   writeJson(fromInputs ? paths.overlapInputs : paths.overlap, overlapReport(set.prompts, set.phrasings, texts));
-}
-
-export function armFiles(arm: Run['arm']): string[] {
-  if (arm === 'e') return [paths.arm('a'), paths.arm('kbprose')];
-  if (arm === 'control') return [paths.arm('a')];
-  return [paths.arm(arm)];
 }
 
 function finetuneStep(r: Run): Step {
