@@ -27,7 +27,15 @@ export const ANNOTATE = {
 /** Held-out corpus loss: tokens scored without calls (≥ 50k), in 128-token windows. */
 export const LOSS_TOKENS = Number(process.env.EXPERIMENT_LOSS_TOKENS ?? 60_000);
 
-export type Run = { arm: Arm | 'control'; seed: number };
+/** One finetune; `steps` only for the runs that measure a limit (absent: STEPS). */
+export type Run = { arm: Arm | 'control'; seed: number; steps?: number };
+
+/**
+ * Runs beyond the grid that measure what limits the result (issue 20: "what limits it, with evidence"): the best arm,
+ * (e), five times as long (600 steps, 1.23M tokens — the old models/toolformer's length), seed 1. Its model is the one
+ * `npm run build:toolformer` ships as models/toolformer.
+ */
+export const LIMIT_RUNS: Run[] = [{ arm: 'e', seed: 1, steps: 600 }];
 
 /** Every finetune in the order the runner does them. */
 export function schedule(): Run[] {
@@ -35,4 +43,4 @@ export function schedule(): Run[] {
   return SEEDS.flatMap((seed) => order.map((arm) => ({ arm, seed })));
 }
 
-export const runName = (r: Run): string => `${r.arm}-s${r.seed}`;
+export const runName = (r: Run): string => `${r.arm}${r.steps ? r.steps : ''}-s${r.seed}`;

@@ -10,7 +10,7 @@ import type { TrialRecord } from '../metrics.ts';
 import { ARM_NAMES } from './arms.ts';
 import { HERE, PROMPTS_FILE, ROOT, readJsonl } from './corpus-files.ts';
 import type { OverlapReport } from './overlap.ts';
-import { ANNOTATE, LOSS_TOKENS, MIX, SEEDS, STEPS, runName, schedule, type Run } from './plan.ts';
+import { ANNOTATE, LIMIT_RUNS, LOSS_TOKENS, MIX, SEEDS, STEPS, runName, schedule, type Run } from './plan.ts';
 
 export const RESULTS = process.env.EXPERIMENT_RESULTS ?? join(HERE, 'results');
 
@@ -260,7 +260,7 @@ export function writeReport(p: Paths): void {
         `[${(m - half).toFixed(4)}, ${(m + half).toFixed(4)}] (target ≤ 0.05).`);
     }
   }
-  L.push('');
+  L.push('', ...limitsSection(p, losses), '');
   writeFileSync(join(RESULTS, 'report.md'), L.join('\n') + '\n');
 
   // Small numbers for the next session (the eval/ and models/ folders stay under out/, not committed).
@@ -270,4 +270,48 @@ export function writeReport(p: Paths): void {
     return [runName(r), { model: relative(ROOT, p.model(r)), families: e?.families }];
   }));
   writeFileSync(join(RESULTS, 'summary.json'), JSON.stringify(summary, null, 2) + '\n');
+}
+
+/**
+ * What limits the result: each limit run (plan.ts LIMIT_RUNS) beside the grid run it lengthens (same arm and seed,
+ * STEPS steps), per family with tools, with the held-out loss against the control of the same seed.
+ */
+function limitsSection(p: Paths, losses: Map<string, { meanNll: number; perWindow: number[] }>): string[] {
+  const L = ['## Limits: a five times longer finetune of the best arm', ''];
+  const pairs = LIMIT_RUNS.map((long) => ({ long, short: { arm: long.arm, seed: long.seed } as Run })).filter(({ long, short }) => trials(p, long) && trials(p, short));
+  if (pairs.length === 0) return [...L, `Not run yet: ${LIMIT_RUNS.map(runName).join(', ')} (npm run experiment runs it after seed 2).`];
+  for (const { long, short } of pairs) {
+    const t = { short: trials(p, short)!.filter((x) => x.tools), long: trials(p, long)!.filter((x) => x.tools) };
+    const families = [...new Set(t.short.map((x) => x.family))];
+    const noCall = (f: string) => f === 'dates-stated' || f === 'relevance';
+    const score = (x: TrialRecord) => (noCall(x.family) ? x.calls.length === 0 : x.correct);
+    const cellFor = (xs: TrialRecord[], keep: (x: TrialRecord) => boolean) => {
+      const sel = xs.filter(keep);
+      return ci(sel.filter(score).length, sel.length);
+    };
+    const called = (xs: TrialRecord[], keep: (x: TrialRecord) => boolean) => {
+      const sel = xs.filter(keep);
+      return ci(sel.filter((x) => x.calls.length > 0).length, sel.length);
+    };
+    L.push(`| family (with tools) | n | ${runName(short)} (${STEPS} steps) | ${runName(long)} (${long.steps} steps) | calls: ${runName(short)} | calls: ${runName(long)} |`, '|---|---:|---|---|---|---|');
+    const rows: { label: string; keep: (x: TrialRecord) => boolean }[] = [];
+    for (const f of families) {
+      rows.push({ label: noCall(f) ? `${f} (score: no call)` : f, keep: (x) => x.family === f });
+      if (t.short.some((x) => x.family === f && x.real)) rows.push({ label: `${f}: real-format cloze`, keep: (x) => x.family === f && x.real === true });
+    }
+    for (const row of rows) {
+      const n = t.short.filter(row.keep).length;
+      L.push(`| ${row.label} | ${n} | ${cellFor(t.short, row.keep)} | ${cellFor(t.long, row.keep)} | ${called(t.short, row.keep)} | ${called(t.long, row.keep)} |`);
+    }
+    const c = losses.get(runName({ arm: 'control', seed: long.seed }));
+    const ls = losses.get(runName(short));
+    const ll = losses.get(runName(long));
+    if (c && ls && ll) {
+      const ds = lossDiff(ls.perWindow, c.perWindow);
+      const dl = lossDiff(ll.perWindow, c.perWindow);
+      L.push('', `Held-out loss − control-s${long.seed} (${STEPS} steps of base mixture): ${runName(short)} ${ds.mean >= 0 ? '+' : ''}${ds.mean.toFixed(4)} [${ds.lo.toFixed(4)}, ${ds.hi.toFixed(4)}], ` +
+        `${runName(long)} ${dl.mean >= 0 ? '+' : ''}${dl.mean.toFixed(4)} [${dl.lo.toFixed(4)}, ${dl.hi.toFixed(4)}] nats/token (the control is the shorter run's length).`);
+    }
+  }
+  return L;
 }

@@ -20,7 +20,7 @@ import { trainDocs } from '../tasks.ts';
 import { armAll, armNoCalls, armRandom, callsPerTool, mentionsAny, withoutHeldOutCalls, withoutHeldOutRows, type CallRow, type TrainRecord } from './arms.ts';
 import { ROOT, corpus, evalSet, heldOut, readJsonl, readKb, writeJsonl, HELDOUT_FILE, PROMPTS_FILE } from './corpus-files.ts';
 import { heldOutSubjects, isHeldOutDoc, type CorpusDoc } from './heldout.ts';
-import { ANNOTATE, LOSS_TOKENS, MIX, STEPS, runName, schedule, type Run } from './plan.ts';
+import { ANNOTATE, LIMIT_RUNS, LOSS_TOKENS, MIX, STEPS, runName, schedule, type Run } from './plan.ts';
 import { RESULTS, writeReport } from './report.ts';
 import { overlapReport } from './overlap.ts';
 import { elementSplit } from '../tasks.ts';
@@ -188,7 +188,7 @@ function finetuneStep(r: Run): Step {
     run: () => {
       const resume = existsSync(join(work, 'checkpoint.bin')) ? ['--resume'] : []; // the trainer's one checkpoint file
       toolformer(['finetune', '--data', ...armFiles(r.arm), '--corpus', paths.baseCorpus, '--out', model, '--work', work,
-        '--steps', String(STEPS), '--seed', String(r.seed), '--mix', String(r.arm === 'control' ? 1 : MIX), '--quiet',
+        '--steps', String(r.steps ?? STEPS), '--seed', String(r.seed), '--mix', String(r.arm === 'control' ? 1 : MIX), '--quiet',
         // Probes at step 0 and at the end only (each costs ≈ 7 CPU-seconds); checkpoints every 20 steps.
         '--eval-every', String(STEPS), '--ckpt-every', '20',
         '--rebuild', 'npm run experiment', ...resume]);
@@ -244,7 +244,11 @@ export function steps(): Step[] {
   out.push(annotateStep('annotate KB prose', paths.kbInput, paths.annKb));
   out.push({ name: 'arms b, c, e', done: () => ['b', 'c', 'kbprose'].every((a) => existsSync(paths.arm(a))) && existsSync(paths.armStats), run: writeArmsBCE });
   out.push({ name: 'overlap of the eval set with every finetuning text', done: () => existsSync(paths.overlap), run: () => writeOverlap(false) });
-  out.push(...runs.slice(2).flatMap(perRun));
+  // The rest of seed 2, then the limit runs (the longer finetune of the best arm), then seed 3.
+  const seedTwoEnd = runs.findIndex((r) => r.seed === 3);
+  out.push(...runs.slice(2, seedTwoEnd).flatMap(perRun));
+  out.push(...LIMIT_RUNS.flatMap(perRun));
+  out.push(...runs.slice(seedTwoEnd).flatMap(perRun));
   return out;
 }
 
