@@ -262,6 +262,7 @@ export function writeReport(p: Paths): void {
   }
   L.push('', ...limitsSection(p, losses), '');
   writeFileSync(join(RESULTS, 'report.md'), L.join('\n') + '\n');
+  writeFileSync(join(RESULTS, 'loop.md'), loopTable(p, byArm, losses).join('\n') + '\n');
 
   // Small numbers for the next session (the eval/ and models/ folders stay under out/, not committed).
   const summary: Record<string, unknown> = { generated: new Date().toISOString(), steps: STEPS, seeds: SEEDS, annotation: stats, kbAnnotation: kbStats, arms: armStats, overlap, losses: Object.fromEntries([...losses].map(([k, v]) => [k, { tokens: v.tokens, meanNll: v.meanNll }])) };
@@ -312,6 +313,46 @@ function limitsSection(p: Paths, losses: Map<string, { meanNll: number; perWindo
       L.push('', `Held-out loss − control-s${long.seed} (${STEPS} steps of base mixture): ${runName(short)} ${ds.mean >= 0 ? '+' : ''}${ds.mean.toFixed(4)} [${ds.lo.toFixed(4)}, ${ds.hi.toFixed(4)}], ` +
         `${runName(long)} ${dl.mean >= 0 ? '+' : ''}${dl.mean.toFixed(4)} [${dl.lo.toFixed(4)}, ${dl.hi.toFixed(4)}] nats/token (the control is the shorter run's length).`);
     }
+  }
+  return L;
+}
+
+/**
+ * results/loop.md: the one table the top-level README shows (issue 20 item 6, a generated block): per arm, the
+ * seeds done, the main families with tools (pooled Wilson intervals) and the held-out loss against the control.
+ */
+function loopTable(p: Paths, byArm: Map<ArmKey, { run: Run; trials: TrialRecord[] }[]>, losses: Map<string, { meanNll: number; perWindow: number[] }>): string[] {
+  const cols: { label: string; keep: (t: TrialRecord) => boolean; noCall?: boolean }[] = [
+    { label: 'capitals', keep: (t) => t.family === 'capitals' },
+    { label: 'capitals, Factbook cloze', keep: (t) => t.family === 'capitals' && t.real === true },
+    { label: 'arithmetic', keep: (t) => t.family === 'arithmetic' },
+    { label: 'dates (today)', keep: (t) => t.family === 'dates' },
+    { label: 'no call where none helps', keep: (t) => t.family === 'relevance' || t.family === 'dates-stated', noCall: true },
+  ];
+  const runsOf = (arm: ArmKey) => byArm.get(arm) ?? [];
+  const rows: { name: string; runs: { run: Run; trials: TrialRecord[] }[]; tools: boolean }[] = [
+    ...ORDER.filter((a) => byArm.has(a)).map((a) => ({ name: `(${a}) ${ARM_NAMES[a]}`, runs: runsOf(a), tools: true })),
+    ...(['d', 'control'] as const).filter((a) => byArm.has(a)).map((a) => ({ name: `(${a}) without tools`, runs: runsOf(a), tools: false })),
+    ...LIMIT_RUNS.flatMap((r) => {
+      const t = trials(p, r);
+      return t ? [{ name: `(${r.arm}) ${r.steps} steps`, runs: [{ run: r, trials: t }], tools: true }] : [];
+    }),
+  ];
+  const L = [`| arm (${STEPS} steps unless said) | seeds | ${cols.map((c) => c.label).join(' | ')} | held-out loss − control |`, `|---|---|${cols.map(() => '---').join('|')}|---|`];
+  for (const row of rows) {
+    const cells = cols.map((c) => {
+      if (c.noCall && !row.tools) return '–';
+      const score = c.noCall ? (t: TrialRecord) => t.calls.length === 0 : (t: TrialRecord) => t.correct;
+      const x = cell(row.runs.map((r) => r.trials.filter((t) => t.tools === row.tools)), c.keep, score);
+      return x.n ? ci(x.k, x.n) : '–';
+    });
+    const diffs = row.tools ? row.runs.flatMap((r) => {
+      const l = losses.get(runName(r.run));
+      const c = losses.get(runName({ arm: 'control', seed: r.run.seed }));
+      return l && c && r.run.arm !== 'control' ? [lossDiff(l.perWindow, c.perWindow).mean] : [];
+    }) : [];
+    const loss = diffs.length ? `${diffs.reduce((a, b) => a + b, 0) / diffs.length >= 0 ? '+' : ''}${(diffs.reduce((a, b) => a + b, 0) / diffs.length).toFixed(3)}` : '–';
+    L.push(`| ${row.name} | ${row.runs.map((r) => r.run.seed).join(', ')} | ${cells.join(' | ')} | ${loss} |`);
   }
   return L;
 }
