@@ -73,6 +73,7 @@ export function writeRoundsReport(p: RoundPaths, rounds: number): void {
     const s = stats ? samplingSummary(stats) : null;
     const lm = readJson<{ report: { dev: Record<string, Scores>; test: Record<string, Scores> } }>(join(col(r), 'eval-data-lm.json'));
     const all = readJson<{ report: { dev: Record<string, Scores>; test: Record<string, Scores> } }>(join(col(r), 'eval-data-all.json'));
+    const sample = readJson<RunStats>(join(col(r), 'sample-stats.json'));
     const trialsFile = join(col(r), 'trials.jsonl');
     const trials = existsSync(trialsFile) ? readJsonl<TrialRecord>(trialsFile).filter((t) => t.tools) : null;
     const acc = FAMILIES.map((f) => {
@@ -93,11 +94,12 @@ export function writeRoundsReport(p: RoundPaths, rounds: number): void {
       s ? `${pct(s.leakage, s.samples)} %` : '–',
       s ? `${pct(s.duplicate, s.samples)} %` : '–',
       s ? `${s.kept} (${((100 * s.kept) / Math.max(1, s.docs)).toFixed(1)})` : '–',
+      sample ? `${samplingSummary(sample).kept} in ${sample.docsWithKeptCall} of ${sample.docsRead} docs` : '–',
       lm ? `${fmt(test(lm)?.precision)} / ${fmt(test(lm)?.recall)} (${test(lm)?.kept ?? 0})` : '–',
       all ? `${fmt(test(all)?.precision)} / ${fmt(test(all)?.recall)} (${test(all)?.kept ?? 0})` : '–',
       ...acc,
     ].join(' | ') + ' |');
-    summary.push({ round: r, bareProbe: { samples: probeN, parsed: probeK }, annotate: s, evalDataLm: lm?.report ?? null, evalDataAll: all?.report ?? null, lmCallsInTrainingData: lmCalls });
+    summary.push({ round: r, bareProbe: { samples: probeN, parsed: probeK }, annotate: s, sample: sample ? samplingSummary(sample) : null, evalDataLm: lm?.report ?? null, evalDataAll: all?.report ?? null, lmCallsInTrainingData: lmCalls });
   }
   const L: string[] = [];
   L.push('# Self-supervision rounds (issue 21) — report', '');
@@ -108,9 +110,10 @@ export function writeRoundsReport(p: RoundPaths, rounds: number): void {
     `(${EXPERIMENT_HERE.endsWith('experiment') ? 'pipeline/eval/experiment/prompts.jsonl' : ''}), with tools, greedy, 95 % Wilson intervals.`, '');
   L.push('Columns: bare-text probe (calls sampled at the worked examples from the text alone that parse); LM samples in the annotation of the 500 documents and, as shares of them, ' +
     'parsed as a call, valid (parsed, a known tool, schema passed), leakage (the argument uses text not before the position), duplicate; kept calls (per 100 documents); ' +
+    'the same run of M_r on npm start\'s 30 documents (corpus/sample.jsonl); ' +
     'eval:data on the hand-labelled test passages: precision / recall (kept) of the LM\'s own calls (`--no-programmatic`) and with the programmatic proposers beside them; eval accuracy, %.', '');
-  L.push(`| round | M_r trained on | bare probe parses | LM samples | parsed | valid | leakage | duplicate | kept (/100 docs) | eval:data LM only P / R (kept) | eval:data all P / R (kept) | ${FAMILIES.map((f) => f.label).join(' | ')} |`);
-  L.push(`|---|---|---|---:|---:|---:|---:|---:|---:|---|---|${FAMILIES.map(() => '---').join('|')}|`);
+  L.push(`| round | M_r trained on | bare probe parses | LM samples | parsed | valid | leakage | duplicate | kept (/100 docs) | bundled sample: kept | eval:data LM only P / R (kept) | eval:data all P / R (kept) | ${FAMILIES.map((f) => f.label).join(' | ')} |`);
+  L.push(`|---|---|---|---:|---:|---:|---:|---:|---:|---|---|---|${FAMILIES.map(() => '---').join('|')}|`);
   L.push(...rows, '');
   writeFileSync(join(RESULTS, 'report.md'), L.join('\n'));
   writeFileSync(join(RESULTS, 'summary.json'), JSON.stringify(summary, null, 2) + '\n');

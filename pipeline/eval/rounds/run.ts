@@ -32,6 +32,8 @@ export const roundPaths = {
   kept: (r: number) => join(OUT, `r${r}`, 'kept.jsonl'),
   eval: (r: number) => join(OUT, `r${r}`, 'eval'),
   evalData: (r: number, which: 'lm' | 'all') => join(OUT, `r${r}`, `eval-data-${which}`),
+  /** M_r alone on the bundled sample (npm start's 30 documents). */
+  sample: (r: number) => join(OUT, `r${r}`, 'sample'),
   work: (r: number) => join(WORK, `r${r}`),
   committed: (r: number) => join(RESULTS, `r${r}`),
 };
@@ -70,6 +72,21 @@ function annotateStep(r: number): Step {
       const resume = existsSync(join(out, 'checkpoint.json')) ? ['--resume'] : ['--overwrite'];
       tf(['annotate', experiment.input, '--model', roundPaths.model(r), '--out', out, '--workers', '1', '--quiet', '--seed', String(r), ...ANNOTATE_FLAGS, ...resume]);
       copyInto(roundPaths.committed(r), [join(out, 'stats.json'), join(out, 'config.json')]);
+    },
+  };
+}
+
+/** The issue's must-show run: M_r alone (`--no-programmatic`) on npm start's corpus/sample.jsonl. */
+function sampleStep(r: number): Step {
+  const out = roundPaths.sample(r);
+  return {
+    name: `M_${r} alone on corpus/sample.jsonl`,
+    done: () => existsSync(join(roundPaths.committed(r), 'sample-stats.json')),
+    run: () => {
+      tf(['annotate', join(ROOT, 'corpus/sample.jsonl'), '--model', roundPaths.model(r), '--out', out, '--overwrite', '--workers', '1', '--quiet', '--seed', '0', ...ANNOTATE_FLAGS]);
+      mkdirSync(roundPaths.committed(r), { recursive: true });
+      cpSync(join(out, 'stats.json'), join(roundPaths.committed(r), 'sample-stats.json'));
+      cpSync(join(out, 'train.jsonl'), join(roundPaths.committed(r), 'sample-train.jsonl'));
     },
   };
 }
@@ -142,7 +159,7 @@ export function steps(): Step[] {
   const out: Step[] = [];
   for (let r = 1; r <= ROUNDS; r++) {
     if (r >= 2) out.push(dataStep(r));
-    out.push(modelStep(r), evalStep(r), annotateStep(r), keptStep(r), evalDataStep(r, 'lm'), evalDataStep(r, 'all'));
+    out.push(modelStep(r), evalStep(r), annotateStep(r), keptStep(r), sampleStep(r), evalDataStep(r, 'lm'), evalDataStep(r, 'all'));
   }
   return out;
 }
