@@ -64,6 +64,7 @@ const record: StartRecord = {
   loadAverage: Math.round(loadAverage * 10) / 10,
   cores: availableParallelism(),
   samplingProbe: config.config.samplingProbe ?? {},
+  ...(config.config.bareProbe ? { lmContext: config.config.lmContext, bareProbe: config.config.bareProbe } : {}),
   annotateSeconds,
   stats,
   kept,

@@ -4,6 +4,8 @@
  */
 import type { RunStats } from '../core/stats.ts';
 import { runSummary } from '../node/run-summary.ts';
+import { type LmContext, lmContextNotice } from '../core/sampling/lm-context.ts';
+import { DEFAULT_SAMPLING_GATE, probeNotices, type SamplingCounts } from '../core/sampling/sampling-gate.ts';
 import type { Block } from './blocks.ts';
 
 /** What `npm run docs:start` records of one `npm start` (pipeline/node/results/start.json). */
@@ -18,6 +20,9 @@ export interface StartRecord {
   cores: number;
   /** config.json's samplingProbe: LM samples under each tool's prompt and how many parsed. */
   samplingProbe: Record<string, { samples: number; parsed: number }>;
+  /** config.json's lmContext and bareProbe (the bare-text probe that chose it), when the run made one. */
+  lmContext?: LmContext;
+  bareProbe?: Record<string, SamplingCounts>;
   /** What annotate printed as its own run time (from its summary line). */
   annotateSeconds: number;
   stats: RunStats;
@@ -31,9 +36,11 @@ const views: Record<string, (source: string) => string> = {
   /** The lines `npm start` prints, in a code block. */
   summary(source) {
     const r: StartRecord = JSON.parse(source);
-    const probe = Object.entries(r.samplingProbe)
-      .filter(([, c]) => c.samples > 0 && c.parsed / c.samples < 0.02)
-      .map(([tool, c]) => `${tool}: ${c.parsed} of ${c.samples} calls sampled at its worked examples parsed; no LM sampling for ${tool} in this run (--force-lm-sampling samples anyway)`);
+    // The lines the CLI printed before the run, made by the same functions.
+    const probe = [
+      ...(r.lmContext && r.bareProbe ? [lmContextNotice(r.lmContext, r.bareProbe)] : []),
+      ...probeNotices(r.samplingProbe, DEFAULT_SAMPLING_GATE),
+    ];
     return [
       `What \`${r.command}\` printed (${r.measured.slice(0, 10)}, ${f1(r.seconds)} s for the whole command on a ${r.cores}-core machine at load`,
       `average ${f1(r.loadAverage)}; recorded by \`npm run docs:start\`):`,

@@ -237,7 +237,7 @@ async function annotateWith(
   const [{ runAnnotate }, { createNodeParts }] = await Promise.all([import('./annotate-run.ts'), import('./parts.ts')]);
   const parts = await createNodeParts(lm, config, mcp ? [...TOOL_SPECS, ...mcp.specs] : undefined);
   // Before anything is written: the probes' counts are part of the run's config (config.json, the queue's run id).
-  const [{ probeBare, probeSampling }, { probeNotices }, { chooseLmContext }] = await Promise.all([
+  const [{ probeBare, probeSampling }, { probeNotices }, { chooseLmContext, lmContextNotice }] = await Promise.all([
     import('../core/sampling/sampling-probe.ts'),
     import('../core/sampling/sampling-gate.ts'),
     import('../core/sampling/lm-context.ts'),
@@ -246,8 +246,7 @@ async function annotateWith(
   if (flags.lmContext !== 'prompt' && config.lmProposals) {
     config.bareProbe = await probeBare(parts.parts, config);
     if ((flags.lmContext ?? 'auto') === 'auto') config.lmContext = chooseLmContext(config.bareProbe);
-    const [samples, parsed] = Object.values(config.bareProbe).reduce(([s, p], c) => [s + c.samples, p + c.parsed], [0, 0]);
-    console.log(`LM context: ${config.lmContext} (${parsed} of ${samples} calls sampled from the bare text at the worked examples parsed; --lm-context prompt|bare to choose)`);
+    console.log(lmContextNotice(config.lmContext, config.bareProbe));
   }
   if (config.lmContext === 'prompt' && config.samplingGate && config.lmProposals) {
     config.samplingProbe = await probeSampling(parts.parts, config);

@@ -36,3 +36,11 @@ export function chooseLmContext(probe: Record<string, SamplingCounts>): LmContex
   const parsed = counts.reduce((n, c) => n + c.parsed, 0);
   return samples > 0 && parsed / samples >= BARE_MIN_PARSE_RATE ? 'bare' : 'prompt';
 }
+
+/** The line the CLI prints about the choice: which context, and how many bare-text probe samples parsed. */
+export function lmContextNotice(context: LmContext, probe: Record<string, SamplingCounts>): string {
+  const counts = Object.values(probe);
+  const samples = counts.reduce((n, c) => n + c.samples, 0);
+  const parsed = counts.reduce((n, c) => n + c.parsed, 0);
+  return `LM context: ${context} (${parsed} of ${samples} calls sampled from the bare text at the worked examples parsed; --lm-context prompt|bare to choose)`;
+}
