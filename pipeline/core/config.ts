@@ -19,6 +19,13 @@ export interface AnnotateConfig {
   contextTokens: number;
   /** Text tokens per window when computing p_i (also capped by the model's length). */
   windowTokens: number;
+  /**
+   * The search budget per document, tokens (`--max-doc-tokens`): pre-filters, p_i, heuristic positions and proposals
+   * look at the document's first this many tokens only (cut back to a word boundary), so one huge document cannot hold
+   * a worker for minutes; the whole text is still written out, and a cut document is counted in stats.json
+   * (`searchBudget`). null: the whole text is searched (`--max-doc-tokens 0`).
+   */
+  maxDocTokens: number | null;
   /** Sequences per forward pass. */
   batchSize: number;
   /** Longest call text e(c, r) that is scored, tokens (longer ones are rejected as call_too_long). */
@@ -82,6 +89,9 @@ export function defaultConfig(overrides: Partial<AnnotateConfig> = {}, specs: re
     seed: 0,
     contextTokens: 96,
     windowTokens: 96,
+    // 8.7× the longest document of the bundled corpora (943 tokens, sotu.jsonl), so none of them is cut. A document
+    // of adversarial text (about one token per character) is cut after ~8 KB; English after ~32 KB.
+    maxDocTokens: 8192,
     batchSize: 16,
     maxCallTokens: 96,
     maxSampleTokens: 32,
@@ -114,6 +124,9 @@ export function validateConfig(config: AnnotateConfig, knownTools: readonly stri
     if (!(Number.isInteger(t.m) && t.m >= 0 && t.m <= 100)) return `m must be an integer in [0, 100] (got ${t.m})`;
   }
   if (!(config.contextTokens >= 1)) return `contextTokens must be ≥ 1`;
+  if (config.maxDocTokens !== null && !(Number.isInteger(config.maxDocTokens) && config.maxDocTokens >= 1)) {
+    return `the search budget must be a whole number of tokens ≥ 1 (got ${config.maxDocTokens}): pass --max-doc-tokens 8192, or 0 for none`;
+  }
   if (!(config.batchSize >= 1)) return `batch size must be ≥ 1 (got ${config.batchSize})`;
   if (config.lmContext !== 'prompt' && config.lmContext !== 'bare') return `LM context must be prompt or bare (got ${String(config.lmContext)}): pass --lm-context auto`;
   if (!(Number.isInteger(config.topK) && config.topK >= 1)) return `top-k must be an integer ≥ 1 (got ${config.topK})`;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type RunStats, emptyStats, mergeStats } from './stats.ts';
+import { type RunStats, SEARCH_BUDGET_IDS, emptyStats, mergeStats } from './stats.ts';
 
 /** Every number in `stats` (nested), by path; `rate` fields excluded (they are ratios, not sums). */
 function leaves(value: unknown, path = '', out = new Map<string, number>()): Map<string, number> {
@@ -27,6 +27,7 @@ function filled(seed: number, extraKey: string): RunStats {
     t.reasons[extraKey] = 3;
   }
   stats.tokensScored = 0;
+  stats.searchBudget = { docs: 0, charsNotSearched: 0, first: [`${extraKey}-doc`] };
   fill(stats as unknown as Record<string, unknown>);
   return stats;
 }
@@ -44,6 +45,19 @@ describe('mergeStats', () => {
     }
     // Keys first seen in a come first, then those new in b: the order a single pass over the documents writes.
     expect(Object.keys(total.tools.QA.prefilterDrops)).toEqual(['few_numbers', 'no_date']);
+    expect(total.searchBudget!.first).toEqual(['few_numbers-doc', 'no_date-doc']);
+  });
+
+  it('keeps the ids of the first SEARCH_BUDGET_IDS cut documents, in document order, and counts them all', () => {
+    const chunk = (from: number) => {
+      const s = emptyStats(['QA']);
+      s.searchBudget = { docs: 8, charsNotSearched: 100, first: Array.from({ length: 8 }, (_, i) => `d${from + i}`) };
+      return s;
+    };
+    const total = mergeStats(mergeStats(emptyStats(['QA']), chunk(0)), chunk(8));
+    expect(total.searchBudget).toEqual({ docs: 16, charsNotSearched: 200, first: Array.from({ length: SEARCH_BUDGET_IDS }, (_, i) => `d${i}`) });
+    // A chunk without cut documents adds nothing, and stats without any have no searchBudget (stats.json unchanged).
+    expect(mergeStats(emptyStats(['QA']), emptyStats(['QA'])).searchBudget).toBeUndefined();
   });
 
   it('recomputes the hallucination rate from the summed counts', () => {

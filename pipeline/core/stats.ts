@@ -31,6 +31,19 @@ export interface ToolStats {
   reachTauF: { tauF: number; calls: number }[];
 }
 
+/**
+ * The documents whose search the budget cut: how many, the characters after each cut that no pre-filter, position
+ * or proposal looked at (the text itself is written out whole), and the ids of the first SEARCH_BUDGET_IDS of them.
+ */
+export interface SearchBudgetStats {
+  docs: number;
+  charsNotSearched: number;
+  first: string[];
+}
+
+/** Ids of cut documents kept in stats.json (and named on stderr); the count has them all. */
+export const SEARCH_BUDGET_IDS = 10;
+
 export interface Hallucination {
   /** LM samples that parsed as a call. */
   lmCalls: number;
@@ -50,6 +63,8 @@ export interface RunStats {
   skippedInputs?: Record<string, { count: number; first: string[] }>;
   docsWithKeptCall: number;
   tokensScored?: number;
+  /** Documents the search budget cut (config.maxDocTokens); present only when one was cut. */
+  searchBudget?: SearchBudgetStats;
   /** Over all tools. */
   hallucination: Hallucination;
   tools: Record<string, ToolStats>;
@@ -89,6 +104,9 @@ export function emptyStats(tools: readonly string[]): RunStats {
 export function addDoc(stats: RunStats, work: DocWork): RunStats {
   stats.docsRead++;
   if (work.candidates.some((c) => c.kept)) stats.docsWithKeptCall++;
+  if (work.searched?.cut) {
+    addSearchBudget(stats, { docs: 1, charsNotSearched: work.doc.text.length - work.searched.end, first: [work.doc.id] });
+  }
   for (const [tool, kind] of Object.entries(work.skippedKind ?? {})) {
     const s = stats.tools[tool];
     if (s) s.prefilterDrops[kind] = (s.prefilterDrops[kind] ?? 0) + 1;
@@ -132,6 +150,13 @@ export function addDoc(stats: RunStats, work: DocWork): RunStats {
   return stats;
 }
 
+function addSearchBudget(stats: RunStats, part: SearchBudgetStats): void {
+  const total = (stats.searchBudget ??= { docs: 0, charsNotSearched: 0, first: [] });
+  total.docs += part.docs;
+  total.charsNotSearched += part.charsNotSearched;
+  total.first = [...total.first, ...part.first].slice(0, SEARCH_BUDGET_IDS);
+}
+
 const addCounts = (total: Record<string, number>, part: Record<string, number>) => {
   for (const [key, n] of Object.entries(part)) total[key] = (total[key] ?? 0) + n;
 };
@@ -153,6 +178,7 @@ export function mergeStats(total: RunStats, part: RunStats): RunStats {
   total.badRecords += part.badRecords;
   total.docsWithKeptCall += part.docsWithKeptCall;
   if (part.tokensScored !== undefined) total.tokensScored = (total.tokensScored ?? 0) + part.tokensScored;
+  if (part.searchBudget) addSearchBudget(total, part.searchBudget);
   addHallucination(total.hallucination, part.hallucination);
   for (const [tool, p] of Object.entries(part.tools)) {
     const t = total.tools[tool];

@@ -14,7 +14,7 @@ import { skipLine, summarizeSkips } from './corpus-files.ts';
 import { listInputs } from './read-corpus.ts';
 import { packageVersions } from './package-versions.ts';
 import { RunFiles } from './run-files.ts';
-import { runSummary } from './run-summary.ts';
+import { runSummary, searchBudgetLine } from './run-summary.ts';
 import { DEFAULT_CHUNK_ITEMS, keptCalls, parseShard } from './scale/plan.ts';
 import { digestOf, runIdentity } from './scale/run-digest.ts';
 
@@ -30,6 +30,8 @@ export interface AnnotateFlags {
   k?: number;
   m?: number;
   maxDocs?: number;
+  /** The search budget per document, tokens; 0: none. @default defaultConfig's maxDocTokens */
+  maxDocTokens?: number;
   seed: number;
   batchSize: number;
   concurrency: number;
@@ -90,6 +92,7 @@ export function configFromFlags(flags: AnnotateFlags): AnnotateConfig {
     batchSize: flags.batchSize,
     toolConcurrency: flags.concurrency,
     ...(flags.toolTimeout !== undefined && { toolTimeoutMs: flags.toolTimeout }),
+    ...(flags.maxDocTokens !== undefined && { maxDocTokens: flags.maxDocTokens === 0 ? null : flags.maxDocTokens }),
     lmProposals: flags.lmProposals,
     ...(flags.forceLmSampling ? { samplingGate: null } : {}),
     // auto starts as prompt; the bare-text probe may turn it to bare before the run (annotate()).
@@ -275,6 +278,8 @@ async function annotateWith(
       const done = await runShard({ parts: parts.parts, config, inputs, outDir: flags.out, run, chunkItems, maxDocs: flags.maxDocs, shard, onChunk: ({ docs }) => progress.update(docs, 0) });
       progress.stop();
       console.log(`shard ${shard.index}/${shard.count}: ${done.mine} of ${done.chunks} chunks (${done.skipped} already done) in ${flags.out}/chunks; when all ${shard.count} shards are done: toolformer merge ${flags.out}`);
+      const cut = searchBudgetLine(done.stats, config.maxDocTokens);
+      if (cut) console.error(cut);
       return done.stats;
     }
     const { runQueued } = await import('./scale/queue.ts');
@@ -287,7 +292,7 @@ async function annotateWith(
       : await runAnnotate(parts.parts, { inputs, outDir: flags.out, resume: flags.resume, maxDocs: flags.maxDocs, config, meta, onDoc });
   }
   progress.stop();
-  printSummary(stats, flags.out, (performance.now() - started) / 1000);
+  printSummary(stats, flags.out, (performance.now() - started) / 1000, config);
   if (flags.export) {
     const { exportRun } = await import('./export/export-command.ts');
     for (const format of exportFormats(flags.export)) {
@@ -327,7 +332,10 @@ function startProgress(total: number, quiet?: boolean) {
   };
 }
 
-function printSummary(stats: RunStats, out: string, seconds: number): void {
+function printSummary(stats: RunStats, out: string, seconds: number, config: AnnotateConfig): void {
   console.log(['', ...runSummary(stats, seconds)].join('\n'));
   console.log(`wrote ${out}/{train,calls,errors}.jsonl, config.json, stats.json`);
+  // A warning, once per run: the documents whose search was cut (stats.json has the same).
+  const cut = searchBudgetLine(stats, config.maxDocTokens);
+  if (cut) console.error(cut);
 }

@@ -89,7 +89,9 @@ function assertSameRun(outDir: string, record: { model?: unknown; inputs: string
   }
   const comparable = (r: typeof record) => {
     const { batchSize: _b, toolConcurrency: _c, ...config } = r.config ?? {};
-    return { model: r.model, inputs: r.inputs, inputsDigest: r.inputsDigest, ...config };
+    // A run begun before the search budget existed searched whole documents: `--max-doc-tokens 0` resumes it.
+    const maxDocTokens = (config as Partial<AnnotateConfig>).maxDocTokens ?? null;
+    return { model: r.model, inputs: r.inputs, inputsDigest: r.inputsDigest, ...config, maxDocTokens };
   };
   const [was, now] = [comparable(before), comparable(record)];
   if (JSON.stringify(was.inputs) === JSON.stringify(now.inputs) && was.inputsDigest !== now.inputsDigest) {

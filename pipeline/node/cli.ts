@@ -60,6 +60,7 @@ program
   .option('--k <n>', 'positions per document and tool', integer('--k'))
   .option('--m <n>', 'sampled calls per position', integer('--m'))
   .option('--max-docs <n>', 'stop after this many documents', integer('--max-docs'))
+  .option('--max-doc-tokens <n>', "search budget: look for calls in each document's first n tokens only (the whole text is still written out; cut documents are counted and named); 0: no budget (default 8192)", integer('--max-doc-tokens'))
   .option('--seed <n>', 'random seed', integer('--seed'), 0)
   .option('--batch-size <n>', 'sequences per forward pass', integer('--batch-size'), 16)
   .option('--concurrency <n>', 'concurrent tool calls', integer('--concurrency'), 4)

@@ -5,6 +5,19 @@
  */
 import type { RunStats } from '../core/stats.ts';
 
+/**
+ * One stderr line naming the documents whose search the budget cut (stats.json `searchBudget`), '' when none was:
+ * `toolformer: searched the first 8192 tokens of 2 documents (1,234 characters after the cuts not searched; pass
+ * --max-doc-tokens to change): a, b`.
+ */
+export function searchBudgetLine(stats: Pick<RunStats, 'searchBudget'>, maxDocTokens: number | null): string {
+  const cut = stats.searchBudget;
+  if (!cut || cut.docs === 0) return '';
+  const ids = `${cut.first.join(', ')}${cut.docs > cut.first.length ? `, … (${cut.docs - cut.first.length} more)` : ''}`;
+  const docs = `${cut.docs} document${cut.docs === 1 ? '' : 's'}`;
+  return `toolformer: searched only the first ${maxDocTokens ?? '?'} tokens of ${docs} (${cut.charsNotSearched.toLocaleString('en-US')} characters after the cuts not searched, still written out; --max-doc-tokens changes the budget): ${ids}`;
+}
+
 /** A plain table: the first column left-aligned, the others right-aligned, two spaces apart. */
 export function alignedTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
   const all = [header, ...rows];

@@ -10,7 +10,9 @@
  *   order) that did — so per-tool stats count the calls the LM wrote for each tool.
  *
  * Heuristic positions and programmatic proposers run beside either, unless `config.programmatic` is false
- * (`--no-programmatic`): then every candidate is the LM's own.
+ * (`--no-programmatic`): then every candidate is the LM's own. All of it inside the searched part of the text (the
+ * search budget, DocWork.searched): p_i, positions and heuristics see `searchedDoc(work)`; proposers get the whole
+ * document, as at a position of an uncut one.
  */
 import type { Candidate } from '../candidates.ts';
 import type { AnnotateConfig } from '../config.ts';
@@ -23,6 +25,7 @@ import { proposeCalls } from '../sampling/propose.ts';
 import { sampleCalls } from '../sampling/sample-calls.ts';
 import { keepSampling } from '../sampling/sampling-gate.ts';
 import { fnv1a, FNV_OFFSET } from '../text/hash.ts';
+import { searchedDoc } from './search-budget.ts';
 import type { DocWork, PipelineParts, Stage } from './stages.ts';
 
 /** A stable 32-bit seed per (run seed, document, tool, position): sampling does not depend on order. */
@@ -112,7 +115,7 @@ function programmaticCandidates(parts: PipelineParts, config: AnnotateConfig, do
 
 /** Per tool: its prompt's p_i, its top-k positions and its heuristic ones; LM samples and proposals at each. */
 async function proposePrompted(parts: PipelineParts, config: AnnotateConfig, work: DocWork): Promise<void> {
-  const { doc } = work;
+  const doc = searchedDoc(work);
   for (const [toolIndex, tool] of work.tools.entries()) {
     parts.progress?.({ stage: 'positions', tool, done: toolIndex, total: work.tools.length });
     const t = config.thresholds[tool];
@@ -136,14 +139,14 @@ async function proposePrompted(parts: PipelineParts, config: AnnotateConfig, wor
         const seed = seedFor(config.seed, doc.id, tool, at);
         work.candidates.push(...(await lmCandidates(parts, config, prompt, scores, lmPos.token, t.m, seed, () => pending(doc, tool, at, pAt.get(at)))));
       }
-      work.candidates.push(...programmaticCandidates(parts, config, doc, tool, at, pAt.get(at)));
+      work.candidates.push(...programmaticCandidates(parts, config, work.doc, tool, at, pAt.get(at)));
     }
   }
 }
 
 /** One bare-text p_i for every tool; each selected position sampled once; heuristics and proposals per tool. */
 async function proposeBare(parts: PipelineParts, config: AnnotateConfig, work: DocWork): Promise<void> {
-  const { doc } = work;
+  const doc = searchedDoc(work);
   if (work.tools.length === 0) return;
   parts.progress?.({ stage: 'positions', done: 0, total: 1 });
   const sampling = work.tools.some((tool) => samplesTool(config, tool));
@@ -175,6 +178,6 @@ async function proposeBare(parts: PipelineParts, config: AnnotateConfig, work: D
   for (const tool of work.tools) {
     const { lm, heuristic } = work.positions[tool];
     const positions = [...new Set([...lm.map((p) => p.at), ...heuristic])].sort((a, b) => a - b);
-    for (const at of positions) work.candidates.push(...programmaticCandidates(parts, config, doc, tool, at, pAt.get(at)));
+    for (const at of positions) work.candidates.push(...programmaticCandidates(parts, config, work.doc, tool, at, pAt.get(at)));
   }
 }

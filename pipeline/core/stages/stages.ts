@@ -10,6 +10,7 @@ import type { PositionScores, SelectedPosition } from '../sampling/positions.ts'
 import { proposeStage } from './propose-stage.ts';
 import { prefilter } from './prefilter.ts';
 import { scorePositions } from '../scoring/scoring.ts';
+import { type SearchSpan, searchedDoc, searchSpan } from './search-budget.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import { maxArgumentLength } from '../tools/spec.ts';
 import type { ToolCall, ToolResult } from '../tools/tool.ts';
@@ -24,6 +25,11 @@ import { callTokens, planWindow } from '../scoring/window.ts';
  */
 export interface DocWork {
   doc: Doc;
+  /**
+   * The part of the text the search looks at (config.maxDocTokens, search-budget.ts): pre-filters, p_i, heuristic
+   * positions and proposals see `doc.text.slice(0, searched.end)`; everything written out has the whole text.
+   */
+  searched: SearchSpan;
   /** Tools whose pre-filter passed, in config order. */
   tools: string[];
   /** Per tool, why the pre-filter dropped the document (absent when it passed). */
@@ -79,10 +85,12 @@ export { proposeStage, seedFor, spread } from './propose-stage.ts';
 export function prefilterStage(parts: PipelineParts, config: AnnotateConfig) {
   return async function* (docs: AsyncIterable<Doc>): AsyncIterable<DocWork> {
     for await (const doc of docs) {
-      const work: DocWork = { doc, tools: [], skipped: {}, skippedKind: {}, positions: {}, candidates: [] };
+      const searched = searchSpan(parts.lm, doc.text, config.maxDocTokens);
+      const work: DocWork = { doc, searched, tools: [], skipped: {}, skippedKind: {}, positions: {}, candidates: [] };
+      const seen = searchedDoc(work);
       for (const tool of config.tools) {
         const spec = parts.registry.get(tool);
-        const verdict = spec ? prefilter(spec, doc) : { pass: false, kind: 'unknown_tool', reason: `unknown tool ${tool}` };
+        const verdict = spec ? prefilter(spec, seen) : { pass: false, kind: 'unknown_tool', reason: `unknown tool ${tool}` };
         if (verdict.pass) work.tools.push(tool);
         else {
           work.skipped[tool] = verdict.reason ?? 'prefilter';
