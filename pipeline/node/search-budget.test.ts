@@ -11,26 +11,13 @@ import { FakeLM } from '../core/testing/fake-lm.ts';
 import type { ToolSpec } from '../core/tools/spec.ts';
 import { runAnnotate } from './annotate-run.ts';
 import { searchBudgetLine } from './run-summary.ts';
+import { adversarialText } from './testing/adversarial-doc.ts';
 
 /**
  * The search budget (config.maxDocTokens) end to end: an adversarial document far over the budget costs the LM the
  * work of its searched part and no more — counted as tokens handed to the LM, not timed — while the run still writes
  * its whole text and counts the cut in stats.json.
  */
-
-/** The issue-23 recipe (letters then a digit, apostrophes, "In 1999", «, quotes, "St. ×a", arithmetic prose), scaled to `size` characters. */
-function adversarial(size: number): string {
-  const part = (unit: string, share: number) => unit.repeat(Math.max(1, Math.floor((size * share) / unit.length)));
-  return [
-    part('a', 0.38) + '1 b',
-    part("'", 0.1) + 'c ',
-    part('In 1999 ', 0.17),
-    part('«', 0.05) + ' ',
-    part('"a ', 0.1),
-    part('St. ×a', 0.1) + ' ',
-    part('The total of 12 and 30 is 42.  ', 0.1),
-  ].join('');
-}
 
 const head = 'The total of 12 and 30 is 42. ';
 
@@ -98,7 +85,8 @@ async function annotateDocs(name: string, docs: { id: string; text: string }[], 
 
 describe('the search budget (maxDocTokens) on a 64 KB adversarial document', () => {
   const budget = 512;
-  const text = head + adversarial(64 * 1024); // FakeLM: one token per character, so ~64k tokens
+  // The 1 MiB document of the README's measurements at 1/14.4: 65,535 characters, and as many FakeLM tokens (one a character).
+  const text = head + adversarialText(64 / 922.9);
   const small = { id: 'small', text: head + 'and that is all.' };
 
   it("bounds the LM's work by the budget: the same tokens as for the searched part alone, and written out whole", async () => {
