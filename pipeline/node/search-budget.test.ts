@@ -70,12 +70,12 @@ function countingLM() {
 
 const tmp = mkdtempSync(join(tmpdir(), 'search-budget-'));
 
-async function annotateDocs(name: string, docs: { id: string; text: string }[], maxDocTokens: number | null) {
+async function annotateDocs(name: string, docs: { id: string; text: string }[], maxDocTokens: number | null, lmContext: 'prompt' | 'bare' = 'prompt') {
   const { lm, work } = countingLM();
   const parts = createPipelineParts({ lm, resources: {}, specs: [adder] });
   const input = join(tmp, `${name}.jsonl`);
   writeFileSync(input, docs.map((d) => JSON.stringify(d) + '\n').join(''));
-  const config = defaultConfig({ tools: ['Add'], lmProposals: false, controlMargin: null, maxDocTokens }, [adder]);
+  const config = defaultConfig({ tools: ['Add'], lmProposals: false, controlMargin: null, maxDocTokens, lmContext }, [adder]);
   const outDir = join(tmp, name);
   await runAnnotate(parts, { inputs: [input], outDir, meta: {}, config });
   const lines = (file: string) => readFileSync(join(outDir, file), 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
@@ -116,6 +116,16 @@ describe('the search budget (maxDocTokens) on a 64 KB adversarial document', () 
     expect(record.text.replace(' [Add(12 + 30) -> 42]', '')).toBe(text);
     // A document under the budget is searched whole, as before.
     expect(run.calls.filter((c) => c.docId === 'small').map((c) => c.reason)).toEqual(['kept']);
+  }, 60_000);
+
+  it('bounds it in the bare-text LM context too (one p_i over the searched part for all tools)', async () => {
+    const run = await annotateDocs('huge-bare', [{ id: 'huge', text }], budget, 'bare');
+    const cutAt = text.length - run.stats.searchBudget!.charsNotSearched;
+    const alone = await annotateDocs('alone-bare', [{ id: 'huge', text: text.slice(0, cutAt) }], null, 'bare');
+    expect(run.work).toEqual(alone.work);
+    expect(run.work.tokens).toBeGreaterThan(budget);
+    expect(run.work.tokens).toBeLessThan(10 * budget);
+    expect(run.train[0].text.replace(' [Add(12 + 30) -> 42]', '')).toBe(text);
   }, 60_000);
 
   it('names the cut documents in one line, the first ten and a count of the rest', () => {
