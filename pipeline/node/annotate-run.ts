@@ -100,7 +100,9 @@ function assertSameRun(outDir: string, record: { model?: unknown; inputs: string
   for (const key of Object.keys(now) as (keyof typeof now)[]) {
     if (JSON.stringify(was[key]) !== JSON.stringify(now[key])) {
       const show = (v: unknown) => JSON.stringify(v)?.slice(0, 60);
-      throw new Error(`cannot resume ${outDir} with other settings (${key}: ${show(was[key])} then, ${show(now[key])} now): pass the same flags as its first run, or choose another --out`);
+      // The flag that gives the first run's value where it is not the flag's own name.
+      const hint = key === 'maxDocTokens' && was[key] === null ? ' (--max-doc-tokens 0 for no search budget)' : '';
+      throw new Error(`cannot resume ${outDir} with other settings (${key}: ${show(was[key])} then, ${show(now[key])} now): pass the same flags as its first run${hint}, or choose another --out`);
     }
   }
 }

@@ -70,14 +70,14 @@ function countingLM() {
 
 const tmp = mkdtempSync(join(tmpdir(), 'search-budget-'));
 
-async function annotateDocs(name: string, docs: { id: string; text: string }[], maxDocTokens: number | null, lmContext: 'prompt' | 'bare' = 'prompt') {
+async function annotateDocs(name: string, docs: { id: string; text: string }[], maxDocTokens: number | null, lmContext: 'prompt' | 'bare' = 'prompt', resume = false) {
   const { lm, work } = countingLM();
   const parts = createPipelineParts({ lm, resources: {}, specs: [adder] });
   const input = join(tmp, `${name}.jsonl`);
   writeFileSync(input, docs.map((d) => JSON.stringify(d) + '\n').join(''));
   const config = defaultConfig({ tools: ['Add'], lmProposals: false, controlMargin: null, maxDocTokens, lmContext }, [adder]);
   const outDir = join(tmp, name);
-  await runAnnotate(parts, { inputs: [input], outDir, meta: {}, config });
+  await runAnnotate(parts, { inputs: [input], outDir, meta: {}, config, resume });
   const lines = (file: string) => readFileSync(join(outDir, file), 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
   const stats: RunStats = JSON.parse(readFileSync(join(outDir, 'stats.json'), 'utf8'));
   return { work, train: lines('train.jsonl'), calls: lines('calls.jsonl'), stats, config: JSON.parse(readFileSync(join(outDir, 'config.json'), 'utf8')) };
@@ -127,6 +127,18 @@ describe('the search budget (maxDocTokens) on a 64 KB adversarial document', () 
     expect(run.work.tokens).toBeLessThan(10 * budget);
     expect(run.train[0].text.replace(' [Add(12 + 30) -> 42]', '')).toBe(text);
   }, 60_000);
+
+  it('is part of the run config: --resume compares it, and a config.json from before the budget reads as none', async () => {
+    const docs = [small];
+    await annotateDocs('resume', docs, null);
+    const configFile = join(tmp, 'resume', 'config.json');
+    const record = JSON.parse(readFileSync(configFile, 'utf8'));
+    expect(record.config.maxDocTokens).toBeNull();
+    delete record.config.maxDocTokens; // as a run begun before the budget existed wrote it
+    writeFileSync(configFile, JSON.stringify(record));
+    await expect(annotateDocs('resume', docs, 8192, 'prompt', true)).rejects.toThrow(/maxDocTokens: null then, 8192 now.*--max-doc-tokens 0/);
+    await expect(annotateDocs('resume', docs, null, 'prompt', true)).resolves.toBeDefined();
+  });
 
   it('names the cut documents in one line, the first ten and a count of the rest', () => {
     const first = Array.from({ length: 10 }, (_, i) => `doc${i}`);
