@@ -26,7 +26,7 @@ import { sampleCalls } from '../sampling/sample-calls.ts';
 import { keepSampling } from '../sampling/sampling-gate.ts';
 import { fnv1a, FNV_OFFSET } from '../text/hash.ts';
 import { searchedDoc } from './search-budget.ts';
-import type { DocWork, PipelineParts, Stage } from './stages.ts';
+import type { DocWork, PipelineParts, Stage } from './work.ts';
 
 /** A stable 32-bit seed per (run seed, document, tool, position): sampling does not depend on order. */
 export function seedFor(seed: number, ...parts: (string | number)[]): number {
