@@ -12,6 +12,8 @@ export interface Step {
   name: string;
   done(): boolean;
   run(): Promise<void> | void;
+  /** Whether what the step needs exists yet (absent: always); a runner skips a step that is not ready. */
+  ready?(): boolean;
 }
 
 /** Runs `toolformer <args>` (this checkout's CLI, pipeline/node/bin.mjs) in the foreground of this step. */

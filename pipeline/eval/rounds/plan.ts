@@ -13,5 +13,7 @@ import type { Run } from '../experiment/plan.ts';
 export const ROUNDS = Number(process.env.ROUNDS ?? 3);
 /** The experiment run that is round 1. */
 export const ROUND_ONE: Run = { arm: 'e', seed: 1 };
+/** Round 1 again from the experiment's 5× longer finetune of the same arm and seed (its LIMIT_RUNS): does length help? */
+export const ROUND_ONE_LONG: Run = { arm: 'e', seed: 1, steps: 600 };
 /** The paper's τ_s, k, m (Appendix A) for every tool; the sampling temperature and top-k are annotate's defaults. */
 export const ANNOTATE_FLAGS = ['--lm-context', 'bare', '--no-programmatic', '--tau-s', '0.05', '--k', '5', '--m', '5'];

@@ -11,12 +11,12 @@ import type { Scores } from '../data-quality/match.ts';
 import { wilson, type TrialRecord } from '../metrics.ts';
 import { HERE as EXPERIMENT_HERE, readJsonl } from '../experiment/corpus-files.ts';
 import { readJson } from '../experiment/steps.ts';
-import { ANNOTATE_FLAGS, ROUND_ONE } from './plan.ts';
+import { ANNOTATE_FLAGS, ROUND_ONE, ROUND_ONE_LONG } from './plan.ts';
 
 export const RESULTS = process.env.ROUNDS_RESULTS ?? join(import.meta.dirname, 'results');
 
 interface RoundPaths {
-  committed(r: number): string;
+  committed(r: number | 'long'): string;
 }
 
 const pct = (k: number, n: number) => (n === 0 ? '–' : `${((100 * k) / n).toFixed(0)}`);
@@ -63,8 +63,9 @@ export function writeRoundsReport(p: RoundPaths, rounds: number): void {
   mkdirSync(RESULTS, { recursive: true });
   const rows: string[] = [];
   const summary: Record<string, unknown>[] = [];
-  const col = (r: number) => p.committed(r);
-  for (let r = 1; r <= rounds; r++) {
+  const col = (r: number | 'long') => p.committed(r);
+  const keys: (number | 'long')[] = [...Array.from({ length: rounds }, (_, i) => i + 1), 'long'];
+  for (const r of keys) {
     const stats = readJson<RunStats>(join(col(r), 'stats.json'));
     const config = readJson<{ config: { bareProbe?: Record<string, SamplingCounts> } }>(join(col(r), 'config.json'));
     const probe = Object.values(config?.config.bareProbe ?? {});
@@ -82,10 +83,12 @@ export function writeRoundsReport(p: RoundPaths, rounds: number): void {
       const k = sel.filter((t) => (f.noCall ? t.calls.length === 0 : t.correct)).length;
       return ci(k, sel.length);
     });
-    const lmCalls = r === 1 ? 0 : Array.from({ length: r - 1 }, (_, q) => q + 1).reduce((n, q) => n + (existsSync(join(col(q), 'kept.jsonl')) ? readJsonl<{ calls?: unknown[] }>(join(col(q), 'kept.jsonl')).reduce((m, x) => m + (x.calls?.length ?? 0), 0) : 0), 0);
+    if (r === 'long' && !existsSync(col(r))) continue;
+    const lmCalls = r === 1 || r === 'long' ? 0 : Array.from({ length: r - 1 }, (_, q) => q + 1).reduce((n, q) => n + (existsSync(join(col(q), 'kept.jsonl')) ? readJsonl<{ calls?: unknown[] }>(join(col(q), 'kept.jsonl')).reduce((m, x) => m + (x.calls?.length ?? 0), 0) : 0), 0);
     const test = (x: typeof lm) => x?.report.test.all;
     rows.push([
-      `| ${r}`,
+      `| ${r === 'long' ? '1, longer finetune' : r}`,
+      r === 'long' ? `experiment (${ROUND_ONE_LONG.arm}) seed ${ROUND_ONE_LONG.seed}, ${ROUND_ONE_LONG.steps} steps (5× longer)` :
       r === 1 ? `experiment (${ROUND_ONE.arm}) seed ${ROUND_ONE.seed}` : `D_1 + ${lmCalls} LM-written calls of rounds 1–${r - 1}`,
       probeN ? `${pct(probeK, probeN)} % (${probeK}/${probeN})` : '–',
       s ? `${s.samples}` : '–',

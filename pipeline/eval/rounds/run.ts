@@ -15,39 +15,46 @@ import { withoutHeldOutCalls, type TrainRecord } from '../experiment/arms.ts';
 import { heldOut, readJsonl, readKb, writeJsonl, PROMPTS_FILE, ROOT } from '../experiment/corpus-files.ts';
 import { heldOutSubjects, type CorpusDoc } from '../experiment/heldout.ts';
 import { armFiles, paths as experiment } from '../experiment/paths.ts';
-import { MIX, STEPS } from '../experiment/plan.ts';
+import { MIX, STEPS, runName } from '../experiment/plan.ts';
 import { copyInto, toolformer, type Step } from '../experiment/steps.ts';
 import { elementSplit } from '../tasks.ts';
-import { ANNOTATE_FLAGS, ROUNDS, ROUND_ONE } from './plan.ts';
+import { ANNOTATE_FLAGS, ROUNDS, ROUND_ONE, ROUND_ONE_LONG } from './plan.ts';
 import { RESULTS, writeRoundsReport } from './report.ts';
 
 const OUT = process.env.ROUNDS_OUT ?? join(ROOT, 'out/rounds');
 const WORK = process.env.ROUNDS_WORK ?? join(ROOT, '.cache/rounds');
+/** A round: 1, 2, 3 …, or 'long' — round 1 from the experiment's 5× longer finetune of the same arm (plan.ts). */
+type Round = number | 'long';
+const dir = (r: Round) => (r === 'long' ? 'r1-long' : `r${r}`);
+/** The experiment run a round's model and eval come from (round 1 and its long variant), else null. */
+const experimentRun = (r: Round) => (r === 'long' ? ROUND_ONE_LONG : r === 1 ? ROUND_ONE : null);
+
 export const roundPaths = {
-  model: (r: number) => join(OUT, `r${r}`, 'model'),
+  model: (r: Round) => join(OUT, dir(r), 'model'),
   /** D_1 ∪ A_1 ∪ … ∪ A_{r−1}: what M_r is finetuned on (r ≥ 2). */
-  data: (r: number) => join(OUT, `r${r}`, 'data.jsonl'),
-  ann: (r: number) => join(OUT, `r${r}`, 'annotate'),
+  data: (r: Round) => join(OUT, dir(r), 'data.jsonl'),
+  ann: (r: Round) => join(OUT, dir(r), 'annotate'),
   /** A_r: the kept calls of the round-r annotation, held-out subjects removed. */
-  kept: (r: number) => join(OUT, `r${r}`, 'kept.jsonl'),
-  eval: (r: number) => join(OUT, `r${r}`, 'eval'),
-  evalData: (r: number, which: 'lm' | 'all') => join(OUT, `r${r}`, `eval-data-${which}`),
+  kept: (r: Round) => join(OUT, dir(r), 'kept.jsonl'),
+  eval: (r: Round) => join(OUT, dir(r), 'eval'),
+  evalData: (r: Round, which: 'lm' | 'all') => join(OUT, dir(r), `eval-data-${which}`),
   /** M_r alone on the bundled sample (npm start's 30 documents). */
-  sample: (r: number) => join(OUT, `r${r}`, 'sample'),
-  work: (r: number) => join(WORK, `r${r}`),
-  committed: (r: number) => join(RESULTS, `r${r}`),
+  sample: (r: Round) => join(OUT, dir(r), 'sample'),
+  work: (r: Round) => join(WORK, dir(r)),
+  committed: (r: Round) => join(RESULTS, dir(r)),
 };
 
 const tf = (args: string[]) => toolformer(args, 'rounds');
 
-function modelStep(r: number): Step {
+function modelStep(r: Round): Step {
   const model = roundPaths.model(r);
   return {
     name: `model M_${r}`,
     done: () => existsSync(join(model, 'onnx/model.onnx')) && existsSync(join(model, 'train-record.json')),
     run: () => {
-      const fromExperiment = experiment.model(ROUND_ONE);
-      if (r === 1 && existsSync(join(fromExperiment, 'train-record.json'))) {
+      const run = experimentRun(r);
+      const fromExperiment = run ? experiment.model(run) : '';
+      if (run && existsSync(join(fromExperiment, 'train-record.json'))) {
         mkdirSync(join(model, '..'), { recursive: true });
         cpSync(fromExperiment, model + '.tmp', { recursive: true });
         renameSync(model + '.tmp', model);
@@ -63,21 +70,21 @@ function modelStep(r: number): Step {
   };
 }
 
-function annotateStep(r: number): Step {
+function annotateStep(r: Round): Step {
   const out = roundPaths.ann(r);
   return {
     name: `annotate with M_${r} (LM only, bare text)`,
     done: () => existsSync(join(out, 'stats.json')),
     run: () => {
       const resume = existsSync(join(out, 'checkpoint.json')) ? ['--resume'] : ['--overwrite'];
-      tf(['annotate', experiment.input, '--model', roundPaths.model(r), '--out', out, '--workers', '1', '--quiet', '--seed', String(r), ...ANNOTATE_FLAGS, ...resume]);
+      tf(['annotate', experiment.input, '--model', roundPaths.model(r), '--out', out, '--workers', '1', '--quiet', '--seed', String(r === 'long' ? 1 : r), ...ANNOTATE_FLAGS, ...resume]);
       copyInto(roundPaths.committed(r), [join(out, 'stats.json'), join(out, 'config.json')]);
     },
   };
 }
 
 /** The issue's must-show run: M_r alone (`--no-programmatic`) on npm start's corpus/sample.jsonl. */
-function sampleStep(r: number): Step {
+function sampleStep(r: Round): Step {
   const out = roundPaths.sample(r);
   return {
     name: `M_${r} alone on corpus/sample.jsonl`,
@@ -91,7 +98,7 @@ function sampleStep(r: number): Step {
   };
 }
 
-function keptStep(r: number): Step {
+function keptStep(r: Round): Step {
   return {
     name: `A_${r}: kept calls of round ${r}, held-out subjects removed`,
     done: () => existsSync(roundPaths.kept(r)),
@@ -117,14 +124,15 @@ function dataStep(r: number): Step {
   };
 }
 
-function evalStep(r: number): Step {
+function evalStep(r: Round): Step {
   const out = roundPaths.eval(r);
   return {
     name: `eval M_${r}`,
     done: () => existsSync(join(roundPaths.committed(r), 'trials.jsonl')),
     run: () => {
-      const fromExperiment = experiment.committed(ROUND_ONE);
-      if (r === 1 && existsSync(join(fromExperiment, 'trials.jsonl'))) {
+      const run = experimentRun(r);
+      const fromExperiment = run ? experiment.committed(run) : '';
+      if (run && existsSync(join(fromExperiment, 'trials.jsonl'))) {
         copyInto(roundPaths.committed(r), [join(fromExperiment, 'eval.json'), join(fromExperiment, 'trials.jsonl')]);
         return;
       }
@@ -138,7 +146,7 @@ function evalStep(r: number): Step {
 }
 
 /** Precision and recall of the kept calls on the hand-labelled passages: the LM's alone, and with the proposers. */
-function evalDataStep(r: number, which: 'lm' | 'all'): Step {
+function evalDataStep(r: Round, which: 'lm' | 'all'): Step {
   const out = roundPaths.evalData(r, which);
   return {
     name: `eval:data M_${r} (${which === 'lm' ? 'LM only' : 'LM + programmatic proposers'})`,
@@ -161,6 +169,10 @@ export function steps(): Step[] {
     if (r >= 2) out.push(dataStep(r));
     out.push(modelStep(r), evalStep(r), annotateStep(r), keptStep(r), sampleStep(r), evalDataStep(r, 'lm'), evalDataStep(r, 'all'));
   }
+  // What a longer finetune changes: round 1 again from the experiment's 5× longer run, once the experiment made it.
+  const long = [modelStep('long'), evalStep('long'), annotateStep('long'), sampleStep('long'), evalDataStep('long', 'lm'), evalDataStep('long', 'all')];
+  const ready = () => existsSync(join(experiment.model(ROUND_ONE_LONG), 'train-record.json')) && existsSync(join(experiment.committed(ROUND_ONE_LONG), 'trials.jsonl'));
+  out.push(...long.map((step) => ({ ...step, ready })));
   return out;
 }
 
@@ -176,10 +188,11 @@ async function main(): Promise<void> {
   if (!existsSync(experiment.input) || !existsSync(experiment.baseCorpus) || armFiles(ROUND_ONE.arm).some((f) => !existsSync(f))) {
     throw new Error(`the experiment's inputs and arm files are missing (${experiment.input}): run npm run experiment first`);
   }
-  const next = all.find((s) => !s.done());
+  const next = all.find((s) => !s.done() && (s.ready?.() ?? true));
   if (!next) {
     writeRoundsReport(roundPaths, ROUNDS);
-    console.error('[rounds] every step is done');
+    const waiting = all.filter((s) => !s.done());
+    console.error(waiting.length ? `[rounds] done for now; waiting for the experiment's ${runName(ROUND_ONE_LONG)}: ${waiting.map((s) => s.name).join('; ')} (rerun npm run rounds then)` : '[rounds] every step is done');
     process.exit(10);
   }
   const t0 = Date.now();
