@@ -8,6 +8,7 @@
   batched:  every distinct sequence once (L_a once per position), sorted by length, right-padded batches of 16.
 
   /usr/bin/python3 pipeline/bench/peer_torch.py <requests.json> <result.json>
+  /usr/bin/python3 pipeline/bench/peer_torch.py rows <rows.json> <result.json>     # the 135M-shape rows (peer_rows.py)
 
 requests.json: {"model": dir, "weights": [...], "positions": [{"noCall": {"ids": [...], "from": n},
                 "calls": [{"callOnly": {...}, "withResult": {...}}]}]}
@@ -88,4 +89,8 @@ def main():
 
 
 if __name__ == '__main__':
-    main()
+    if sys.argv[1] == 'rows':
+        from peer_rows import main as rows_main
+        rows_main(sys.argv[2], sys.argv[3])
+    else:
+        main()

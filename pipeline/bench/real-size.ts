@@ -14,6 +14,8 @@
  *
  *   npx tsx pipeline/bench/real-size.ts [--rows 16] [--length 128] [--repeats 3] [--dtypes fp32,q4f16]
  *
+ * Then the PyTorch peer row on the fp32 weights (real-size-peer.ts; left out with one line without python3-torch).
+ *
  * Writes pipeline/bench/results/real-size.json and real-size.md. The weights are N(0, 0.02²) (norms 1), so float16
  * activations stay finite; random weights change no timing.
  */
@@ -32,6 +34,7 @@ import { VARIANT_WRITERS } from '../onnx/replicas.ts';
 import { tinyChatTokenizer } from '../onnx/tiny-llama.ts';
 import { f } from './format.ts';
 import { scriptFlag } from '../io/script-flag.ts';
+import { benchRealSizePeer, realSizePeerLines } from './real-size-peer.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 export const REAL_SIZE_DIR = join(ROOT, 'out/bench/smollm2-135m-shape');
@@ -103,8 +106,34 @@ const cpuSeconds = (c0: NodeJS.CpuUsage) => {
   return (c.user + c.system) / 1e6;
 };
 
+/** The scorer's workloads: the losses read each row's last LOSS_READS positions; p_i reads PROBE_ID everywhere. */
+export const LOSS_READS = 5;
+export const PROBE_ID = 256;
+
 /** Token ids of R rows × L (within the byte tokenizer's 266 ids). */
-const rowIds = (rows: number, length: number) => Array.from({ length: rows }, (_, r) => Array.from({ length }, (_, t) => (r * 31 + t * 7) % 256));
+export const rowIds = (rows: number, length: number) => Array.from({ length: rows }, (_, r) => Array.from({ length }, (_, t) => (r * 31 + t * 7) % 256));
+
+/** A bare InferenceSession on the dtype's file, as the limit runs it (1 intra-op thread, all optimisations). */
+export const rawSession = (dtype: Dtype) =>
+  ort.InferenceSession.create(join(REAL_SIZE_DIR, 'onnx', DTYPE_FILES[dtype]), {
+    intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all',
+  });
+
+/** The raw forward's feeds for rows of equal length: no padding, an empty KV cache of the graph's own type. */
+export function rawForwardFeeds(session: ort.InferenceSession, ids: number[][]): Record<string, ort.Tensor> {
+  const [rows, length] = [ids.length, ids[0].length];
+  const feeds: Record<string, ort.Tensor> = {
+    input_ids: new ort.Tensor('int64', BigInt64Array.from(ids.flat(), BigInt), [rows, length]),
+    attention_mask: new ort.Tensor('int64', new BigInt64Array(rows * length).fill(1n), [rows, length]),
+    position_ids: new ort.Tensor('int64', BigInt64Array.from({ length: rows * length }, (_, i) => BigInt(i % length)), [rows, length]),
+  };
+  for (const meta of session.inputMetadata) {
+    if (!meta.name.startsWith('past_key_values')) continue;
+    const dims = [rows, SMOLLM2_135M.numKvHeads, 0, SMOLLM2_135M.headDim];
+    feeds[meta.name] = 'type' in meta && meta.type === 'float16' ? new ort.Tensor('float16', new Uint16Array(0), dims) : new ort.Tensor('float32', new Float32Array(0), dims);
+  }
+  return feeds;
+}
 
 async function child(kind: 'scorer' | 'limit', dtype: Dtype, rows: number, length: number, repeats: number): Promise<ChildResult> {
   const t0 = performance.now();
@@ -114,25 +143,14 @@ async function child(kind: 'scorer' | 'limit', dtype: Dtype, rows: number, lengt
   let release: () => Promise<void>;
   if (kind === 'scorer') {
     const lm = await loadModel(REAL_SIZE_DIR, { dtype });
-    const losses = ids.map((row) => ({ ids: row, from: length - 5 }));
-    const probes = ids.map((row) => ({ ids: row, probe: 256 }));
+    const losses = ids.map((row) => ({ ids: row, from: length - LOSS_READS }));
+    const probes = ids.map((row) => ({ ids: row, probe: PROBE_ID }));
     run = () => lm.score(losses);
     probe = () => lm.score(probes);
     release = () => lm.release();
   } else {
-    const session = await ort.InferenceSession.create(join(REAL_SIZE_DIR, 'onnx', DTYPE_FILES[dtype]), {
-      intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all',
-    });
-    const feeds: Record<string, ort.Tensor> = {
-      input_ids: new ort.Tensor('int64', BigInt64Array.from(ids.flat(), BigInt), [rows, length]),
-      attention_mask: new ort.Tensor('int64', new BigInt64Array(rows * length).fill(1n), [rows, length]),
-      position_ids: new ort.Tensor('int64', BigInt64Array.from({ length: rows * length }, (_, i) => BigInt(i % length)), [rows, length]),
-    };
-    for (const meta of session.inputMetadata) {
-      if (!meta.name.startsWith('past_key_values')) continue;
-      const dims = [rows, SMOLLM2_135M.numKvHeads, 0, SMOLLM2_135M.headDim];
-      feeds[meta.name] = 'type' in meta && meta.type === 'float16' ? new ort.Tensor('float16', new Uint16Array(0), dims) : new ort.Tensor('float32', new Float32Array(0), dims);
-    }
+    const session = await rawSession(dtype);
+    const feeds = rawForwardFeeds(session, ids);
     run = () => session.run(feeds, ['logits']);
     release = () => session.release();
   }
@@ -183,6 +201,8 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
       results.push({ dtype, file: `onnx/${DTYPE_FILES[dtype]}`, bytes, scorer, limit, scorerOverLimit: scorer.tokensPerSecond / limit.tokensPerSecond });
       log(`${dtype}: scorer ${f(scorer.tokensPerSecond)} tok/s, limit ${f(limit.tokensPerSecond)} tok/s, peak RSS scoring ${f(scorer.peakRunMiB)} MiB`);
     }
+    const peer = benchRealSizePeer(rows, length, repeats, log);
+    if (!peer.installed) log(`PyTorch peer left out: ${peer.reason}`);
     const result = {
       date: new Date().toISOString(),
       machine: 'shared 2-core VM, Node 20, onnxruntime-node 1.30, 1 intra-op thread; rates from process CPU time',
@@ -190,6 +210,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
       rows, length, repeats,
       minutes: (performance.now() - started) / 60000,
       results,
+      peer,
     };
     mkdirSync(OUT, { recursive: true });
     writeFileSync(join(OUT, 'real-size.json'), JSON.stringify(result, null, 2) + '\n');
@@ -207,6 +228,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
         `${f(r.scorer.peakRunMiB)} MiB (${f(r.scorer.peakRunMiB / mib(r.bytes), 2)}) | ${f(r.scorer.peakLoadMiB)} MiB (${f(r.scorer.peakLoadMiB / mib(r.bytes), 2)}) | ${f(r.scorer.loadSeconds, 1)} |`,
       ),
       '',
+      ...realSizePeerLines(peer, results.map((r) => ({ dtype: r.dtype, losses: r.scorer.tokensPerSecond, probe: r.scorer.probeTokensPerSecond ?? NaN, limit: r.limit.tokensPerSecond }))),
     ].join('\n');
     writeFileSync(join(OUT, 'real-size.md'), md);
     console.log(md);
