@@ -59,6 +59,9 @@ export function ensureAnnotateModelDir(): void {
   writeFileSync(join(ANNOTATE_MODEL_DIR, 'config.json'), JSON.stringify(config, null, 2) + '\n');
 }
 
+/** VmHWM, MiB (Linux). */
+const peakRssMiB = () => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? NaN) / 1024;
+
 type Stage = 'probe' | 'positions' | 'sampling' | 'scoring' | 'control';
 const cpu = (c0: NodeJS.CpuUsage) => {
   const c = process.cpuUsage(c0);
@@ -100,6 +103,7 @@ async function profileAnnotate(docs: number, log: (...x: unknown[]) => void): Pr
   parts.progress = (step) => (stage = step.stage);
   log(`sampling probe (${config.samplingGate?.minSamples ?? 0} samples per tool)`);
   if (config.samplingGate && config.lmProposals) config.samplingProbe = await probeSampling(parts, config);
+  const peakRssAfterProbeMiB = peakRssMiB();
   stage = 'positions';
   log(`annotate: the first ${docs} documents of corpus/sample.jsonl`);
   const outDir = join(ROOT, 'out/bench/real-size-annotate');
@@ -112,7 +116,8 @@ async function profileAnnotate(docs: number, log: (...x: unknown[]) => void): Pr
     docs: stats.docsRead,
     cpuSeconds, wallSeconds: (performance.now() - t0) / 1000, loadCpuSeconds,
     otherCpuSeconds: cpuSeconds - loadCpuSeconds - inLm,
-    peakRssMiB: Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? NaN) / 1024,
+    peakRssMiB: peakRssMiB(),
+    peakRssAfterProbeMiB,
     stages: costs,
     samplingProbe: config.samplingProbe ?? {},
     stats,

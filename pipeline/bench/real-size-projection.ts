@@ -37,6 +37,8 @@ export interface AnnotateProfile {
   otherCpuSeconds: number;
   /** The process's peak resident set (VmHWM), MiB (absent in results written before it was recorded). */
   peakRssMiB?: number;
+  /** The same once the sampling probe is done (before the first document). */
+  peakRssAfterProbeMiB?: number;
   stages: Record<'probe' | 'positions' | 'sampling' | 'scoring' | 'control', StageCost>;
   samplingProbe: Record<string, { samples: number; parsed: number }>;
   stats: RunStats;
@@ -123,7 +125,7 @@ export function projectionLines(r: { date: string; command: string; profile: Ann
   return [
     `Measured by \`${r.command}\` (${r.date.slice(0, 10)}): \`npm start\`'s annotate (the CLI's defaults) of the first ${p.docs} documents of`,
     `corpus/sample.jsonl, one process, the fp32 SmolLM2-135M-shape model (random weights, the bundled tokenizer), onnxruntime-node with`,
-    `1 intra-op thread; process CPU time on the shared 2-core machine (wall ${f(p.wallSeconds)} s for ${f(p.cpuSeconds)} CPU s${p.peakRssMiB === undefined ? '' : `; peak RSS ${f(p.peakRssMiB)} MiB`}).`,
+    `1 intra-op thread; process CPU time on the shared 2-core machine (wall ${f(p.wallSeconds)} s for ${f(p.cpuSeconds)} CPU s${p.peakRssMiB === undefined ? '' : `; peak RSS ${f(p.peakRssMiB)} MiB, ${f(p.peakRssAfterProbeMiB ?? NaN)} MiB by the end of the probe`}).`,
     '',
     '| Stage | CPU s | Share | LM calls | Sequences (rows; samples) | Tokens (rows × length; samples × (prompt + max new)) | Tokens / CPU s | |',
     '|---|---|---|---|---|---|---|---|',
