@@ -3,7 +3,8 @@
  * defaults: every tool, the sampling probe, the control), on the first --docs documents, with the fp32
  * SmolLM2-135M-shape model of real-size.ts, in one process, the LM's time split by stage:
  *
- *   probe      the sampling probe before the run (its p_i and lm.sample, 100 calls per tool; once per run)
+ *   probe      the probes before the run (annotate-command.ts runProbes: the bare-text probe, which decides
+ *              --lm-context auto, then the sampling probe of 100 samples per tool; their p_i and samples; once per run)
  *   positions  p_i over each document under each tool's prompt (lm.score with a probe id)
  *   sampling   LM-proposed calls at the selected positions (lm.sample)
  *   scoring    L_a / L_b / L_c of every executed call (lm.score, no probe)
@@ -26,8 +27,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ScoreRequest, SampleOptions } from '../core/lm/lm.ts';
 import type { StageProgress } from '../core/stages/stages.ts';
-import { probeSampling } from '../core/sampling/sampling-probe.ts';
-import { configFromFlags } from '../node/annotate-command.ts';
+import { configFromFlags, runProbes } from '../node/annotate-command.ts';
 import { runAnnotate } from '../node/annotate-run.ts';
 import { loadModel } from '../node/load-model.ts';
 import { createNodeParts } from '../node/parts.ts';
@@ -70,7 +70,8 @@ const cpu = (c0: NodeJS.CpuUsage) => {
 
 /** One process: load, probe, annotate the first `docs` documents; the LM's CPU and wall seconds by stage. */
 async function profileAnnotate(docs: number, log: (...x: unknown[]) => void): Promise<AnnotateProfile> {
-  // What `npm start` passes: the CLI's defaults (pipeline/node/cli.ts) — seed 0, batches of 16, 4 concurrent tools.
+  // What `npm start` passes: the CLI's defaults (pipeline/node/cli.ts) — seed 0, batches of 16, 4 concurrent tools,
+  // --lm-context auto (undefined below), the search budget's default.
   const config = configFromFlags({ seed: 0, batchSize: 16, concurrency: 4, lmProposals: true, out: '' } as Parameters<typeof configFromFlags>[0]);
   const c0 = process.cpuUsage();
   const t0 = performance.now();
@@ -101,8 +102,8 @@ async function profileAnnotate(docs: number, log: (...x: unknown[]) => void): Pr
     timed(stage === 'probe' ? 'probe' : 'sampling', options.n, options.n * (prompt.length + options.maxNewTokens), () => sample(prompt, options));
   const { parts } = await createNodeParts(lm, config);
   parts.progress = (step) => (stage = step.stage);
-  log(`sampling probe (${config.samplingGate?.minSamples ?? 0} samples per tool)`);
-  if (config.samplingGate && config.lmProposals) config.samplingProbe = await probeSampling(parts, config);
+  log('the probes before the run (bare-text, then sampling), as annotate runs them');
+  await runProbes(parts, config, undefined, (line) => log(line));
   const peakRssAfterProbeMiB = peakRssMiB();
   stage = 'positions';
   log(`annotate: the first ${docs} documents of corpus/sample.jsonl`);
@@ -120,6 +121,8 @@ async function profileAnnotate(docs: number, log: (...x: unknown[]) => void): Pr
     peakRssAfterProbeMiB,
     stages: costs,
     samplingProbe: config.samplingProbe ?? {},
+    lmContext: config.lmContext,
+    bareProbe: config.bareProbe,
     stats,
   };
 }

@@ -18,7 +18,7 @@ import { loadModel } from '../node/load-model.ts';
 import { scriptFlag } from '../io/script-flag.ts';
 import { f } from './format.ts';
 import { peerEnv, torchAvailable } from './peer.ts';
-import { LOSS_READS, PROBE_ID, rawForwardFeeds, rawSession, REAL_SIZE_DIR, rowIds } from './real-size.ts';
+import { LOSS_READS, PROBE_ID, rawForwardFeeds, rawSession, REAL_SIZE_DIR, rowIds } from './real-size-shape.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const PYTHON = process.env.TOOLFORMER_PYTHON ?? '/usr/bin/python3';

@@ -11,7 +11,7 @@
  *   control    seconds per control check × start.json's checks (kept + below_control)
  *   sampling   none in start.json (its probe closed sampling for every tool); the line shows what it would add
  *              if a trained 135M model kept it open at the bundled run's LM positions: positions.lm × m samples
- *   probe, load  once per run (the probe: 100 samples per tool; `npm start`'s two workers each load the model)
+ *   probes, load once per run (the bare-text and sampling probes; `npm start`'s two workers each load the model)
  *   other      the rest of the CPU time (tokenizing, tools, files), per document
  *
  * Wall time: `npm start` runs one worker per core (2 here), so the per-document work divides by 2 on an idle
@@ -41,6 +41,9 @@ export interface AnnotateProfile {
   peakRssAfterProbeMiB?: number;
   stages: Record<'probe' | 'positions' | 'sampling' | 'scoring' | 'control', StageCost>;
   samplingProbe: Record<string, { samples: number; parsed: number }>;
+  /** The context the bare-text probe chose, and its counts (absent in results from before that probe). */
+  lmContext?: string;
+  bareProbe?: Record<string, { samples: number; parsed: number }>;
   stats: RunStats;
 }
 
@@ -76,7 +79,7 @@ const M = 5; // PAPER_DEFAULTS.m
 
 export function projectStart(p: AnnotateProfile, start: StartRecord, meanCharsRatio = 1): Projection {
   const s = p.stages;
-  const probeSamples = sum(Object.values(p.samplingProbe).map((c) => c.samples));
+  const probeSamples = sum([...Object.values(p.samplingProbe), ...Object.values(p.bareProbe ?? {})].map((c) => c.samples));
   const perSequence = s.scoring.cpuSeconds / Math.max(1, s.scoring.sequences);
   const units = {
     perPair: s.positions.cpuSeconds / Math.max(1, pairs(p.stats)),
@@ -111,6 +114,10 @@ export function projectStart(p: AnnotateProfile, start: StartRecord, meanCharsRa
   };
 }
 
+const counts = (c: Record<string, { samples: number; parsed: number }>) => Object.entries(c).map(([t, n]) => `${t} ${n.parsed}/${n.samples}`).join(', ');
+const probeCounts = (p: AnnotateProfile) =>
+  [p.bareProbe && `bare-text ${counts(p.bareProbe)} (context: ${p.lmContext})`, Object.keys(p.samplingProbe).length > 0 && `sampling ${counts(p.samplingProbe)}`].filter(Boolean).join('; ') || 'none run';
+
 const dur = (s: number) => (s < 120 ? `${f(s)} s` : s < 7200 ? `${f(s / 60, 1)} min` : `${f(s / 3600, 1)} h`);
 
 /** The markdown of real-size-annotate.md: the measured split and the projection. */
@@ -130,9 +137,9 @@ export function projectionLines(r: { date: string; command: string; profile: Ann
     '| Stage | CPU s | Share | LM calls | Sequences (rows; samples) | Tokens (rows × length; samples × (prompt + max new)) | Tokens / CPU s | |',
     '|---|---|---|---|---|---|---|---|',
     `| load | ${f(p.loadCpuSeconds, 1)} | ${f((100 * p.loadCpuSeconds) / p.cpuSeconds)} % | | | | | once per process |`,
-    row('sampling probe', s.probe, `once per run; ${Object.entries(p.samplingProbe).map(([t, c]) => `${t} ${c.parsed}/${c.samples}`).join(', ')} parsed`, false),
+    row('probes', s.probe, `once per run; parsed: ${probeCounts(p)}`, false),
     row('positions (p_i)', s.positions, `${f(pairs(p.stats))} (document, tool) pairs`),
-    row('sampling', s.sampling, 'LM-proposed calls (the probe closed it)', false),
+    row('sampling', s.sampling, s.sampling.calls === 0 ? 'LM-proposed calls: none (the probes closed sampling)' : 'LM-proposed calls', false),
     row('scoring (L_a, L_b, L_c)', s.scoring, `${f(scored(p.stats))} calls scored`),
     row('control', s.control, `${f(checks(p.stats))} calls checked`),
     `| other (tokenizing, tools, files) | ${f(p.otherCpuSeconds, 1)} | ${f((100 * p.otherCpuSeconds) / p.cpuSeconds)} % | | | | | |`,
@@ -144,7 +151,7 @@ export function projectionLines(r: { date: string; command: string; profile: Ann
     '| Stage | Unit cost (CPU s) | × count | CPU s, 30 documents | Share |',
     '|---|---|---|---|---|',
     `| load (2 workers) | ${f(p.loadCpuSeconds, 1)} | × 2 | ${f(q.start.load)} | ${share(q.start.load)} |`,
-    `| sampling probe | | once | ${f(q.start.probe)} | ${share(q.start.probe)} |`,
+    `| probes | | once | ${f(q.start.probe)} | ${share(q.start.probe)} |`,
     `| positions (p_i) | ${f(q.units.perPair, 2)} per pair | × ${f(q.counts.pairs)} × ${f(q.counts.meanCharsRatio, 2)} | ${f(q.start.positions)} | ${share(q.start.positions)} |`,
     `| scoring | ${f(q.units.perScoredCall, 3)} per call | × ${f(q.counts.scored)} | ${f(q.start.scoring)} | ${share(q.start.scoring)} |`,
     `| control | ${f(q.units.perCheck, 3)} per check | × ${f(q.counts.checks)} | ${f(q.start.control)} | ${share(q.start.control)} |`,
@@ -153,9 +160,9 @@ export function projectionLines(r: { date: string; command: string; profile: Ann
     '',
     `- **\`npm start\` (30 documents) with a 135M model: about ${dur(q.startWallSeconds)}** on this 2-core machine when idle (${dur(q.startCpuSeconds)} of CPU over 2 workers;`,
     `  the bundled 8 MB model takes ${f(q.bundledStartSeconds)} s). **1,000 documents: about ${dur(q.thousandWallSeconds)}** (${dur(q.thousandCpuSeconds)} of CPU).`,
-    `- Where the time goes: scoring ${share(q.start.scoring)}, positions ${share(q.start.positions)}, the probe ${share(q.start.probe)}, control ${share(q.start.control)}, the rest ${share(q.start.load + q.start.other)}.`,
-    `- Sampling: off in both runs (the probe closes it when almost no sample parses). A trained model that keeps it open would add`,
-    `  up to ${dur(q.samplingIfOpenCpuSeconds)} of CPU to the 30 documents (${f(q.units.perSample, 3)} s per sample, measured in the probe, × ${f(q.counts.lmPositions)} LM positions × m = ${M}).`,
+    `- Where the time goes: scoring ${share(q.start.scoring)}, positions ${share(q.start.positions)}, the probes ${share(q.start.probe)}, control ${share(q.start.control)}, the rest ${share(q.start.load + q.start.other)}.`,
+    `- Sampling: ${s.sampling.calls === 0 ? 'off here' : `${f(s.sampling.sequences)} samples here`}, and off in start.json's run (the probe closes it when almost no sample parses). A trained model that keeps it open would add`,
+    `  up to ${dur(q.samplingIfOpenCpuSeconds)} of CPU to the 30 documents (${f(q.units.perSample, 3)} s per sample, measured in the probes, × ${f(q.counts.lmPositions)} LM positions × m = ${M}).`,
     '',
   ];
 }

@@ -23,11 +23,10 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import * as ort from 'onnxruntime-node';
 import { DTYPE_FILES, type Dtype } from '../core/lm/dtypes.ts';
 import { loadModel } from '../node/load-model.ts';
 import { exportLlama } from '../onnx/export-llama.ts';
-import { llamaWeightShapes, type LlamaConfig } from '../onnx/llama-weights.ts';
+import { llamaWeightShapes } from '../onnx/llama-weights.ts';
 import { foldWeightTransposes } from '../onnx/optimum-layout.ts';
 import { mulberry32 } from '../onnx/random.ts';
 import { VARIANT_WRITERS } from '../onnx/replicas.ts';
@@ -35,27 +34,12 @@ import { tinyChatTokenizer } from '../onnx/tiny-llama.ts';
 import { f } from './format.ts';
 import { scriptFlag } from '../io/script-flag.ts';
 import { benchRealSizePeer, realSizePeerLines } from './real-size-peer.ts';
+import { LOSS_READS, PROBE_ID, rawForwardFeeds, rawSession, REAL_SIZE_DIR, rowIds, SMOLLM2_135M } from './real-size-shape.ts';
+
+export { REAL_SIZE_DIR, SMOLLM2_135M };
 
 const ROOT = resolve(import.meta.dirname, '../..');
-export const REAL_SIZE_DIR = join(ROOT, 'out/bench/smollm2-135m-shape');
 const OUT = join(ROOT, 'pipeline/bench/results');
-
-/** SmolLM2-135M's config.json, shape for shape. */
-export const SMOLLM2_135M: LlamaConfig = {
-  modelType: 'llama',
-  vocabSize: 49152,
-  hiddenSize: 576,
-  intermediateSize: 1536,
-  numLayers: 30,
-  numHeads: 9,
-  numKvHeads: 3,
-  headDim: 64,
-  maxPositions: 8192,
-  rmsNormEps: 1e-5,
-  ropeTheta: 100000,
-  attentionBias: false,
-  tieWordEmbeddings: true,
-};
 
 /** Writes the fp32 model (and the other dtypes' files) once; same code → same files. */
 export async function ensureRealSizeModel(dtypes: readonly Dtype[], log: (...x: unknown[]) => void): Promise<void> {
@@ -105,35 +89,6 @@ const cpuSeconds = (c0: NodeJS.CpuUsage) => {
   const c = process.cpuUsage(c0);
   return (c.user + c.system) / 1e6;
 };
-
-/** The scorer's workloads: the losses read each row's last LOSS_READS positions; p_i reads PROBE_ID everywhere. */
-export const LOSS_READS = 5;
-export const PROBE_ID = 256;
-
-/** Token ids of R rows × L (within the byte tokenizer's 266 ids). */
-export const rowIds = (rows: number, length: number) => Array.from({ length: rows }, (_, r) => Array.from({ length }, (_, t) => (r * 31 + t * 7) % 256));
-
-/** A bare InferenceSession on the dtype's file, as the limit runs it (1 intra-op thread, all optimisations). */
-export const rawSession = (dtype: Dtype) =>
-  ort.InferenceSession.create(join(REAL_SIZE_DIR, 'onnx', DTYPE_FILES[dtype]), {
-    intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all',
-  });
-
-/** The raw forward's feeds for rows of equal length: no padding, an empty KV cache of the graph's own type. */
-export function rawForwardFeeds(session: ort.InferenceSession, ids: number[][]): Record<string, ort.Tensor> {
-  const [rows, length] = [ids.length, ids[0].length];
-  const feeds: Record<string, ort.Tensor> = {
-    input_ids: new ort.Tensor('int64', BigInt64Array.from(ids.flat(), BigInt), [rows, length]),
-    attention_mask: new ort.Tensor('int64', new BigInt64Array(rows * length).fill(1n), [rows, length]),
-    position_ids: new ort.Tensor('int64', BigInt64Array.from({ length: rows * length }, (_, i) => BigInt(i % length)), [rows, length]),
-  };
-  for (const meta of session.inputMetadata) {
-    if (!meta.name.startsWith('past_key_values')) continue;
-    const dims = [rows, SMOLLM2_135M.numKvHeads, 0, SMOLLM2_135M.headDim];
-    feeds[meta.name] = 'type' in meta && meta.type === 'float16' ? new ort.Tensor('float16', new Uint16Array(0), dims) : new ort.Tensor('float32', new Float32Array(0), dims);
-  }
-  return feeds;
-}
 
 async function child(kind: 'scorer' | 'limit', dtype: Dtype, rows: number, length: number, repeats: number): Promise<ChildResult> {
   const t0 = performance.now();

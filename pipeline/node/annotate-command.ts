@@ -5,6 +5,7 @@ import { SingleBar } from 'cli-progress';
 import { type AnnotateConfig, type ToolThresholds, defaultConfig, validateConfig } from '../core/config.ts';
 import { TOOL_NAMES, TOOL_SPECS } from '../core/tools/registry.ts';
 import type { RunStats } from '../core/stats.ts';
+import type { PipelineParts } from '../core/stages/work.ts';
 import { resolveModel, type Dtype } from './hf-cache.ts';
 import { isCorpusFormat } from './corpus-formats/index.ts';
 import { digestInputs } from './input-digest.ts';
@@ -240,21 +241,7 @@ async function annotateWith(
   const [{ runAnnotate }, { createNodeParts }] = await Promise.all([import('./annotate-run.ts'), import('./parts.ts')]);
   const parts = await createNodeParts(lm, config, mcp ? [...TOOL_SPECS, ...mcp.specs] : undefined);
   // Before anything is written: the probes' counts are part of the run's config (config.json, the queue's run id).
-  const [{ probeBare, probeSampling }, { probeNotices }, { chooseLmContext, lmContextNotice }] = await Promise.all([
-    import('../core/sampling/sampling-probe.ts'),
-    import('../core/sampling/sampling-gate.ts'),
-    import('../core/sampling/lm-context.ts'),
-  ]);
-  // The bare-text probe decides `auto`; with `bare` forced it is still run and recorded (does the model write calls?).
-  if (flags.lmContext !== 'prompt' && config.lmProposals) {
-    config.bareProbe = await probeBare(parts.parts, config);
-    if ((flags.lmContext ?? 'auto') === 'auto') config.lmContext = chooseLmContext(config.bareProbe);
-    console.log(lmContextNotice(config.lmContext, config.bareProbe));
-  }
-  if (config.lmContext === 'prompt' && config.samplingGate && config.lmProposals) {
-    config.samplingProbe = await probeSampling(parts.parts, config);
-    for (const line of probeNotices(config.samplingProbe, config.samplingGate)) console.log(line); // information, not an error: stdout
-  }
+  await runProbes(parts.parts, config, flags.lmContext, (line) => console.log(line)); // information, not an error: stdout
   const meta = {
     model: resolved.cache ? `${resolved.cache.id}@${resolved.cache.revision}` : relative(process.cwd(), resolve(flags.model)) || '.',
     ...(flags.dtype && flags.dtype !== 'fp32' ? { modelDtype: flags.dtype } : {}),
@@ -301,6 +288,29 @@ async function annotateWith(
     }
   }
   return stats;
+}
+
+/**
+ * The probes before a run, into `config` (what `npm start` does before its first document; the real-size bench
+ * times the same call): the bare-text probe decides `--lm-context auto` (with `bare` forced it is still run and
+ * recorded: does the model write calls?); with the prompt context, the sampling probe decides the sampling gate.
+ * `notice` gets their one-line summaries.
+ */
+export async function runProbes(parts: PipelineParts, config: AnnotateConfig, lmContext: AnnotateFlags['lmContext'], notice: (line: string) => void): Promise<void> {
+  const [{ probeBare, probeSampling }, { probeNotices }, { chooseLmContext, lmContextNotice }] = await Promise.all([
+    import('../core/sampling/sampling-probe.ts'),
+    import('../core/sampling/sampling-gate.ts'),
+    import('../core/sampling/lm-context.ts'),
+  ]);
+  if (lmContext !== 'prompt' && config.lmProposals) {
+    config.bareProbe = await probeBare(parts, config);
+    if ((lmContext ?? 'auto') === 'auto') config.lmContext = chooseLmContext(config.bareProbe);
+    notice(lmContextNotice(config.lmContext, config.bareProbe));
+  }
+  if (config.lmContext === 'prompt' && config.samplingGate && config.lmProposals) {
+    config.samplingProbe = await probeSampling(parts, config);
+    for (const line of probeNotices(config.samplingProbe, config.samplingGate)) notice(line);
+  }
 }
 
 /** `--export parquet,chat`: checked before the run starts, so a typo does not cost a run. */
