@@ -11,7 +11,8 @@
  *   control    seconds per control check × start.json's checks (kept + below_control)
  *   sampling   none in start.json (its probe closed sampling for every tool); the line shows what it would add
  *              if a trained 135M model kept it open at the bundled run's LM positions: positions.lm × m samples
- *   probes, load once per run (the bare-text and sampling probes; `npm start`'s two workers each load the model)
+ *   probes, load once per run (the bare-text and sampling probes, in the parent; the parent and each of
+ *              `npm start`'s two workers load the model)
  *   other      the rest of the CPU time (tokenizing, tools, files), per document
  *
  * Wall time: `npm start` runs one worker per core (2 here), so the per-document work divides by 2 on an idle
@@ -92,7 +93,7 @@ export function projectStart(p: AnnotateProfile, start: StartRecord, meanCharsRa
   const docs = start.stats.docsRead;
   const counts = { docs, pairs: pairs(start.stats), scored: scored(start.stats), checks: checks(start.stats), lmPositions: lmPositions(start.stats), meanCharsRatio };
   const projected = {
-    load: p.loadCpuSeconds * WORKERS,
+    load: p.loadCpuSeconds * (WORKERS + 1), // the parent (it runs the probes) and each worker load the model
     probe: s.probe.cpuSeconds,
     positions: units.perPair * counts.pairs * meanCharsRatio,
     scoring: units.perScoredCall * counts.scored,
@@ -150,7 +151,7 @@ export function projectionLines(r: { date: string; command: string; profile: Ann
     '',
     '| Stage | Unit cost (CPU s) | × count | CPU s, 30 documents | Share |',
     '|---|---|---|---|---|',
-    `| load (2 workers) | ${f(p.loadCpuSeconds, 1)} | × 2 | ${f(q.start.load)} | ${share(q.start.load)} |`,
+    `| load (the parent and ${WORKERS} workers) | ${f(p.loadCpuSeconds, 1)} | × ${WORKERS + 1} | ${f(q.start.load)} | ${share(q.start.load)} |`,
     `| probes | | once | ${f(q.start.probe)} | ${share(q.start.probe)} |`,
     `| positions (p_i) | ${f(q.units.perPair, 2)} per pair | × ${f(q.counts.pairs)} × ${f(q.counts.meanCharsRatio, 2)} | ${f(q.start.positions)} | ${share(q.start.positions)} |`,
     `| scoring | ${f(q.units.perScoredCall, 3)} per call | × ${f(q.counts.scored)} | ${f(q.start.scoring)} | ${share(q.start.scoring)} |`,
