@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../core/config.ts';
 import type { CausalLM } from '../core/lm/lm.ts';
 import { createPipelineParts } from '../core/stages/parts.ts';
-import { paperPrompt } from '../core/sampling/prompts.ts';
+import { adderTool } from '../core/testing/adder-tool.ts';
 import { type RunStats } from '../core/stats.ts';
 import { FakeLM } from '../core/testing/fake-lm.ts';
 import type { ToolSpec } from '../core/tools/spec.ts';
@@ -21,24 +21,12 @@ import { adversarialText } from './testing/adversarial-doc.ts';
 
 const head = 'The total of 12 and 30 is 42. ';
 
-/** Adds two numbers; proposed before every " 42" that follows "12 and 30 is". */
-const adder: ToolSpec = {
-  name: 'Add',
-  description: 'adds',
-  parameters: { type: 'object', properties: { sum: { type: 'string', maxLength: 20, pattern: '^[0-9 +]+$' } }, required: ['sum'], additionalProperties: false },
-  argument: { syntax: 'raw', property: 'sum' },
-  create: () => ({
-    run: async (input) => {
-      const m = /^(\d+) \+ (\d+)$/.exec(input);
-      return m ? { ok: true, value: String(Number(m[1]) + Number(m[2])) } : { ok: false, error: 'not a sum' };
-    },
-  }),
-  prompt: paperPrompt('Add', 'Add numbers.', { input: '1 and 2 make 3', output: '1 and 2 make [Add(1 + 2)] 3' }),
-  thresholds: { tauS: 1, tauF: 0.5, k: 0, m: 0 },
+/** The adder test tool, proposed before every " 42" that follows "12 and 30 is". */
+const adder: ToolSpec = adderTool({
   positions: (text) => [...text.matchAll(/ 42/g)].map((m) => m.index),
   propose: (prefix) => (prefix.endsWith('12 and 30 is') ? ['12 + 30'] : []),
   leaks: () => null,
-};
+});
 
 /** A FakeLM that predicts "42" after "is " once it has seen "-> 42]", with every token it is handed counted. */
 function countingLM() {

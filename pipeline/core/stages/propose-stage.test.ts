@@ -4,7 +4,7 @@ import { defaultConfig, type AnnotateConfig } from '../config.ts';
 import type { Doc } from '../document.ts';
 import type { SampleOptions } from '../lm/lm.ts';
 import { chooseLmContext } from '../sampling/lm-context.ts';
-import { paperPrompt } from '../sampling/prompts.ts';
+import { adderTool } from '../testing/adder-tool.ts';
 import { FakeLM } from '../testing/fake-lm.ts';
 import type { ToolSpec } from '../tools/spec.ts';
 import { createPipelineParts } from './parts.ts';
@@ -14,19 +14,9 @@ const text = 'We had 40 and then 2 more, so the total is 42 today.';
 const at = text.indexOf(' 42');
 const CALL = 'Add(40 + 2)]';
 
-/** A tool that adds two numbers; `name` lets two tools share the LM's positions. */
-const adder = (name: string): ToolSpec => ({
+/** The adder test tool; `name` lets two tools share the LM's positions. */
+const adder = (name: string): ToolSpec => adderTool({
   name,
-  description: 'adds',
-  parameters: { type: 'object', properties: { sum: { type: 'string', maxLength: 20, pattern: '^[0-9 +]+$' } }, required: ['sum'], additionalProperties: false },
-  argument: { syntax: 'raw', property: 'sum' },
-  create: () => ({
-    run: async (input) => {
-      const m = /^(\d+) \+ (\d+)$/.exec(input);
-      return m ? { ok: true, value: String(Number(m[1]) + Number(m[2])) } : { ok: false, error: 'not a sum' };
-    },
-  }),
-  prompt: paperPrompt(name, 'Add numbers.', { input: '1 and 2 make 3', output: '1 and 2 make [Add(1 + 2)] 3' }),
   thresholds: { tauS: 0.5, tauF: 0.5, k: 1, m: 2 },
   positions: () => [text.indexOf(' 2 more')],
   propose: () => ['40 + 2'],

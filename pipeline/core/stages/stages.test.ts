@@ -2,30 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../config.ts';
 import type { Doc } from '../document.ts';
 import { createPipelineParts } from './parts.ts';
-import { paperPrompt } from '../sampling/prompts.ts';
 import { type PipelineParts, type StageProgress, annotate, spread } from './stages.ts';
+import { adderTool } from '../testing/adder-tool.ts';
 import { FakeLM } from '../testing/fake-lm.ts';
 import type { ToolSpec } from '../tools/spec.ts';
 
-/** A calculator-like tool that adds two numbers, and fails on anything else; its schema allows digits, "+", spaces. */
-const adder = (proposals: string[]): ToolSpec => ({
-  name: 'Add',
-  description: 'adds',
-  parameters: {
-    type: 'object',
-    properties: { sum: { type: 'string', maxLength: 20, pattern: '^[0-9 +]+$' } },
-    required: ['sum'],
-    additionalProperties: false,
-  },
-  argument: { syntax: 'raw', property: 'sum' },
-  create: () => ({
-    run: async (input) => {
-      const m = /^(\d+) \+ (\d+)$/.exec(input);
-      return m ? { ok: true, value: String(Number(m[1]) + Number(m[2])) } : { ok: false, error: 'not a sum' };
-    },
-  }),
-  prompt: paperPrompt('Add', 'Add numbers.', { input: '1 and 2 make 3', output: '1 and 2 make [Add(1 + 2)] 3' }),
-  thresholds: { tauS: 1, tauF: 0.5, k: 0, m: 0 },
+/** The adder test tool, proposed (with `proposals`) right before " 42". */
+const adder = (proposals: string[]): ToolSpec => adderTool({
   positions: () => [at],
   propose: (prefix) => (prefix === text.slice(0, at) ? proposals : []),
   leaks: (input, prefix) => (input.split(/\D+/).every((n) => prefix.includes(n)) ? null : 'number not in prefix'),

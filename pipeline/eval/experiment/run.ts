@@ -1,5 +1,5 @@
 /**
- * `npm run experiment` (run.sh loops `tsx run.ts next` until every step is done): the issue-20 experiment, one step
+ * `npm run experiment` (pipeline/eval/steps-loop.sh loops `tsx run.ts next` until every step is done): the issue-20 experiment, one step
  * per process so that a stop anywhere loses at most the step in flight, and a code change is picked up at the next
  * step. Every step skips when its output exists; annotate and finetune resume from their checkpoints; every file is
  * written whole (write-then-rename, or the tools' own checkpointed writers).

@@ -1,5 +1,5 @@
 /**
- * `npm run rounds` (run.sh loops `tsx run.ts next`): the self-supervision rounds of plan.ts, one step per process,
+ * `npm run rounds` (pipeline/eval/steps-loop.sh loops `tsx run.ts next`): the self-supervision rounds of plan.ts, one step per process,
  * each skipped when its output exists, annotate and finetune resumed from their checkpoints.
  *
  *   tsx pipeline/eval/rounds/run.ts next | status | report
