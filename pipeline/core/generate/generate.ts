@@ -89,100 +89,105 @@ export async function generate(lm: CausalLM, executor: ToolExecutor | null, prom
   const room = lm.maxLength - 1;
   if (head.length > room) throw new Error(`generate: the prompt has ${promptIds.length} tokens; the model accepts at most ${room - (head.length - promptIds.length)}`);
   const state = await lm.openDecoder(head);
-  const generated: number[] = [];
-  const calls: GeneratedCall[] = [];
-  // Decoded text of the continuation, tracked incrementally (the prompt's tail as context, as the sampler does).
-  const textOf = continuationDecoder(lm, head);
-  let emitted = '';
-  const emit = (kind: GeneratedPiece['kind']): void => {
-    const now = textOf(generated);
-    if (now.length > emitted.length) options.onText?.({ kind, text: now.slice(emitted.length) });
-    emitted = now;
-  };
-  const full = () => state.length >= lm.maxLength;
-  let stopped: Generation['stopped'] = 'max_tokens';
+  // The cache is freed when the generation ends, however it ends (a WebGPU cache is GPU buffers).
+  try {
+    const generated: number[] = [];
+    const calls: GeneratedCall[] = [];
+    // Decoded text of the continuation, tracked incrementally (the prompt's tail as context, as the sampler does).
+    const textOf = continuationDecoder(lm, head);
+    let emitted = '';
+    const emit = (kind: GeneratedPiece['kind']): void => {
+      const now = textOf(generated);
+      if (now.length > emitted.length) options.onText?.({ kind, text: now.slice(emitted.length) });
+      emitted = now;
+    };
+    const full = () => state.length >= lm.maxLength;
+    let stopped: Generation['stopped'] = 'max_tokens';
 
-  const next = (allowOpen: boolean, forceGreedy = false): number => {
-    const logits = state.logits;
-    if (!allowOpen) logits[open] = -Infinity;
-    else if (inTopK(logits, open, topK)) return open;
-    return pickToken(logits, forceGreedy ? 0 : temperature, 0, rng);
-  };
+    const next = (allowOpen: boolean, forceGreedy = false): number => {
+      const logits = state.logits;
+      if (!allowOpen) logits[open] = -Infinity;
+      else if (inTopK(logits, open, topK)) return open;
+      return pickToken(logits, forceGreedy ? 0 : temperature, 0, rng);
+    };
 
-  while (generated.length < maxNew) {
-    if (options.signal?.aborted) {
-      stopped = 'aborted';
-      break;
-    }
-    if (full()) {
-      stopped = 'context';
-      break;
-    }
-    const canCall = tools && calls.length < maxCalls;
-    const token = next(canCall);
-    if (eos !== undefined && token === eos) {
-      stopped = 'eos';
-      break;
-    }
-    generated.push(token);
-    await state.feed([token]);
-    if (token !== open) {
-      emit('text');
-      continue;
-    }
-    // A call: greedy until "->" (or "]" / a length cap / the context's end abandons it).
-    const before = generated.length;
-    let raw = '';
-    let outcome: 'arrow' | 'closed' | 'long' | 'context' = 'long';
-    for (let i = 0; i < maxCallTokens && generated.length < maxNew; i++) {
+    while (generated.length < maxNew) {
+      if (options.signal?.aborted) {
+        stopped = 'aborted';
+        break;
+      }
       if (full()) {
-        outcome = 'context';
+        stopped = 'context';
         break;
       }
-      const t = next(false, true);
-      generated.push(t);
-      await state.feed([t]);
-      raw = textOf(generated.slice(before));
-      if (raw.includes('->')) {
-        outcome = 'arrow';
+      const canCall = tools && calls.length < maxCalls;
+      const token = next(canCall);
+      if (eos !== undefined && token === eos) {
+        stopped = 'eos';
         break;
       }
-      if (/(^|[^\\])\]/.test(raw)) {
-        outcome = 'closed';
-        break;
+      generated.push(token);
+      await state.feed([token]);
+      if (token !== open) {
+        emit('text');
+        continue;
       }
+      // A call: greedy until "->" (or "]" / a length cap / the context's end abandons it).
+      const before = generated.length;
+      let raw = '';
+      let outcome: 'arrow' | 'closed' | 'long' | 'context' = 'long';
+      for (let i = 0; i < maxCallTokens && generated.length < maxNew; i++) {
+        if (full()) {
+          outcome = 'context';
+          break;
+        }
+        const t = next(false, true);
+        generated.push(t);
+        await state.feed([t]);
+        raw = textOf(generated.slice(before));
+        if (raw.includes('->')) {
+          outcome = 'arrow';
+          break;
+        }
+        if (/(^|[^\\])\]/.test(raw)) {
+          outcome = 'closed';
+          break;
+        }
+      }
+      emit('call');
+      if (outcome !== 'arrow') {
+        const parsed = parseCall(raw.replace(/\]\s*$/, ''));
+        calls.push({ tool: parsed.ok ? parsed.call.tool : '', input: parsed.ok ? parsed.call.input : '', raw,
+          error: outcome === 'closed' ? 'closed without "->"' : 'no "->" before the length limit' });
+        continue;
+      }
+      const callText = raw.slice(0, raw.indexOf('->')).trim();
+      const parsed = parseCall(callText);
+      const record: GeneratedCall = { tool: parsed.ok ? parsed.call.tool : '', input: parsed.ok ? parsed.call.input : '', raw: callText };
+      let inserted = '';
+      if (!parsed.ok) record.error = `parse_error: ${parsed.error}`;
+      else {
+        const r = await executor!.execute({ tool: parsed.call.tool, input: parsed.call.input }, doc);
+        if (r.ok) {
+          record.result = r.value;
+          inserted = escapeCallText(r.value);
+        } else record.error = r.error;
+      }
+      calls.push(record);
+      // e(c, r): " <result>]" as the model would have written it; e(c, ε) when nothing came back.
+      const ids = lm.encode(inserted === '' ? ' ]' : ` ${inserted}]`);
+      const fit = ids.slice(0, Math.max(0, lm.maxLength - state.length));
+      if (fit.length > 0) {
+        generated.push(...fit);
+        await state.feed(fit);
+      }
+      emit('result');
     }
-    emit('call');
-    if (outcome !== 'arrow') {
-      const parsed = parseCall(raw.replace(/\]\s*$/, ''));
-      calls.push({ tool: parsed.ok ? parsed.call.tool : '', input: parsed.ok ? parsed.call.input : '', raw,
-        error: outcome === 'closed' ? 'closed without "->"' : 'no "->" before the length limit' });
-      continue;
-    }
-    const callText = raw.slice(0, raw.indexOf('->')).trim();
-    const parsed = parseCall(callText);
-    const record: GeneratedCall = { tool: parsed.ok ? parsed.call.tool : '', input: parsed.ok ? parsed.call.input : '', raw: callText };
-    let inserted = '';
-    if (!parsed.ok) record.error = `parse_error: ${parsed.error}`;
-    else {
-      const r = await executor!.execute({ tool: parsed.call.tool, input: parsed.call.input }, doc);
-      if (r.ok) {
-        record.result = r.value;
-        inserted = escapeCallText(r.value);
-      } else record.error = r.error;
-    }
-    calls.push(record);
-    // e(c, r): " <result>]" as the model would have written it; e(c, ε) when nothing came back.
-    const ids = lm.encode(inserted === '' ? ' ]' : ` ${inserted}]`);
-    const fit = ids.slice(0, Math.max(0, lm.maxLength - state.length));
-    if (fit.length > 0) {
-      generated.push(...fit);
-      await state.feed(fit);
-    }
-    emit('result');
+    const text = textOf(generated);
+    return { prompt, text, calls, answerText: stripCalls(text), tokens: generated.length, stopped };
+  } finally {
+    state.release?.();
   }
-  const text = textOf(generated);
-  return { prompt, text, calls, answerText: stripCalls(text), tokens: generated.length, stopped };
 }
 
 /** The token id of `text`, which must be one token (" [" is one in GPT-2-style BPEs). */

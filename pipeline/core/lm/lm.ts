@@ -47,6 +47,8 @@ export interface DecodeState {
   readonly length: number;
   /** Append tokens; throws past the model's maxLength. */
   feed(ids: readonly number[]): Promise<void>;
+  /** Frees the cache now (a WebGPU cache holds GPU buffers the garbage collector does not free); feed() then throws. */
+  release?(): void;
 }
 
 export interface ScoreRequest {

@@ -5,16 +5,29 @@
  *
  * sample(): prefill the prompt once (batch 1), copy its cache to the n rows, then a batched decode loop (finished rows
  * leave the batch), one seeded random stream per row, temperature, top-k, stop string checked on the decoded text.
+ *
+ * With the cache on the device (DecoderGraph.cacheOnDevice: WebGPU, gpu-buffer outputs) each step's present.* GPU
+ * buffers are fed back as they are and the cache they replace is disposed; only sample()'s row changes (copying the
+ * prompt's cache to n rows, dropping finished rows) bring a cache down to host memory, and openDecoder's states free
+ * theirs on release().
  */
 import { floatRows } from './ort-graph-io.ts';
 import type { CausalLM, DecodeState, Sample, SampleOptions } from './lm.ts';
 import type { DecoderGraph } from './ort-graph.ts';
-import { type OrtTensor, selectRows, tileRows, toInt64 } from './ort-runtime.ts';
+import { disposeOnDevice, onDevice, type OrtTensor, selectRows, tileRows, toHost, toInt64 } from './ort-runtime.ts';
 import { mulberry32 } from '../../onnx/random.ts';
 import { pickToken, rowSeeds } from './token-math.ts';
 import { continuationDecoder } from './tokens.ts';
 
+/** Decoding forward passes so far, and how many of them returned their cache on the device (gpu-buffer). */
+export interface CacheStats {
+  forwards: number;
+  onDevice: number;
+}
+
 export class OrtDecoder {
+  readonly stats: CacheStats = { forwards: 0, onDevice: 0 };
+
   /** @param tokenizer the model's decode (continuations are decoded with prompt context, tokens.ts) */
   constructor(
     private readonly graph: DecoderGraph,
@@ -44,48 +57,64 @@ export class OrtDecoder {
 
     // Prefill the prompt once (batch 1), then copy its cache to the n rows.
     const L = prompt.length;
-    const prefill = await this.graph.forward(toInt64(prompt), 1, L, null, true, 0, undefined, 1);
-    let past = this.graph.presentNames().map((name) => tileRows(this.graph.ort, prefill[name], n));
-    const V = prefill.logits.dims[2];
-    // [V] logits of the token after the prompt, shared by all rows for the first step.
-    const kept = prefill.logits.dims[1]; // L, or 1 under num_logits_to_keep
-    const firstRow = floatRows(prefill.logits).subarray((kept - 1) * V, kept * V);
-    let rowLogits: Float32Array[] = Array.from({ length: n }, () => firstRow);
-    let active = Array.from({ length: n }, (_, i) => i); // sample index of each batch row
-    const eosTokenIds = this.graph.spec.eosTokenIds;
+    const prefill = this.count(await this.graph.forward(toInt64(prompt), 1, L, null, true, 0, undefined, 1));
+    const ort = this.graph.ort;
+    // n > 1 rows: the prompt's cache is tiled in host memory (a device cache is copied down once, here).
+    let past = await Promise.all(this.graph.presentNames().map(async (name) => (n === 1 ? prefill[name] : tileRows(ort, await toHost(ort, prefill[name]), n))));
+    try {
+      const V = prefill.logits.dims[2];
+      // [V] logits of the token after the prompt, shared by all rows for the first step.
+      const kept = prefill.logits.dims[1]; // L, or 1 under num_logits_to_keep
+      const firstRow = floatRows(prefill.logits).subarray((kept - 1) * V, kept * V);
+      let rowLogits: Float32Array[] = Array.from({ length: n }, () => firstRow);
+      let active = Array.from({ length: n }, (_, i) => i); // sample index of each batch row
+      const eosTokenIds = this.graph.spec.eosTokenIds;
 
-    for (let step = 0; step < steps && active.length > 0; step++) {
-      const next: number[] = [];
-      const keep: number[] = []; // positions within `active` that continue
-      active.forEach((row, j) => {
-        const token = pickToken(rowLogits[j], temperature, topK, rngs[row]);
-        if (eosTokenIds.includes(token)) {
-          samples[row].text = continuation(generated[row]);
-          return;
+      for (let step = 0; step < steps && active.length > 0; step++) {
+        const next: number[] = [];
+        const keep: number[] = []; // positions within `active` that continue
+        active.forEach((row, j) => {
+          const token = pickToken(rowLogits[j], temperature, topK, rngs[row]);
+          if (eosTokenIds.includes(token)) {
+            samples[row].text = continuation(generated[row]);
+            return;
+          }
+          generated[row].push(token);
+          const text = continuation(generated[row]);
+          const at = stop === '' ? -1 : text.indexOf(stop);
+          if (at >= 0) {
+            samples[row] = { text: text.slice(0, at), stopped: true };
+            return;
+          }
+          samples[row].text = text;
+          keep.push(j);
+          next.push(token);
+        });
+        if (keep.length === 0 || step === steps - 1) break;
+        if (keep.length < active.length) {
+          past = await Promise.all(past.map(async (t) => selectRows(ort, await toHost(ort, t), keep)));
         }
-        generated[row].push(token);
-        const text = continuation(generated[row]);
-        const at = stop === '' ? -1 : text.indexOf(stop);
-        if (at >= 0) {
-          samples[row] = { text: text.slice(0, at), stopped: true };
-          return;
-        }
-        samples[row].text = text;
-        keep.push(j);
-        next.push(token);
-      });
-      if (keep.length === 0 || step === steps - 1) break;
-      if (keep.length < active.length) past = past.map((t) => selectRows(this.graph.ort, t, keep));
-      active = keep.map((j) => active[j]);
+        active = keep.map((j) => active[j]);
 
-      const m = active.length;
-      const P = L + step; // tokens already in the cache
-      const out = await this.graph.forward(toInt64(next), m, 1, past, true, P, undefined, 1);
-      past = this.graph.presentNames().map((name) => out[name] as OrtTensor);
-      const data = floatRows(out.logits); // [m, 1, V]
-      rowLogits = active.map((_, j) => data.subarray(j * V, (j + 1) * V));
+        const m = active.length;
+        const P = L + step; // tokens already in the cache
+        const out = this.count(await this.graph.forward(toInt64(next), m, 1, past, true, P, undefined, 1));
+        disposeOnDevice(past);
+        past = this.graph.presentNames().map((name) => out[name] as OrtTensor);
+        const data = floatRows(out.logits); // [m, 1, V]
+        rowLogits = active.map((_, j) => data.subarray(j * V, (j + 1) * V));
+      }
+    } finally {
+      disposeOnDevice(past);
     }
     return samples;
+  }
+
+  /** Counts a decoding run's outputs in `stats`. */
+  private count(out: Record<string, OrtTensor>): Record<string, OrtTensor> {
+    this.stats.forwards++;
+    if (onDevice(out['present.0.key'])) this.stats.onDevice++;
+    return out;
   }
 
   /** `CausalLM.openDecoder`: batch 1; each feed(ids) is one forward pass of ids.length tokens over the cache. */
@@ -96,6 +125,7 @@ export class OrtDecoder {
     const maxLength = graph.spec.maxLength;
     let past: OrtTensor[] | null = null;
     let length = 0;
+    let released = false;
     const state = {
       logits: new Float32Array(0),
       get length() {
@@ -103,17 +133,24 @@ export class OrtDecoder {
       },
       feed: async (ids: readonly number[]): Promise<void> => {
         if (ids.length === 0) return;
+        if (released) throw new Error('openDecoder: this state was released');
         graph.checkIds(ids, 'openDecoder: fed tokens');
         if (length + ids.length > maxLength) {
           throw new Error(`openDecoder: ${length + ids.length} tokens; the model accepts at most ${maxLength}`);
         }
-        const out = await graph.forward(toInt64(ids), 1, ids.length, past, true, length, undefined, 1);
+        const out = this.count(await graph.forward(toInt64(ids), 1, ids.length, past, true, length, undefined, 1));
+        disposeOnDevice(past);
         past = graph.presentNames().map((name) => out[name] as OrtTensor);
         length += ids.length;
         const V = out.logits.dims[2];
         // A copy of the last row of logits [1, ids.length, V] (callers may mask it in place).
         const kept = out.logits.dims[1]; // ids.length, or 1 under num_logits_to_keep
         state.logits = floatRows(out.logits).slice((kept - 1) * V, kept * V);
+      },
+      release: () => {
+        disposeOnDevice(past);
+        past = null;
+        released = true;
       },
     };
     await state.feed(prompt);

@@ -8,6 +8,13 @@ import type { DecoderSpec } from './ort-decoder-spec.ts';
 import type { DecoderIO } from './ort-graph-io.ts';
 import type { OrtModule, OrtSession, OrtTensor } from './ort-runtime.ts';
 
+/** The cache outputs in feed order: present.0.key, present.0.value, present.1.key, … (2 × numLayers names). */
+export function presentNames(numLayers: number): string[] {
+  const names: string[] = [];
+  for (let i = 0; i < numLayers; i++) names.push(`present.${i}.key`, `present.${i}.value`);
+  return names;
+}
+
 export class DecoderGraph {
   /** The one-session graph's own scoring inputs (logprob-graph.ts keepDecoderOutputs), fed empty when decoding. */
   readonly hasScoringInputs: boolean;
@@ -16,6 +23,8 @@ export class DecoderGraph {
    * @param session the decoder session, already checked against `spec` (ort-decoder-spec.ts checkSession)
    * @param io the cache and logits types and optional inputs, read from the session (ort-graph-io.ts)
    * @param vocabSize config.json's `vocab_size`; ids at or above it are refused (undefined: not checked)
+   * @param cacheOnDevice the session returns present.* as GPU buffers (OrtCausalLMOptions.cacheLocation "gpu-buffer"):
+   *   the decoder feeds them back as they are and disposes each replaced cache
    */
   constructor(
     readonly ort: OrtModule,
@@ -23,6 +32,7 @@ export class DecoderGraph {
     readonly spec: DecoderSpec,
     readonly io: DecoderIO,
     readonly vocabSize: number | undefined,
+    readonly cacheOnDevice = false,
   ) {
     this.hasScoringInputs = session.inputNames.includes('score_rows');
   }
@@ -43,9 +53,7 @@ export class DecoderGraph {
 
   /** The cache outputs in feed order: present.0.key, present.0.value, present.1.key, … (2 × numLayers names). */
   presentNames(): string[] {
-    const names: string[] = [];
-    for (let i = 0; i < this.spec.numLayers; i++) names.push(`present.${i}.key`, `present.${i}.value`);
-    return names;
+    return presentNames(this.spec.numLayers);
   }
 
   /**

@@ -16,8 +16,8 @@ import { Tokenizer } from '@huggingface/tokenizers';
 import { buildLogProbGatherOnnx, buildScoringDecoderOnnx } from '../../onnx/logprob-graph.ts';
 import type { CausalLM, DecodeState, Sample, SampleOptions, ScoreRequest, ScoreResult } from './lm.ts';
 import { checkSession, decoderSpecFromConfig, type DecoderSpec } from './ort-decoder-spec.ts';
-import { OrtDecoder } from './ort-decoder.ts';
-import { DecoderGraph } from './ort-graph.ts';
+import { type CacheStats, OrtDecoder } from './ort-decoder.ts';
+import { DecoderGraph, presentNames } from './ort-graph.ts';
 import { readDecoderIO } from './ort-graph-io.ts';
 import type { OrtModule, OrtSession } from './ort-runtime.ts';
 import { OrtScorer, type ScoreBatchShape } from './ort-scorer.ts';
@@ -48,6 +48,13 @@ export interface OrtCausalLMOptions {
   tokenizerConfig?: Record<string, unknown>;
   /** Passed to `InferenceSession.create` for both sessions (threads, execution providers, optimisation level). */
   sessionOptions?: Record<string, unknown>;
+  /**
+   * Where the decoder keeps its KV cache between steps. "gpu-buffer" (pass it only with the WebGPU execution
+   * provider) asks the session for present.{i}.key|value as GPU buffers (sessionOptions.preferredOutputLocation) and
+   * feeds them straight back as past_key_values, as Transformers.js does on WebGPU: no round trip through JavaScript
+   * per token; each replaced cache is disposed. @default "cpu"
+   */
+  cacheLocation?: 'cpu' | 'gpu-buffer';
   /** Most sequences per forward pass in score(). @default 16 */
   maxBatchRows?: number;
   /** Most padded tokens (rows × longest row) per forward pass in score(). @default 4096 */
@@ -106,13 +113,18 @@ export class OrtCausalLM implements CausalLM {
     const tokenizer = labelled('tokenizer.json', () => new Tokenizer(options.tokenizer, options.tokenizerConfig ?? {}));
     const file = options.file ?? 'onnx/model.onnx';
     const mode = options.logProbs ?? 'head';
+    const cacheOnDevice = options.cacheLocation === 'gpu-buffer';
+    // The decoder session's options: the cache outputs stay on the device when asked (the gather session has none).
+    const decoderOptions = cacheOnDevice
+      ? { ...options.sessionOptions, preferredOutputLocation: Object.fromEntries(presentNames(spec.numLayers).map((n) => [n, 'gpu-buffer'])) }
+      : options.sessionOptions;
     // "head": ONE session whose graph both decodes and scores (buildScoringDecoderOnnx keepDecoderOutputs), so the
     // weights are held once. A graph this rewrite does not understand loads as it is, on the "graph" path.
     const combined =
       mode === 'head' ? tryOrNull(() => buildScoringDecoderOnnx(options.model, { keepDecoderOutputs: true, weightsFile: options.weightsFile })) : null;
-    let session = combined ? await ort.InferenceSession.create(combined, options.sessionOptions).catch(() => null) : null;
+    let session = combined ? await ort.InferenceSession.create(combined, decoderOptions).catch(() => null) : null;
     const scoring = session !== null;
-    session ??= await ort.InferenceSession.create(options.model, options.sessionOptions).catch((error: unknown) => {
+    session ??= await ort.InferenceSession.create(options.model, decoderOptions).catch((error: unknown) => {
       throw new Error(`${file}: ${error instanceof Error ? error.message : String(error)}`);
     });
     let io;
@@ -126,7 +138,7 @@ export class OrtCausalLM implements CausalLM {
     const gather = await ort.InferenceSession.create(buildLogProbGatherOnnx(io.logitsType), options.sessionOptions);
     const vocabSize = typeof options.config.vocab_size === 'number' ? options.config.vocab_size : undefined;
     const bosId = bosTokenId(options.config, options.tokenizerConfig);
-    const graph = new DecoderGraph(ort, session, spec, io, vocabSize);
+    const graph = new DecoderGraph(ort, session, spec, io, vocabSize, cacheOnDevice);
     // Full logits come back for every token forwarded — except with the in-graph head, which bounds the rows read.
     const logitsRows = vocabSize ? Math.max(1, Math.floor(MAX_LOGITS_BYTES / 4 / vocabSize)) : Infinity;
     const limits = (withHead: boolean) => ({
@@ -150,6 +162,11 @@ export class OrtCausalLM implements CausalLM {
       return make(new OrtScorer(graph, { head: null, gather: null, ...limits(false) }));
     }
     return make(new OrtScorer(graph, { head: null, gather, ...limits(false) }));
+  }
+
+  /** Decoding runs so far (sample, openDecoder) and how many kept their KV cache on the device. */
+  get cacheStats(): Readonly<CacheStats> {
+    return this.decoder.stats;
   }
 
   /** Cache and logits types and optional inputs, read from the session (ort-graph-io.ts). */

@@ -6,7 +6,14 @@
 export interface OrtTensor {
   readonly type: string;
   readonly dims: readonly number[];
+  /** The host data; throws for a tensor that lives on a device (`location` "gpu-buffer"). */
   readonly data: unknown;
+  /** "cpu", or "gpu-buffer" for an output a WebGPU session keeps on the device (preferredOutputLocation). */
+  readonly location?: string;
+  /** Copies a device tensor's data to the host; `releaseData` frees the device buffer after the copy. */
+  getData?(releaseData?: boolean): Promise<unknown>;
+  /** Frees the tensor's data (a device tensor's GPU buffer). */
+  dispose?(): void;
 }
 
 export interface OrtValueMetadata {
@@ -36,6 +43,22 @@ export interface OrtModule {
     new (type: 'int64', data: BigInt64Array, dims: readonly number[]): OrtTensor;
     new (type: 'bool', data: Uint8Array, dims: readonly number[]): OrtTensor;
   };
+}
+
+/** Whether `t` lives on a device (a WebGPU gpu-buffer output) rather than in host memory. */
+export const onDevice = (t: OrtTensor): boolean => t.location !== undefined && t.location !== 'cpu';
+
+/** Frees the device buffers among `tensors` (host tensors are left to the garbage collector). */
+export function disposeOnDevice(tensors: readonly OrtTensor[] | null): void {
+  for (const t of tensors ?? []) if (onDevice(t)) t.dispose?.();
+}
+
+/** `t` in host memory: a device tensor is copied down and its GPU buffer freed; a host tensor is returned as is. */
+export async function toHost(ort: OrtModule, t: OrtTensor): Promise<OrtTensor> {
+  if (!onDevice(t)) return t;
+  if (!t.getData) throw new Error(`a ${t.location} tensor without getData()`);
+  const data = (await t.getData(true)) as FloatData;
+  return floatTensor(ort, t, data, t.dims);
 }
 
 export const toInt64 = (ids: readonly number[]) => BigInt64Array.from(ids, (id) => BigInt(id));
