@@ -4,15 +4,19 @@
  *                               (software) one, e.g. SwiftShader; webgpu takes even a software adapter)
  *   ?model=default|tiny-random  (a directory under /models/)
  *   ?infer-model=<dir>         the Inference panel's model (default toolformer)
- *   ?dtype=fp32|fp16|q8|q4      (which onnx/ file: model.onnx, model_fp16.onnx, model_quantized.onnx, model_q4.onnx)
+ *   ?dtype=fp32|fp16|q8|int8|uint8|q4|q4f16|bnb4   (which onnx/ file, as Transformers.js names them: model.onnx,
+ *                               model_fp16.onnx, model_quantized.onnx, …; also the first choice for a folder opened from disk)
  *   ?threads=N                  at most N WASM threads (default: up to 4 when cross-origin isolated)
  *   explorer settings: see initialState in ui/explorer/state.ts
+ * A model folder opened from disk (ui/model-picker.ts) replaces the page's model: the explorer scores again on it and
+ * the Inference panel generates with it.
  */
 import { isDtype, type Dtype } from '../../pipeline/core/lm/dtypes.ts';
 import type { BackendPreference } from './backend.ts';
 import { isCancelled, ModelClient } from './model-client.ts';
 import { initialState, mountExplorer, type ToolInfo } from './ui/explorer/mount.ts';
 import { mountInference } from './ui/inference.ts';
+import { mountModelPicker, type OpenedFolder } from './ui/model-picker.ts';
 import { mountRunViewer } from './ui/run-viewer.ts';
 import { mountWorkedExample } from './ui/worked-example.ts';
 
@@ -20,7 +24,8 @@ const params = new URLSearchParams(location.search);
 const prefer = (['auto', 'webgpu', 'wasm'].includes(params.get('backend') ?? '') ? params.get('backend') : 'auto') as BackendPreference;
 const model = /^[\w-]+$/.test(params.get('model') ?? '') ? (params.get('model') as string) : 'default';
 
-const dtype: Dtype = isDtype(params.get('dtype')) ? (params.get('dtype') as Dtype) : 'fp32';
+const wantedDtype: Dtype | null = isDtype(params.get('dtype')) ? (params.get('dtype') as Dtype) : null;
+const dtype: Dtype = wantedDtype ?? 'fp32';
 
 const threads = Number(params.get('threads')) || undefined;
 
@@ -33,24 +38,28 @@ const client = new ModelClient();
 let toolsReady: (tools: ToolInfo[]) => void = () => {};
 let toolsFailed: (e: unknown) => void = () => {};
 const toolsPromise = new Promise<ToolInfo[]>((resolve, reject) => { toolsReady = resolve; toolsFailed = reject; });
-mountExplorer($('#explorer'), client, toolsPromise, initialState(params));
+const explorer = mountExplorer($('#explorer'), client, toolsPromise, initialState(params));
 const inferModel = /^[\w-]+$/.test(params.get('infer-model') ?? '') ? (params.get('infer-model') as string) : 'toolformer';
-mountInference($('#inference'), client, toolsPromise, inferModel);
+const inference = mountInference($('#inference'), client, toolsPromise, inferModel);
 const progress = $('#load-progress') as HTMLProgressElement;
 const status = $('[data-testid="load-status"]');
 
 type Loaded = Awaited<ReturnType<typeof client.request<'load'>>>;
 
+/** The page's model as the header names it: "default", or "disk:<folder>" once a folder was opened. */
+let modelName = model;
+
 function showLoaded(loaded: Loaded, what: string): void {
   progress.hidden = true;
   $('[data-testid="backend"]').textContent = `backend: ${loaded.choice.backend}`;
+  $('[data-testid="dtype"]').textContent = `dtype: ${loaded.dtype} (${loaded.file})`;
   $('[data-testid="backend-reason"]').textContent = loaded.choice.reason;
   status.textContent = `model ${loaded.modelId} ${what} in ${(loaded.loadMs / 1000).toFixed(1)} s`;
 }
 
 // Cancel (a panel's Cancel button) restarts the worker, which loads the model again: say so while it does.
 client.onRestart = (reload) => {
-  status.textContent = `job cancelled; reloading model "${model}"…`;
+  status.textContent = `job cancelled; reloading model "${modelName}"…`;
   progress.hidden = false;
   reload.then((loaded) => showLoaded(loaded, 'reloaded after cancel'), (e: unknown) => {
     if (isCancelled(e)) return; // cancelled again while reloading: the next reload reports
@@ -58,16 +67,47 @@ client.onRestart = (reload) => {
   });
 };
 
+function showProgress(stage: string, done: number, total: number): void {
+  progress.max = total || 1;
+  progress.value = done;
+  status.textContent = stage.endsWith('.onnx')
+    ? `loading ${stage}: ${(done / 1e6).toFixed(1)} of ${(total / 1e6).toFixed(1)} MB`
+    : `loading: ${stage}…`;
+}
+
+function showFailed(e: unknown): void {
+  status.textContent = `model failed to load: ${e instanceof Error ? e.message : String(e)}`;
+  status.classList.add('error');
+  document.body.dataset.ready = 'error';
+}
+
+/** A folder from disk becomes the page's model (a fresh worker); the explorer re-scores and Inference uses it. */
+async function openFolder(folder: OpenedFolder): Promise<void> {
+  modelName = `disk:${folder.name}`;
+  progress.hidden = false;
+  status.classList.remove('error');
+  status.textContent = `loading model "${modelName}" (${folder.dtype})…`;
+  document.body.dataset.ready = 'loading';
+  const loaded = await client.replaceModel({ source: { kind: 'files', name: folder.name, files: folder.files }, prefer, dtype: folder.dtype, threads }, showProgress);
+  showLoaded(loaded, 'ready');
+  document.body.dataset.ready = 'true';
+  document.body.dataset.model = loaded.modelId;
+  toolsReady(loaded.tools); // when the folder replaced the first load before it finished
+  inference.useModel(loaded.modelId, null);
+  explorer.rerun();
+  (globalThis as { toolformer?: unknown }).toolformer = { client, loaded };
+}
+
+mountModelPicker($('#model-picker'), wantedDtype, (folder) => {
+  openFolder(folder).catch((e: unknown) => {
+    if (!isCancelled(e)) showFailed(e);
+  });
+});
+
 async function start(): Promise<void> {
   progress.hidden = false;
   status.textContent = `loading model "${model}"…`;
-  const loaded = await client.request('load', { modelUrl: new URL(`./models/${model}/`, location.href).href, prefer, dtype, threads }, (stage, done, total) => {
-    progress.max = total || 1;
-    progress.value = done;
-    status.textContent = stage.endsWith('.onnx')
-      ? `loading ${stage}: ${(done / 1e6).toFixed(1)} of ${(total / 1e6).toFixed(1)} MB`
-      : `loading: ${stage}…`;
-  });
+  const loaded = await client.request('load', { source: { kind: 'url', url: new URL(`./models/${model}/`, location.href).href }, prefer, dtype, threads }, showProgress);
   showLoaded(loaded, 'ready');
   document.body.dataset.ready = 'true';
   toolsReady(loaded.tools);
@@ -76,8 +116,8 @@ async function start(): Promise<void> {
 }
 
 start().catch((e: unknown) => {
-  status.textContent = `model failed to load: ${e instanceof Error ? e.message : String(e)}`;
-  status.classList.add('error');
-  document.body.dataset.ready = 'error';
+  // A folder opened while the first model loads replaces it (its load is cancelled): that is no failure.
+  if (isCancelled(e)) return;
+  showFailed(e);
   toolsFailed(e);
 });

@@ -68,6 +68,18 @@ export class ModelClient {
     return reload;
   }
 
+  /**
+   * Load another model as the page's: in a fresh worker (the old model's memory goes with the old worker, and the
+   * worker's tools are rebuilt over the new model). Every pending request is cancelled, as by `cancel()`; the new
+   * load becomes the one `cancel()` repeats.
+   */
+  replaceModel(body: Body<'load'>, progress?: Progress): Promise<ResultOf['load']> {
+    this.worker.terminate();
+    this.rejectAll(new CancelledError());
+    this.worker = this.spawn();
+    return this.request('load', body, progress);
+  }
+
   private rejectAll(error: Error): void {
     const pending = [...this.pending.values()];
     this.pending.clear();

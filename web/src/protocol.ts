@@ -4,21 +4,28 @@
  * `result` or `error` with the same id.
  */
 import type { Dtype } from '../../pipeline/core/lm/dtypes.ts';
+import type { ScoreRequest } from '../../pipeline/core/lm/lm.ts';
 import type { BackendChoice, BackendPreference } from './backend.ts';
+import type { ModelSourceSpec } from './model-source.ts';
 import type { Analysis, AnalyzeParams, GoldenCase, GoldenResult, BenchResult } from './analysis-types.ts';
 
 export type Request =
-  | { id: number; type: 'load'; modelUrl: string; prefer: BackendPreference; dtype?: Dtype; threads?: number }
+  /** `source`: the page's /models/<name>/ by URL, or a folder opened from disk (model-source.ts). */
+  | { id: number; type: 'load'; source: ModelSourceSpec; prefer: BackendPreference; dtype?: Dtype; threads?: number }
   | { id: number; type: 'analyze'; params: AnalyzeParams }
   | { id: number; type: 'golden'; cases: GoldenCase[] }
   | { id: number; type: 'bench'; batch: number; length: number; repeats: number }
   | { id: number; type: 'generate'; params: GenerateParams }
-  /** Only lm.score on the bench rows, timed per call (the browser bench brackets it with process CPU readings). */
-  | { id: number; type: 'benchScore'; batch: number; length: number; repeats: number };
+  /**
+   * Only lm.score on the bench rows (bench-rows.ts, or `rows` as given: pipeline/bench/real-size.ts sends its own),
+   * timed per call (the browser bench brackets it with process CPU readings).
+   */
+  | { id: number; type: 'benchScore'; batch: number; length: number; repeats: number; rows?: ScoreRequest[] };
 
 /** The Inference panel's request: generate with live tools (pipeline/core/generate/generate.ts) on `modelUrl`'s model. */
 export interface GenerateParams {
-  modelUrl: string;
+  /** A model folder on the page's origin, or null for the page's own model (the one loaded, from disk too). */
+  modelUrl: string | null;
   prompt: string;
   tools: boolean;
   topK: number;
@@ -34,10 +41,12 @@ export interface GenerateResult {
   backend: string;
   modelId: string;
   ms: number;
+  /** The generation's decoder forward passes, and how many kept the KV cache on the GPU (WebGPU gpu-buffer). */
+  cache?: { forwards: number; onDevice: number };
 }
 
 export interface ResultOf {
-  load: { choice: BackendChoice; modelId: string; loadMs: number; tools: { name: string; description: string; examples: { text: string; at: number; input: string }[] }[] };
+  load: { choice: BackendChoice; modelId: string; dtype: Dtype; file: string; loadMs: number; tools: { name: string; description: string; examples: { text: string; at: number; input: string }[] }[] };
   analyze: Analysis;
   golden: GoldenResult[];
   bench: BenchResult;

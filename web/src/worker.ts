@@ -18,6 +18,7 @@ import { chooseBackend, fallbackToWasm, type BackendChoice, type BackendEnv } fr
 import { browserParts, type BrowserParts } from './browser-parts.ts';
 import { benchRows, scoreThroughput, scoreTimes } from './bench-rows.ts';
 import { scoreGolden } from './golden.ts';
+import { openSource, type ExternalDataEntry, type ModelSource } from './model-source.ts';
 import { loadOrt, sessionOptions, type Ort } from './ort-web.ts';
 import type { GenerateParams, GenerateResult, Reply, Request } from './protocol.ts';
 import { rawForwardThroughput } from './raw-forward.ts';
@@ -29,10 +30,11 @@ interface Loaded {
   ort: Ort;
   choice: BackendChoice;
   lm: CausalLM;
-  /** The ONNX file's URL (the bench re-fetches it: the tab keeps no copy of the weights in JavaScript). */
-  modelFileUrl: string;
-  externalData: ExternalData;
-  modelId: string;
+  /** Where the model came from; the bench reads its ONNX file again (the tab keeps no copy of the weights in JavaScript). */
+  source: ModelSource;
+  /** The ONNX file's path in the folder ("onnx/model_q4f16.onnx") and its external data. */
+  file: string;
+  externalData: ExternalDataEntry[];
 }
 let loaded: Loaded | null = null;
 let parts: Promise<BrowserParts> | null = null;
@@ -44,46 +46,13 @@ function env(): BackendEnv {
   return { gpu: nav.gpu, crossOriginIsolated: self.crossOriginIsolated, hardwareConcurrency: nav.hardwareConcurrency };
 }
 
-/** GET a same-origin file, reporting progress by Content-Length. */
-async function fetchBytes(url: string, onProgress?: (done: number, total: number) => void): Promise<Uint8Array> {
-  const res = await fetch(url);
-  if (!res.ok || !res.body) throw new Error(`GET ${url}: HTTP ${res.status}`);
-  // A static server's SPA fallback answers a missing file with index.html.
-  if (res.headers.get('Content-Type')?.startsWith('text/html')) throw new Error(`GET ${url}: not found (got HTML)`);
-  const total = Number(res.headers.get('Content-Length')) || 0;
-  const parts: Uint8Array[] = [];
-  let done = 0;
-  const reader = res.body.getReader();
-  for (;;) {
-    const { value, done: end } = await reader.read();
-    if (end) break;
-    parts.push(value);
-    done += value.length;
-    onProgress?.(done, total || done);
-  }
-  const out = new Uint8Array(done);
-  let o = 0;
-  for (const p of parts) { out.set(p, o); o += p.length; }
-  return out;
-}
-
-const fetchJson = async (url: string, optional = false): Promise<Record<string, unknown> | undefined> => {
-  try {
-    return JSON.parse(new TextDecoder().decode(await fetchBytes(url)));
-  } catch (e) {
-    if (optional) return undefined;
-    throw e;
-  }
-};
-
-/** ORT-web's `externalData`: each `<file>_data` by URL, which onnxruntime-web fetches into its own memory. */
-type ExternalData = { path: string; data: string | Uint8Array }[];
-
-async function createLM(ort: Ort, id: string, bytes: Uint8Array, files: Record<string, Record<string, unknown> | undefined>, choice: BackendChoice, file: string, externalData: ExternalData) {
+async function createLM(ort: Ort, id: string, bytes: Uint8Array, files: Record<string, Record<string, unknown> | undefined>, choice: BackendChoice, file: string, externalData: ExternalDataEntry[]) {
   return OrtCausalLM.create(ort as unknown as OrtModule, {
     id,
     model: bytes,
     file: `onnx/${file}`,
+    // WebGPU: the KV cache stays on the device between decoding steps (present.* as gpu-buffer outputs).
+    cacheLocation: choice.backend === 'webgpu' ? 'gpu-buffer' : 'cpu',
     // The one-session scoring graph references the weights in `bytes` itself, passed again as external data
     // under the file's own name: ONNX Runtime copies them once, and no re-encoded copy of the model is made.
     weightsFile: file,
@@ -105,32 +74,34 @@ async function load(req: Extract<Request, { type: 'load' }>) {
     choice = { ...choice, threads: req.threads, reason: `${choice.reason} (threads set to ${req.threads})` };
   }
   const ort = await loadOrt(choice.threads);
-  const base = req.modelUrl.replace(/\/$/, '');
+  const source = openSource(req.source, self.location.href);
   const [config, tokenizer, tokenizerConfig] = await Promise.all([
-    fetchJson(`${base}/config.json`),
-    fetchJson(`${base}/tokenizer.json`),
-    fetchJson(`${base}/tokenizer_config.json`, true),
+    source.json('config.json'),
+    source.json('tokenizer.json'),
+    source.json('tokenizer_config.json', true),
   ]);
   const file = DTYPE_FILES[req.dtype ?? 'fp32'];
-  const bytes = await fetchBytes(`${base}/onnx/${file}`, (done, total) =>
+  const bytes = await source.bytes(`onnx/${file}`, (done, total) =>
     post({ id: req.id, type: 'progress', stage: file, done, total }));
-  const externalData = externalDataFiles(config!, file).map((path) => ({ path, data: new URL(`${base}/onnx/${path}`, self.location.href).href }));
+  const externalData = await Promise.all(externalDataFiles(config!, file).map((path) => source.externalData(`onnx/${path}`)));
   post({ id: req.id, type: 'progress', stage: 'session', done: 0, total: 1 });
   const files = { config, tokenizer, tokenizerConfig };
   let lm: CausalLM;
   try {
-    lm = await createLM(ort, base, bytes, files, choice, file, externalData);
+    lm = await createLM(ort, source.id, bytes, files, choice, file, externalData);
   } catch (e) {
     if (choice.backend !== 'webgpu') throw e;
     choice = fallbackToWasm(env(), e);
-    lm = await createLM(ort, base, bytes, files, choice, file, externalData);
+    lm = await createLM(ort, source.id, bytes, files, choice, file, externalData);
   }
-  loaded = { ort, choice, lm, modelFileUrl: `${base}/onnx/${file}`, externalData, modelId: base };
+  loaded = { ort, choice, lm, source, file: `onnx/${file}`, externalData };
   post({ id: req.id, type: 'progress', stage: 'tools', done: 0, total: 1 });
   const { registry } = await getParts(lm);
   return {
     choice,
-    modelId: base,
+    modelId: source.id,
+    dtype: req.dtype ?? 'fp32',
+    file: `onnx/${file}`,
     loadMs: performance.now() - t0,
     tools: registry.tools.map((t) => ({
       name: t.name,
@@ -204,8 +175,8 @@ function stageLabel(s: StageProgress): string {
 
 /** Scoring throughput (CausalLM.score on [batch × length] teacher-forced rows) and the raw forward limit. */
 async function bench(req: Extract<Request, { type: 'bench' }>): Promise<BenchResult> {
-  const { lm, ort, choice, modelFileUrl, externalData } = loaded!;
-  const modelBytes = await fetchBytes(modelFileUrl);
+  const { lm, ort, choice, source, file, externalData } = loaded!;
+  const modelBytes = await source.bytes(file);
   const scoreTps = await scoreThroughput(lm, benchRows(lm, req.batch, req.length), req.repeats);
   const session = await ort.InferenceSession.create(modelBytes, { ...sessionOptions(choice.backend), ...(externalData.length ? { externalData } : {}) });
   const forwardTps = await rawForwardThroughput(ort, session, req.batch, req.length, req.repeats);
@@ -221,7 +192,7 @@ async function bench(req: Extract<Request, { type: 'bench' }>): Promise<BenchRes
 }
 
 async function benchScore(req: Extract<Request, { type: 'benchScore' }>) {
-  const rows = benchRows(loaded!.lm, req.batch, req.length);
+  const rows = req.rows ?? benchRows(loaded!.lm, req.batch, req.length);
   const seconds = await scoreTimes(loaded!.lm, rows, req.repeats);
   return { seconds, tokens: rows.reduce((s, r) => s + r.ids.length, 0), threads: loaded!.choice.threads };
 }
@@ -230,18 +201,21 @@ async function benchScore(req: Extract<Request, { type: 'benchScore' }>) {
 const otherModels = new Map<string, Promise<CausalLM>>();
 let executor: ToolExecutor | null = null;
 
-function modelAt(url: string, id: number): Promise<CausalLM> {
+/** The model at `url` (a folder on the page's origin), or the page's own model (null: the one loaded, from disk too). */
+function modelAt(url: string | null, id: number): Promise<CausalLM> {
+  if (url === null) return Promise.resolve(loaded!.lm);
   const base = url.replace(/\/$/, '');
-  if (base === loaded!.modelId) return Promise.resolve(loaded!.lm);
+  if (base === loaded!.source.id) return Promise.resolve(loaded!.lm);
   let lm = otherModels.get(base);
   if (!lm) {
     lm = (async () => {
+      const source = openSource({ kind: 'url', url: base }, self.location.href);
       const [config, tokenizer, tokenizerConfig] = await Promise.all([
-        fetchJson(`${base}/config.json`),
-        fetchJson(`${base}/tokenizer.json`),
-        fetchJson(`${base}/tokenizer_config.json`, true),
+        source.json('config.json'),
+        source.json('tokenizer.json'),
+        source.json('tokenizer_config.json', true),
       ]);
-      const bytes = await fetchBytes(`${base}/onnx/model.onnx`, (done, total) =>
+      const bytes = await source.bytes('onnx/model.onnx', (done, total) =>
         post({ id, type: 'progress', stage: 'model.onnx', done, total }));
       return createLM(loaded!.ort, base, bytes, { config, tokenizer, tokenizerConfig }, loaded!.choice, 'model.onnx', []);
     })();
@@ -276,6 +250,7 @@ function countingDecoder(lm: CausalLM, onTokens: (fed: number) => void): CausalL
           fed += ids.length;
           onTokens(fed);
         },
+        release: () => state.release?.(),
       };
     }),
   };
@@ -284,7 +259,11 @@ function countingDecoder(lm: CausalLM, onTokens: (fed: number) => void): CausalL
 /** The paper's inference with live tools, streamed to the page piece by piece (call text and results marked). */
 async function generateRequest(id: number, params: GenerateParams): Promise<GenerateResult> {
   const t0 = performance.now();
-  const lm = countingDecoder(await modelAt(params.modelUrl, id), (fed) =>
+  const model = await modelAt(params.modelUrl, id);
+  // Where the decoder's KV cache lived during this generation (OrtCausalLM.cacheStats, counted per forward pass).
+  const stats = model instanceof OrtCausalLM ? model.cacheStats : null;
+  const before = stats ? { ...stats } : null;
+  const lm = countingDecoder(model, (fed) =>
     post({ id, type: 'progress', stage: 'tokens generated', done: Math.min(fed, params.maxNewTokens), total: params.maxNewTokens }));
   // The pipeline's registry and executor limits (timeout as in annotate), shared across requests.
   executor ??= new ToolExecutor((await getParts(loaded!.lm)).registry, { timeoutMs: defaultConfig().toolTimeoutMs });
@@ -296,6 +275,7 @@ async function generateRequest(id: number, params: GenerateParams): Promise<Gene
     prompt: g.prompt, text: g.text,
     calls: g.calls.map(({ tool, input, result, error }) => ({ tool, input, result, error })),
     backend: loaded!.choice.backend, modelId: lm.id, ms: performance.now() - t0,
+    cache: stats && before ? { forwards: stats.forwards - before.forwards, onDevice: stats.onDevice - before.onDevice } : undefined,
   };
 }
 

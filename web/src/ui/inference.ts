@@ -2,7 +2,8 @@
  * Inference: the finetuned model generates in the worker with live tools (pipeline/core/generate/generate.ts, the CLI's
  * loop): a call starts when " [" is among the top k tokens, runs at "->", and its result is inserted. The call
  * text and the inserted result are highlighted as they stream in. Tools on/off and k are the paper's knobs.
- * URL parameters: ?infer-model=<dir under /models/> (default toolformer).
+ * URL parameters: ?infer-model=<dir under /models/> (default toolformer). A model folder opened from disk becomes the
+ * panel's model (`useModel`).
  *
  * Shape as in the explorer: one state object, the DOM built once, one render function per section (output, calls,
  * status and buttons), the worker reached only in `generateIn`. A generation shows tokens generated of the most
@@ -47,6 +48,8 @@ interface InferenceView {
   output: HTMLElement;
   status: HTMLElement;
   callsList: HTMLElement;
+  /** The model's name in the explanation. */
+  model: HTMLElement;
 }
 
 const todayIso = () => new Date().toISOString().slice(0, 10);
@@ -61,8 +64,15 @@ function generateIn(client: ModelClient, modelName: string, params: GeneratePara
   ), onPiece);
 }
 
-export function mountInference(root: HTMLElement, client: ModelClient, ready: Promise<unknown>, modelName: string): void {
-  const modelUrl = new URL(`./models/${modelName}/`, location.href).href;
+/** The page's handle on the panel. */
+export interface Inference {
+  /** Generate with another model from now on: `url` a folder on the page's origin, null the page's own model. */
+  useModel(name: string, url: string | null): void;
+}
+
+export function mountInference(root: HTMLElement, client: ModelClient, ready: Promise<unknown>, initialModel: string): Inference {
+  let modelName = initialModel;
+  let modelUrl: string | null = new URL(`./models/${initialModel}/`, location.href).href;
   const state: InferenceState = { phase: 'waiting', progress: null, prompt: null, pieces: [], result: null, error: null };
   const view = buildView(root, modelName);
   let jobId = 0;
@@ -113,9 +123,20 @@ export function mountInference(root: HTMLElement, client: ModelClient, ready: Pr
     state.phase = 'no-model';
     renderStatus(view, state, modelName);
   });
+  return {
+    useModel(name, url) {
+      modelName = name;
+      modelUrl = url;
+      view.model.textContent = name;
+      // A running generation was cancelled with the old worker; the panel is ready for the new model.
+      if (state.phase !== 'done' && state.phase !== 'failed') state.phase = 'ready';
+      renderStatus(view, state, modelName);
+    },
+  };
 }
 
 function buildView(root: HTMLElement, modelName: string): InferenceView {
+  const model = h('code', { 'data-testid': 'inf-model' }, `models/${modelName}`);
   const prompt = h('textarea', { id: 'inf-prompt', 'data-testid': 'inf-prompt', rows: 2 });
   prompt.value = INFERENCE_EXAMPLES[0];
   const examples = h('select', { id: 'inf-example', 'data-testid': 'inf-example' },
@@ -130,9 +151,9 @@ function buildView(root: HTMLElement, modelName: string): InferenceView {
   const callsList = h('ul', { 'data-testid': 'inf-calls' });
   root.append(
     h('h2', { id: 'inf-title' }, 'Inference with live tools'),
-    h('p', { class: 'explain' }, `The finetuned model (models/${modelName}) writes a continuation. Whenever " [" is among its top-k next
-      tokens it starts a call; at "->" the call runs here, with the explorer's tools, and the result is inserted, then
-      the model goes on. One call per input, as in the paper.`),
+    h('p', { class: 'explain' }, 'The model (', model, `; the finetuned one unless you open your own above) writes a
+      continuation. Whenever " [" is among its top-k next tokens it starts a call; at "->" the call runs here, with the
+      explorer's tools, and the result is inserted, then the model goes on. One call per input, as in the paper.`),
     h('label', { for: 'inf-example' }, 'Example', examples),
     h('label', { for: 'inf-prompt' }, 'Prompt', prompt),
     h('div', { class: 'grid' },
@@ -144,7 +165,7 @@ function buildView(root: HTMLElement, modelName: string): InferenceView {
     status,
     callsList,
   );
-  return { prompt, examples, tools, topK, date, button, cancel, output, status, callsList };
+  return { prompt, examples, tools, topK, date, button, cancel, output, status, callsList, model };
 }
 
 /** The prompt, then the continuation: plain text, the call text (marked) and the inserted result (marked). */
@@ -177,5 +198,11 @@ function renderStatus(view: InferenceView, state: InferenceState, modelName: str
           : phase === 'running' ? (state.progress ?? `generating with ${modelName}…`)
             : phase === 'cancelled' ? 'cancelled'
               : phase === 'failed' ? `failed: ${state.error}`
-                : `${result!.calls.length} call${result!.calls.length === 1 ? '' : 's'} · ${result!.backend} · ${(result!.ms / 1000).toFixed(1)} s`;
+                : `${result!.calls.length} call${result!.calls.length === 1 ? '' : 's'} · ${result!.backend}${cacheNote(result!)} · ${(result!.ms / 1000).toFixed(1)} s`;
+}
+
+/** Where the KV cache stayed: " · KV cache on the GPU (49 of 49 steps)" on WebGPU; nothing when it was in JavaScript. */
+function cacheNote(result: GenerateResult): string {
+  const c = result.cache;
+  return c && c.onDevice > 0 ? ` · KV cache on the GPU (${c.onDevice} of ${c.forwards} steps)` : '';
 }

@@ -16,8 +16,14 @@ import { analyze, loadSamples, sampleText } from './worker-calls.ts';
 
 export { initialState, type ExplorerState, type ToolInfo } from './state.ts';
 
+/** The page's handle on the explorer. */
+export interface Explorer {
+  /** Score the current settings again (the page loaded another model: the shown result is the old model's). */
+  rerun(): void;
+}
+
 /** `ready` resolves with the worker's tools once the model is loaded. */
-export function mountExplorer(root: HTMLElement, client: ModelClient, ready: Promise<ToolInfo[]>, initial: ExplorerState): void {
+export function mountExplorer(root: HTMLElement, client: ModelClient, ready: Promise<ToolInfo[]>, initial: ExplorerState): Explorer {
   const model: ExplorerModel = { settings: initial, tools: null, job: { phase: 'waiting' }, lastDone: null, analysis: null };
   const { settings } = model;
   let samples: Doc[] = [];
@@ -114,4 +120,5 @@ export function mountExplorer(root: HTMLElement, client: ModelClient, ready: Pro
       renderStatus(view, model);
     },
   );
+  return { rerun: () => void run() };
 }
