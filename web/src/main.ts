@@ -2,11 +2,12 @@
  * Page entry: mounts the panels and starts the model worker. URL parameters:
  *   ?backend=auto|webgpu|wasm   (default auto: WebGPU on a hardware adapter; WASM when there is none or only a fallback
  *                               (software) one, e.g. SwiftShader; webgpu takes even a software adapter)
- *   ?model=default|tiny-random  (a directory under /models/)
+ *   ?model=default|tiny-random|none  (a directory under /models/; none: no model until a folder is opened from disk)
  *   ?infer-model=<dir>         the Inference panel's model (default toolformer)
  *   ?dtype=fp32|fp16|q8|int8|uint8|q4|q4f16|bnb4   (which onnx/ file, as Transformers.js names them: model.onnx,
  *                               model_fp16.onnx, model_quantized.onnx, …; also the first choice for a folder opened from disk)
  *   ?threads=N                  at most N WASM threads (default: up to 4 when cross-origin isolated)
+ *   ?kv-cache=cpu               on WebGPU, keep the decoder's KV cache in JavaScript (default: on the GPU)
  *   explorer settings: see initialState in ui/explorer/state.ts
  * A model folder opened from disk (ui/model-picker.ts) replaces the page's model: the explorer scores again on it and
  * the Inference panel generates with it.
@@ -22,12 +23,16 @@ import { mountWorkedExample } from './ui/worked-example.ts';
 
 const params = new URLSearchParams(location.search);
 const prefer = (['auto', 'webgpu', 'wasm'].includes(params.get('backend') ?? '') ? params.get('backend') : 'auto') as BackendPreference;
-const model = /^[\w-]+$/.test(params.get('model') ?? '') ? (params.get('model') as string) : 'default';
+/** The bundled model the page loads first; none with ?model=none (the page waits for a folder from disk). */
+const model: string | null = params.get('model') === 'none' ? null
+  : /^[\w-]+$/.test(params.get('model') ?? '') ? (params.get('model') as string) : 'default';
 
 const wantedDtype: Dtype | null = isDtype(params.get('dtype')) ? (params.get('dtype') as Dtype) : null;
 const dtype: Dtype = wantedDtype ?? 'fp32';
 
 const threads = Number(params.get('threads')) || undefined;
+/** ?kv-cache=cpu: keep the KV cache in JavaScript on WebGPU too (the default there is on the GPU: gpu-buffer). */
+const kvCache = params.get('kv-cache') === 'cpu' ? ('cpu' as const) : undefined;
 
 const $ = (sel: string) => document.querySelector(sel) as HTMLElement;
 
@@ -35,9 +40,15 @@ mountWorkedExample($('#worked-example'));
 mountRunViewer($('#run-viewer'));
 
 const client = new ModelClient();
-let toolsReady: (tools: ToolInfo[]) => void = () => {};
+let resolveTools: (tools: ToolInfo[]) => void = () => {};
+/** Whether the panels have the tools (a first model loaded): a later model makes the explorer score again. */
+let toolsKnown = false;
+const toolsReady = (tools: ToolInfo[]) => {
+  toolsKnown = true;
+  resolveTools(tools);
+};
 let toolsFailed: (e: unknown) => void = () => {};
-const toolsPromise = new Promise<ToolInfo[]>((resolve, reject) => { toolsReady = resolve; toolsFailed = reject; });
+const toolsPromise = new Promise<ToolInfo[]>((resolve, reject) => { resolveTools = resolve; toolsFailed = reject; });
 const explorer = mountExplorer($('#explorer'), client, toolsPromise, initialState(params));
 const inferModel = /^[\w-]+$/.test(params.get('infer-model') ?? '') ? (params.get('infer-model') as string) : 'toolformer';
 const inference = mountInference($('#inference'), client, toolsPromise, inferModel);
@@ -47,7 +58,7 @@ const status = $('[data-testid="load-status"]');
 type Loaded = Awaited<ReturnType<typeof client.request<'load'>>>;
 
 /** The page's model as the header names it: "default", or "disk:<folder>" once a folder was opened. */
-let modelName = model;
+let modelName = model ?? 'none';
 
 function showLoaded(loaded: Loaded, what: string): void {
   progress.hidden = true;
@@ -88,13 +99,15 @@ async function openFolder(folder: OpenedFolder): Promise<void> {
   status.classList.remove('error');
   status.textContent = `loading model "${modelName}" (${folder.dtype})…`;
   document.body.dataset.ready = 'loading';
-  const loaded = await client.replaceModel({ source: { kind: 'files', name: folder.name, files: folder.files }, prefer, dtype: folder.dtype, threads }, showProgress);
+  const loaded = await client.replaceModel({ source: { kind: 'files', name: folder.name, files: folder.files }, prefer, dtype: folder.dtype, threads, kvCache }, showProgress);
   showLoaded(loaded, 'ready');
   document.body.dataset.ready = 'true';
   document.body.dataset.model = loaded.modelId;
-  toolsReady(loaded.tools); // when the folder replaced the first load before it finished
   inference.useModel(loaded.modelId, null);
-  explorer.rerun();
+  // The panels' first model (?model=none, or the folder replaced the first load before it finished) starts the
+  // explorer through the tools; a later one makes it score again.
+  if (toolsKnown) explorer.rerun();
+  else toolsReady(loaded.tools);
   (globalThis as { toolformer?: unknown }).toolformer = { client, loaded };
 }
 
@@ -104,10 +117,10 @@ mountModelPicker($('#model-picker'), wantedDtype, (folder) => {
   });
 });
 
-async function start(): Promise<void> {
+async function start(model: string): Promise<void> {
   progress.hidden = false;
   status.textContent = `loading model "${model}"…`;
-  const loaded = await client.request('load', { source: { kind: 'url', url: new URL(`./models/${model}/`, location.href).href }, prefer, dtype, threads }, showProgress);
+  const loaded = await client.request('load', { source: { kind: 'url', url: new URL(`./models/${model}/`, location.href).href }, prefer, dtype, threads, kvCache }, showProgress);
   showLoaded(loaded, 'ready');
   document.body.dataset.ready = 'true';
   toolsReady(loaded.tools);
@@ -115,7 +128,10 @@ async function start(): Promise<void> {
   (globalThis as { toolformer?: unknown }).toolformer = { client, loaded };
 }
 
-start().catch((e: unknown) => {
+if (model === null) {
+  status.textContent = 'no model loaded: open a model folder above';
+  document.body.dataset.ready = 'none';
+} else start(model).catch((e: unknown) => {
   // A folder opened while the first model loads replaces it (its load is cancelled): that is no failure.
   if (isCancelled(e)) return;
   showFailed(e);

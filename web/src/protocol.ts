@@ -10,8 +10,11 @@ import type { ModelSourceSpec } from './model-source.ts';
 import type { Analysis, AnalyzeParams, GoldenCase, GoldenResult, BenchResult } from './analysis-types.ts';
 
 export type Request =
-  /** `source`: the page's /models/<name>/ by URL, or a folder opened from disk (model-source.ts). */
-  | { id: number; type: 'load'; source: ModelSourceSpec; prefer: BackendPreference; dtype?: Dtype; threads?: number }
+  /**
+   * `source`: the page's /models/<name>/ by URL, or a folder opened from disk (model-source.ts). `kvCache` "cpu"
+   * keeps the decoder's cache in JavaScript even on WebGPU (?kv-cache=cpu, to compare with the gpu-buffer default).
+   */
+  | { id: number; type: 'load'; source: ModelSourceSpec; prefer: BackendPreference; dtype?: Dtype; threads?: number; kvCache?: 'cpu' }
   | { id: number; type: 'analyze'; params: AnalyzeParams }
   | { id: number; type: 'golden'; cases: GoldenCase[] }
   | { id: number; type: 'bench'; batch: number; length: number; repeats: number }

@@ -35,6 +35,8 @@ interface Loaded {
   /** The ONNX file's path in the folder ("onnx/model_q4f16.onnx") and its external data. */
   file: string;
   externalData: ExternalDataEntry[];
+  /** ?kv-cache=cpu: the decoder's cache in JavaScript even on WebGPU (for comparisons). */
+  kvCache?: 'cpu';
 }
 let loaded: Loaded | null = null;
 let parts: Promise<BrowserParts> | null = null;
@@ -46,13 +48,13 @@ function env(): BackendEnv {
   return { gpu: nav.gpu, crossOriginIsolated: self.crossOriginIsolated, hardwareConcurrency: nav.hardwareConcurrency };
 }
 
-async function createLM(ort: Ort, id: string, bytes: Uint8Array, files: Record<string, Record<string, unknown> | undefined>, choice: BackendChoice, file: string, externalData: ExternalDataEntry[]) {
+async function createLM(ort: Ort, id: string, bytes: Uint8Array, files: Record<string, Record<string, unknown> | undefined>, choice: BackendChoice, file: string, externalData: ExternalDataEntry[], kvCache?: 'cpu') {
   return OrtCausalLM.create(ort as unknown as OrtModule, {
     id,
     model: bytes,
     file: `onnx/${file}`,
     // WebGPU: the KV cache stays on the device between decoding steps (present.* as gpu-buffer outputs).
-    cacheLocation: choice.backend === 'webgpu' ? 'gpu-buffer' : 'cpu',
+    cacheLocation: choice.backend === 'webgpu' && kvCache !== 'cpu' ? 'gpu-buffer' : 'cpu',
     // The one-session scoring graph references the weights in `bytes` itself, passed again as external data
     // under the file's own name: ONNX Runtime copies them once, and no re-encoded copy of the model is made.
     weightsFile: file,
@@ -88,13 +90,13 @@ async function load(req: Extract<Request, { type: 'load' }>) {
   const files = { config, tokenizer, tokenizerConfig };
   let lm: CausalLM;
   try {
-    lm = await createLM(ort, source.id, bytes, files, choice, file, externalData);
+    lm = await createLM(ort, source.id, bytes, files, choice, file, externalData, req.kvCache);
   } catch (e) {
     if (choice.backend !== 'webgpu') throw e;
     choice = fallbackToWasm(env(), e);
-    lm = await createLM(ort, source.id, bytes, files, choice, file, externalData);
+    lm = await createLM(ort, source.id, bytes, files, choice, file, externalData, req.kvCache);
   }
-  loaded = { ort, choice, lm, source, file: `onnx/${file}`, externalData };
+  loaded = { ort, choice, lm, source, file: `onnx/${file}`, externalData, kvCache: req.kvCache };
   post({ id: req.id, type: 'progress', stage: 'tools', done: 0, total: 1 });
   const { registry } = await getParts(lm);
   return {
@@ -217,7 +219,7 @@ function modelAt(url: string | null, id: number): Promise<CausalLM> {
       ]);
       const bytes = await source.bytes('onnx/model.onnx', (done, total) =>
         post({ id, type: 'progress', stage: 'model.onnx', done, total }));
-      return createLM(loaded!.ort, base, bytes, { config, tokenizer, tokenizerConfig }, loaded!.choice, 'model.onnx', []);
+      return createLM(loaded!.ort, base, bytes, { config, tokenizer, tokenizerConfig }, loaded!.choice, 'model.onnx', [], loaded!.kvCache);
     })();
     lm.catch(() => otherModels.delete(base));
     otherModels.set(base, lm);
