@@ -13,7 +13,7 @@
  *
  * Writes pipeline/bench/results/web.json and prints a markdown table.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DTYPE_FILES, isDtype, type Dtype } from '../pipeline/core/lm/dtypes.ts';
 import { loadModel } from '../pipeline/node/load-model.ts';
@@ -22,6 +22,7 @@ import { benchRows, scoreThroughput, scoreTimes } from './src/bench-rows.ts';
 import { launch, openPage } from './e2e/browser.ts';
 import { buildApp, repoRoot, serveApp } from './e2e/serve.ts';
 import type { BrowserDtypeRow } from '../pipeline/bench/browser.ts';
+import { descendantsCpuSeconds } from '../pipeline/bench/chromium-proc.ts';
 import { scriptFlag } from '../pipeline/io/script-flag.ts';
 
 const arg = scriptFlag;
@@ -48,33 +49,6 @@ rows.push({ runtime: 'Node, onnxruntime-node', scoreTokensPerSecond: nodeTps, no
  * (Node: this process; Chromium: all its processes, threads included) — the machine is shared, so CPU time is the
  * comparison that other processes' load does not move. */
 const perDtype: (BrowserDtypeRow & { dtype: Dtype; note: string })[] = [];
-
-/** utime + stime of every live descendant process of this one (Linux /proc), seconds. */
-function descendantsCpuSeconds(): number {
-  const parent = new Map<number, number>();
-  const ticks = new Map<number, number>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // fields from #3 (state) on
-      parent.set(Number(name), Number(fields[1]));
-      ticks.set(Number(name), Number(fields[11]) + Number(fields[12]));
-    } catch {
-      // exited meanwhile
-    }
-  }
-  let total = 0;
-  for (const [pid, t] of ticks) {
-    for (let p = parent.get(pid); p !== undefined && p > 1; p = parent.get(p)) {
-      if (p === process.pid) {
-        total += t;
-        break;
-      }
-    }
-  }
-  return total / 100; // USER_HZ
-}
 
 await buildApp();
 const served = await serveApp();

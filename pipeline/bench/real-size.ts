@@ -11,8 +11,13 @@
  *           (onnxruntime-node, 1 intra-op thread); peak RSS during load and while scoring (VmHWM, reset after the
  *           load through /proc/self/clear_refs)
  *   limit   a bare InferenceSession on the same file: [R, L] forward passes fetching logits (the runtime's own speed)
+ *   browser the folder opened in a Chromium tab through the web app's directory input (real-size-browser.ts), the
+ *           scorer's losses rows scored there on WASM and WebGPU (a software adapter here: SwiftShader; fewer rows,
+ *           --webgpu-rows), with the tab's memory
  *
- *   npx tsx pipeline/bench/real-size.ts [--rows 16] [--length 128] [--repeats 3] [--dtypes fp32,q4f16]
+ *   npx tsx pipeline/bench/real-size.ts [--rows 16] [--length 128] [--repeats 3] [--dtypes fp32,q4,q4f16]
+ *                                       [--browser wasm,webgpu|none] [--browser-dtypes q4,q4f16]
+ *                                       [--browser-rows 4] [--browser-repeats 2] [--webgpu-rows 2] [--webgpu-dtypes q4f16]
  *
  * Then the PyTorch peer row on the fp32 weights (real-size-peer.ts; left out with one line without python3-torch).
  *
@@ -32,6 +37,9 @@ import { mulberry32 } from '../onnx/random.ts';
 import { VARIANT_WRITERS } from '../onnx/replicas.ts';
 import { tinyChatTokenizer } from '../onnx/tiny-llama.ts';
 import { f } from './format.ts';
+// Type only: the browser rows import vite and playwright, which the children must not load (their RSS is measured:
+// imported here they added ~180 MiB to every child's peak).
+import type { BrowserRealSizeRow } from './real-size-browser.ts';
 import { scriptFlag } from '../io/script-flag.ts';
 import { benchRealSizePeer, realSizePeerLines } from './real-size-peer.ts';
 import { LOSS_READS, PROBE_ID, rawForwardFeeds, rawSession, REAL_SIZE_DIR, rowIds, SMOLLM2_135M } from './real-size-shape.ts';
@@ -137,7 +145,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     console.log(JSON.stringify(await child(kind, arg('dtype', 'fp32') as Dtype, rows, length, repeats)));
   } else {
     const log = (...xs: unknown[]) => console.error(`[real-size ${new Date().toISOString().slice(11, 19)}]`, ...xs);
-    const dtypes = arg('dtypes', 'fp32,q4f16').split(',') as Dtype[];
+    const dtypes = arg('dtypes', 'fp32,q4,q4f16').split(',') as Dtype[];
     const started = performance.now();
     await ensureRealSizeModel(dtypes, log);
     const results = [];
@@ -158,6 +166,20 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     }
     const peer = benchRealSizePeer(rows, length, repeats, log);
     if (!peer.installed) log(`PyTorch peer left out: ${peer.reason}`);
+    const browserBackends = arg('browser', 'wasm,webgpu').split(',').filter((b): b is 'wasm' | 'webgpu' => b === 'wasm' || b === 'webgpu');
+    const browserDtypes = arg('browser-dtypes', 'q4,q4f16').split(',').filter((d): d is Dtype => dtypes.includes(d as Dtype));
+    // Fewer rows in the tab: Chromium's WASM scores this model's 4-bit files ~10× slower than Node here (the table).
+    const [browserRows, browserRepeats, webgpuRows] = [Number(arg('browser-rows', '4')), Number(arg('browser-repeats', '2')), Number(arg('webgpu-rows', '2'))];
+    const losses = (n: number) => rowIds(n, length).map((row) => ({ ids: row, from: length - LOSS_READS }));
+    const { measureBrowser } = await import('./real-size-browser.ts');
+    const browser: BrowserRealSizeRow[] = browserBackends.length === 0 || browserDtypes.length === 0 ? [] : await measureBrowser({
+      dir: REAL_SIZE_DIR, dtypes: browserDtypes, backends: browserBackends, log,
+      // q4 (float32 activations) on SwiftShader had not scored 2 × 128 tokens after 8 min (2026-12-01): not run there.
+      webgpuDtypes: arg('webgpu-dtypes', 'q4f16').split(',') as Dtype[],
+      requests: (backend) => (backend === 'webgpu'
+        ? { rows: losses(Math.min(rows, webgpuRows)), repeats: 1 }
+        : { rows: losses(Math.min(rows, browserRows)), repeats: browserRepeats }),
+    });
     const result = {
       date: new Date().toISOString(),
       machine: 'shared 2-core VM, Node 20, onnxruntime-node 1.30, 1 intra-op thread; rates from process CPU time',
@@ -166,6 +188,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
       minutes: (performance.now() - started) / 60000,
       results,
       peer,
+      browser,
     };
     mkdirSync(OUT, { recursive: true });
     writeFileSync(join(OUT, 'real-size.json'), JSON.stringify(result, null, 2) + '\n');
@@ -184,8 +207,33 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
       ),
       '',
       ...realSizePeerLines(peer, results.map((r) => ({ dtype: r.dtype, losses: r.scorer.tokensPerSecond, probe: r.scorer.probeTokensPerSecond ?? NaN, limit: r.limit.tokensPerSecond }))),
+      ...browserLines(browser, results),
     ].join('\n');
     writeFileSync(join(OUT, 'real-size.md'), md);
     console.log(md);
   }
+}
+
+/** The browser rows against Node's scorer on the same file and rows (Node: 1 thread, process CPU time). */
+function browserLines(rows: BrowserRealSizeRow[], node: { dtype: Dtype; bytes: number; scorer: ChildResult }[]): string[] {
+  if (rows.length === 0) return ['Browser: not measured (--browser none).', ''];
+  const mib = (b: number) => b / 2 ** 20;
+  const mem = (m: { rssMiB: number; peakRssMiB: number } | null) => (m ? `${f(m.peakRssMiB)} (${f(m.rssMiB)} now)` : '—');
+  return [
+    'The same folder opened in a Chromium tab through the web app\'s directory input (`real-size-browser.ts`), Node\'s losses rows scored',
+    'in the tab\'s model worker. Chromium tok per CPU-s counts every Chromium process; Node\'s is the scorer row above (1 thread).',
+    'WebGPU here is SwiftShader, a software adapter on the CPU, not a GPU (fewer rows): it shows the path works, not a GPU\'s speed.',
+    'Memory: the renderer (page + model worker, WebAssembly heap included) and the GPU process, resident MiB, peak (VmHWM);',
+    'measured: `performance.measureUserAgentSpecificMemory()` (JS and WebAssembly memory of the page and its worker).',
+    '',
+    '| dtype | Asked / ran | Rows × tokens | Load s | Chromium tok/s (wall) | Chromium tok per CPU-s | Node tok per CPU-s | Node / Chromium (CPU) | Renderer RSS MiB, peak (/ file) | GPU process RSS MiB, peak | Measured MiB | Note |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    ...rows.map((r) => {
+      const n = node.find((x) => x.dtype === r.dtype)!;
+      return `| ${r.dtype} | ${r.backend} / ${r.ran} | ${r.rows} × ${r.length} | ${f(r.loadSeconds, 1)} | ${f(r.tokensPerSecond)} | ${f(r.tokensPerCpuSecond)} | ` +
+        `${f(n.scorer.tokensPerSecond)} | **${f(n.scorer.tokensPerSecond / r.tokensPerCpuSecond, 2)}** | ` +
+        `${mem(r.renderer)}${r.renderer ? ` (${f(r.renderer.peakRssMiB / mib(n.bytes), 2)})` : ''} | ${mem(r.gpuProcess)} | ${r.measuredMiB === null ? '—' : f(r.measuredMiB)} | ${r.note} |`;
+    }),
+    '',
+  ];
 }
