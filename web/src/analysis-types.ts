@@ -15,6 +15,13 @@ export interface AnalyzeParams {
   date?: string;
   /** The user's own call, proposed at its character offset beside the pipeline's proposals. */
   own?: { tool: string; input: string; at: number };
+  /**
+   * What the LM's positions and samples condition on (core/sampling/lm-context.ts): each tool's prompt P(x), or the
+   * bare text before the position, for a model finetuned on calls (a round's model). @default "prompt"
+   */
+  lmContext?: 'prompt' | 'bare';
+  /** Heuristic positions and programmatic proposers; false: every call is the LM's own. @default true */
+  programmatic?: boolean;
 }
 
 

@@ -133,7 +133,7 @@ async function analyze(id: number, params: AnalyzeParams): Promise<Analysis> {
   const thresholds: Record<string, ToolThresholds> = Object.fromEntries(
     tools.map((t) => [t, { ...p.registry.get(t)!.thresholds, tauS: 0, tauF: -Infinity, k: params.k, m: params.m }]),
   );
-  const config = defaultConfig({ tools, thresholds, seed: params.seed, lmProposals: params.m > 0 });
+  const config = defaultConfig({ tools, thresholds, seed: params.seed, lmProposals: params.m > 0, lmContext: params.lmContext ?? 'prompt', programmatic: params.programmatic ?? true });
   const doc = { id: 'explorer', text: params.text, date: params.date };
   // The stages' own progress (how many tools, sampled positions, calls), passed on to the page as it comes.
   const progress = (s: StageProgress) => post({ id, type: 'progress', stage: stageLabel(s), done: s.done, total: s.total });
@@ -167,8 +167,9 @@ async function analyze(id: number, params: AnalyzeParams): Promise<Analysis> {
 /** The explorer's status line for a stage, naming its units: "Scoring: calls scored (12/40)". */
 function stageLabel(s: StageProgress): string {
   switch (s.stage) {
-    case 'positions': return `p_i(" [") of ${s.tool}; tools done`;
-    case 'sampling': return `LM samples at ${s.tool}'s positions; positions done`;
+    // The bare LM context computes one p_i for every tool and samples each position once: no tool to name.
+    case 'positions': return s.tool ? `p_i(" [") of ${s.tool}; tools done` : 'p_i(" [") on the bare text';
+    case 'sampling': return s.tool ? `LM samples at ${s.tool}'s positions; positions done` : 'LM samples from the bare text; positions done';
     case 'executing': return 'tool calls run';
     case 'scoring': return 'calls scored';
     case 'control': return 'calls checked against a distractor';

@@ -59,6 +59,8 @@ export function mountExplorer(root: HTMLElement, client: ModelClient, ready: Pro
     k: (v) => { settings.k = v; rerunSoon(); },
     m: (v) => { settings.m = v; rerunSoon(); },
     control: (checked) => { settings.control = checked; rejudge(); },
+    lmContext: (value) => { settings.lmContext = value; rerunSoon(); },
+    programmatic: (checked) => { settings.programmatic = checked; rerunSoon(); },
     run: () => void run(),
     cancel: () => {
       clearTimeout(timer);

@@ -22,6 +22,10 @@ export interface ExplorerState {
   tauF: number;
   /** Apply the counterfactual control with the pipeline's default margins (as `annotate` does; `--no-control`: off). */
   control: boolean;
+  /** The LM's context: each tool's prompt, or the bare text (a model that writes calls; `annotate --lm-context bare`). */
+  lmContext: 'prompt' | 'bare';
+  /** Heuristic positions and programmatic proposers (`annotate --no-programmatic`: off). */
+  programmatic: boolean;
 }
 
 export interface ToolInfo {
@@ -57,8 +61,9 @@ export interface ExplorerModel {
 
 /**
  * Initial state, overridable from the URL (shareable views; the browser tests use them to keep runs small):
- * ?tools=<Tool>,<Tool>&k=5&m=2&tauS=0&tauF=0.5&control=0&text=…&own=<Tool>|<argument>|<offset> (own= empty: no call of
- * your own; control=0: no counterfactual control).
+ * ?tools=<Tool>,<Tool>&k=5&m=2&tauS=0&tauF=0.5&control=0&lmContext=bare&programmatic=0&text=…&own=<Tool>|<argument>|<offset>
+ * (own= empty: no call of your own; control=0: no counterfactual control; lmContext=bare: the LM on the bare text;
+ * programmatic=0: no programmatic proposers).
  * Without ?tools every registered tool runs; without ?own the registry's worked example for the text is the own call.
  */
 export function initialState(params: URLSearchParams): ExplorerState {
@@ -79,6 +84,8 @@ export function initialState(params: URLSearchParams): ExplorerState {
     m: num('m', 2),
     tauF: num('tauF', 0.5),
     control: params.get('control') !== '0',
+    lmContext: params.get('lmContext') === 'bare' ? 'bare' : 'prompt',
+    programmatic: params.get('programmatic') !== '0',
   };
 }
 

@@ -17,6 +17,8 @@ export interface ExplorerHandlers {
   k(value: number): void;
   m(value: number): void;
   control(on: boolean): void;
+  lmContext(value: 'prompt' | 'bare'): void;
+  programmatic(on: boolean): void;
   run(): void;
   cancel(): void;
 }
@@ -73,6 +75,16 @@ export function buildView(root: HTMLElement, settings: ExplorerState, on: Explor
   const control = h('label', { for: 'ex-control', title: 'A call kept at τ_f must also beat a wrong result of the same tool (a distractor) by its margin in L_c' },
     controlBox, ' counterfactual control (the pipeline\'s margins)');
 
+  const contextSelect = h('select', { id: 'ex-lm-context', 'data-testid': 'ex-lm-context' },
+    h('option', { value: 'prompt', selected: settings.lmContext === 'prompt' }, 'each tool\'s prompt P(x)'),
+    h('option', { value: 'bare', selected: settings.lmContext === 'bare' }, 'the bare text (a model finetuned on calls)'));
+  contextSelect.addEventListener('change', () => on.lmContext(contextSelect.value === 'bare' ? 'bare' : 'prompt'));
+  const lmContext = h('label', { for: 'ex-lm-context', title: 'What the LM\'s p_i(" [") and sampled calls condition on (annotate --lm-context)' }, 'LM context ', contextSelect);
+  const programmaticBox = h('input', { type: 'checkbox', id: 'ex-programmatic', 'data-testid': 'ex-programmatic', checked: settings.programmatic });
+  programmaticBox.addEventListener('change', () => on.programmatic(programmaticBox.checked));
+  const programmatic = h('label', { for: 'ex-programmatic', title: 'Heuristic positions and the tools\' own proposers beside the LM\'s samples (annotate --no-programmatic: off)' },
+    programmaticBox, ' programmatic proposers (your own call is one)');
+
   const strips = h('div', { 'data-testid': 'ex-strips' });
   const table = h('table', { 'data-testid': 'ex-candidates' });
   const rejectedSummary = h('summary', {});
@@ -90,6 +102,7 @@ export function buildView(root: HTMLElement, settings: ExplorerState, on: Explor
       toolSet,
     ),
     h('div', { class: 'grid' }, tauS.root, k.root, m.root, tauF.root, control),
+    h('div', { class: 'grid' }, lmContext, programmatic),
     h('fieldset', {},
       h('legend', {}, 'Your own call (scored beside the proposed ones; tool empty = none)'),
       h('div', { class: 'grid' },

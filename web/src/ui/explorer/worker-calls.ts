@@ -20,6 +20,8 @@ export function analyze(client: ModelClient, settings: ExplorerState, text: stri
         seed: 1,
         date: settings.date || undefined,
         own: settings.own ?? undefined,
+        lmContext: settings.lmContext,
+        programmatic: settings.programmatic,
       },
     },
     progress,

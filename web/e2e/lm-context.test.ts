@@ -1,0 +1,50 @@
+/**
+ * The explorer's LM context and proposer switches (issue 21 item 4), in headless Chromium on WASM: with
+ * ?lmContext=bare&programmatic=0 every candidate is an LM sample drawn from the bare text, the page says so; with the
+ * programmatic proposers switched back on, proposers' calls appear beside them. Which calls a model writes is the
+ * pipeline's business (core/stages/propose-stage.test.ts); here, that the page runs what it shows.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launch, openPage, skipWithoutChromium } from './browser.ts';
+import { buildApp, serveApp, type Served } from './serve.ts';
+
+let served: Served;
+
+const doneAfter = (previous: string | null) =>
+  `document.querySelector('[data-testid="ex-status"]')?.getAttribute('data-done') && document.querySelector('[data-testid="ex-status"]')?.getAttribute('data-done') !== ${JSON.stringify(previous)}`;
+
+describe.skipIf(skipWithoutChromium('explorer LM context in headless Chromium'))('explorer LM context in headless Chromium', () => {
+  beforeAll(async () => {
+    await buildApp();
+    served = await serveApp();
+  }, 180_000);
+
+  afterAll(async () => {
+    await served?.close();
+  });
+
+  it('bare context without proposers: every candidate is an LM sample; proposers back on: theirs appear beside', async () => {
+    const browser = await launch({ webgpu: false });
+    try {
+      const url = `${served.url}?model=tiny-random&backend=wasm&tools=Calculator&k=2&m=2&lmContext=bare&programmatic=0`;
+      const { page, errors } = await openPage(browser, url);
+      await page.waitForFunction(doneAfter(null), null, { timeout: 120_000 });
+      expect(await page.inputValue('[data-testid="ex-lm-context"]')).toBe('bare');
+      expect(await page.isChecked('[data-testid="ex-programmatic"]')).toBe(false);
+      const proposers = async () => (await page.locator('[data-testid="ex-candidates"] tr td:nth-child(3), [data-testid="ex-rejected"] tr td:nth-child(3)').allTextContents()).map((t) => t.trim());
+      const bare = await proposers();
+      expect(bare.length).toBeGreaterThan(0); // k 2 positions × m 2 samples (each kept, dropped or rejected)
+      expect(new Set(bare)).toEqual(new Set(['LM sample']));
+
+      const first = await page.getAttribute('[data-testid="ex-status"]', 'data-done');
+      await page.click('[data-testid="ex-programmatic"]');
+      await page.waitForFunction(doneAfter(first), null, { timeout: 120_000 });
+      const both = await proposers();
+      expect(both).toContain('LM sample');
+      expect(both.some((p) => p === 'proposer' || p === 'yours')).toBe(true);
+      expect(errors).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  }, 300_000);
+});
