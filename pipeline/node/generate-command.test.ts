@@ -26,7 +26,8 @@ describe('toolformer generate', () => {
       '{"id":"a","prompt":"The capital of Peru is"}',
       'not json',
       '{"id":"b"}',
-      '{"id":"c","prompt":"The letter is dated March 14, 2019. It was written on a","date":"2019-03-14"}',
+      // The record's date is the Calendar's "today": the call's result must be that date.
+      '{"id":"c","prompt":"The letter is dated March 14,","date":"2019-03-14"}',
     ].join('\n') + '\n');
     const res = await runCli(['generate', '--input', 'p.jsonl', '--out', 'r.jsonl', '--model', MODEL], tmp);
     expect(res.code).toBe(0);

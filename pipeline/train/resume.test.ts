@@ -58,7 +58,7 @@ describe('kill and resume through the entry points', () => {
 
   it('toolformer finetune: stopped at step 5 (checkpoint at 4), resumed, equals the uninterrupted run', async () => {
     const options = (work: string): FinetuneOptions => ({
-      data: ['models/toolformer/finetune-data/sotu.train.jsonl'], base: join(trainA, 'model'), out: join(work, 'model'),
+      data: ['models/toolformer/finetune-data/a.jsonl'], base: join(trainA, 'model'), out: join(work, 'model'),
       corpus: [corpus], work, mix: 0.4, upsample: 1, steps: 6, batch: 1, lr: 3e-4, warmup: 2, protect: 0.1, seed: 3,
       evalEvery: 100, ckptEvery: 2, minutes: 1e9, resume: false, export: false, quiet: true, rebuild: 'test',
     });

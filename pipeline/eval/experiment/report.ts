@@ -111,7 +111,7 @@ export function writeReport(p: Paths): void {
   const finalOverlap = readJson<OverlapReport>(p.overlap);
   const overlap = finalOverlap ?? readJson<OverlapReport>(p.overlapInputs);
   const losses = new Map<string, { meanNll: number; perWindow: number[]; tokens: number }>();
-  for (const r of runs) {
+  for (const r of [...runs, ...LIMIT_RUNS]) {
     const l = readJson<{ meanNll: number; perWindow: number[]; tokens: number }>(join(p.committed(r), 'loss.json')) ??
       readJson<{ meanNll: number; perWindow: number[]; tokens: number }>(p.loss(r));
     if (l) losses.set(runName(r), l);

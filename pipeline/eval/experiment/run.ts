@@ -8,6 +8,7 @@
  *   tsx pipeline/eval/experiment/run.ts status   list the steps and whether each is done
  *   tsx pipeline/eval/experiment/run.ts report   rewrite the report from whatever has finished
  *   tsx pipeline/eval/experiment/run.ts snapshot write results/ann-*.tar.xz from the annotate runs (also in flight)
+ *   tsx pipeline/eval/experiment/run.ts toolformer  models/toolformer from the best arm (npm run build:toolformer)
  *
  * Outputs under $EXPERIMENT_OUT (default out/experiment) and checkpoints under .cache/experiment; the report and the
  * small results are committed under pipeline/eval/experiment/results/.
@@ -28,6 +29,7 @@ import { stripCalls } from '../../core/generate/generate.ts';
 import { capitalFacts, splitFacts } from '../../train/data-synthetic.ts';
 import { copyInto, readJson, toolformer, writeJson, type Step } from './steps.ts';
 import { armFiles, OUT, paths, WORK } from './paths.ts';
+import { shipModel } from './ship-model.ts';
 
 /** 1 / the share of the non-held-out corpus used as the base-mixture corpus. */
 const BASE_CORPUS_SHARE_INV = 4;
@@ -266,7 +268,19 @@ async function main(): Promise<void> {
     for (const name of ['corpus', 'kbprose']) snapshot(name);
     return;
   }
-  if (cmd !== 'next') throw new Error(`usage: run.ts next | status | report (got ${cmd})`);
+  if (cmd === 'toolformer') {
+    // Only the steps the shipped run needs: the inputs, annotations and arms, and that run's finetune, eval and loss.
+    const run = LIMIT_RUNS[0];
+    const own = (s: Step) => !/^(finetune|eval|held-out loss) /.test(s.name) || s.name.endsWith(` ${runName(run)}`);
+    for (const s of steps().filter(own)) {
+      if (s.done()) continue;
+      console.error(`[experiment] ${new Date().toISOString()} step: ${s.name}`);
+      await s.run();
+    }
+    shipModel(run);
+    return;
+  }
+  if (cmd !== 'next') throw new Error(`usage: run.ts next | status | report | snapshot | toolformer (got ${cmd})`);
   const next = steps().find((s) => !s.done());
   if (!next) {
     writeReport(paths);
