@@ -4,12 +4,16 @@
  * as Transformers.js reads it), opened with `?dtype=q4f16`. The worked examples' losses (the Calculator's among them)
  * equal the Node pipeline's on the same file within 1e-2 nats (float16 logits; measured in onnxruntime-web under
  * Node: 1.6e-3). The replica is written under models/ at test time (the app serves /models/<name>/) and removed.
+ * Then every dtype of the published layouts (fp32, fp16, q8, int8, uint8, q4, q4f16, bnb4; replicas.ts) opened with
+ * `?dtype=`: the worked cases' losses equal Node's on the same file — 1e-3 nats for fp32, 1e-2 for the rest (float16
+ * logits; the browser's quantised kernels). Node's equal Transformers.js's (pipeline/onnx/replicas.test.ts).
  */
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadModel } from '../../pipeline/node/load-model.ts';
 import { writeReplicas } from '../../pipeline/onnx/replicas.ts';
+import { DTYPE_FILES, DTYPES, type Dtype } from '../../pipeline/core/lm/dtypes.ts';
 import type { GoldenResult } from '../src/analysis-types.ts';
 import { GOLDEN_CASES, scoreGolden } from '../src/golden.ts';
 import { launch, openPage, skipWithoutChromium, textOf } from './browser.ts';
@@ -17,8 +21,12 @@ import { buildApp, repoRoot, serveApp, type Served } from './serve.ts';
 
 const NAME = 'replica-q4f16-e2e';
 const DIR = join(repoRoot, 'models', NAME);
+/** Every dtype's file in one folder, without external data. */
+const ALL = 'replica-all-e2e';
+const ALL_DIR = join(repoRoot, 'models', ALL);
 let served: Served;
 let nodeGolden: GoldenResult[];
+const nodeByDtype = new Map<Dtype, GoldenResult[]>();
 
 describe.skipIf(skipWithoutChromium('published-format replicas in headless Chromium'))('published-format replicas in headless Chromium', () => {
   beforeAll(async () => {
@@ -28,11 +36,18 @@ describe.skipIf(skipWithoutChromium('published-format replicas in headless Chrom
     const lm = await loadModel(DIR, { dtype: 'q4f16' });
     nodeGolden = await scoreGolden(lm, GOLDEN_CASES);
     await lm.release();
+    await writeReplicas(ALL_DIR);
+    for (const dtype of DTYPES) {
+      const each = await loadModel(ALL_DIR, { dtype });
+      nodeByDtype.set(dtype, await scoreGolden(each, GOLDEN_CASES));
+      await each.release();
+    }
   }, 240_000);
 
   afterAll(async () => {
     await served?.close();
     await rm(DIR, { recursive: true, force: true });
+    await rm(ALL_DIR, { recursive: true, force: true });
   });
 
   it('loads the q4f16 external-data replica on WASM and scores the worked calls as Node does', async () => {
@@ -61,4 +76,35 @@ describe.skipIf(skipWithoutChromium('published-format replicas in headless Chrom
       await browser.close();
     }
   }, 300_000);
+
+  it('every dtype of the published layouts loads on WASM and scores the worked calls as Node does on the same file', async () => {
+    const browser = await launch({ webgpu: false });
+    try {
+      for (const dtype of DTYPES) {
+        const url = `${served.url}?model=${ALL}&backend=wasm&dtype=${dtype}&tools=Calculator&k=2&m=0&tauF=0.5`;
+        const { page, errors, foreign } = await openPage(browser, url);
+        await page.waitForFunction(() => document.body.dataset.ready, null, { timeout: 120_000 });
+        expect(await page.evaluate(() => document.body.dataset.ready), dtype).toBe('true');
+        expect(await textOf(page, 'dtype')).toBe(`dtype: ${dtype} (onnx/${DTYPE_FILES[dtype]})`);
+        const browserGolden = (await page.evaluate(
+          (cases) => (globalThis as unknown as { toolformer: { client: { request(t: string, b: unknown): Promise<unknown> } } })
+            .toolformer.client.request('golden', { cases }),
+          GOLDEN_CASES,
+        )) as GoldenResult[];
+        const node = nodeByDtype.get(dtype)!;
+        const tolerance = dtype === 'fp32' ? 1e-3 : 1e-2;
+        expect(browserGolden, dtype).toHaveLength(node.length);
+        browserGolden.forEach((b, i) => {
+          for (const key of ['noCall', 'callOnly', 'withResult'] as const) {
+            expect(Math.abs(b.losses[key] - node[i].losses[key]), `${dtype} case ${i} ${key}`).toBeLessThan(tolerance);
+          }
+        });
+        expect(errors, dtype).toEqual([]);
+        expect(foreign, dtype).toEqual([]);
+        await page.close();
+      }
+    } finally {
+      await browser.close();
+    }
+  }, 600_000);
 });
