@@ -14,6 +14,11 @@ import { launch, openPage } from '../../web/e2e/browser.ts';
 import { join } from 'node:path';
 import { buildApp, repoRoot, serveApp } from '../../web/e2e/serve.ts';
 import { chromiumProcessMemory, descendantsCpuSeconds, type ProcessMemory } from './chromium-proc.ts';
+import { TOOL_SPECS } from '../core/tools/registry.ts';
+
+/** A text and a tool whose pre-filter skips it (e.g. a text without numbers): the explorer's first run does nothing. */
+const QUIET_TEXT = 'Hello';
+const QUIET_TOOL = TOOL_SPECS.find((s) => s.prefilter && !s.prefilter({ id: 'quiet', text: QUIET_TEXT }).pass)?.name ?? '';
 
 export interface BrowserRealSizeRow {
   dtype: Dtype;
@@ -66,8 +71,8 @@ export async function measureBrowser(options: BrowserBenchOptions): Promise<Brow
         const browser = await launch({ webgpu: backend === 'webgpu' });
         try {
           // No bundled model (?model=none): the tab holds only the folder's. The explorer's settings score nothing
-          // (Calculator's pre-filter skips a text without numbers), so its first run on the folder's model is brief.
-          const quiet = 'tools=Calculator&text=Hello&own=&k=1&m=0&control=0';
+          // (one tool whose pre-filter skips the text), so its first run on the folder's model is brief.
+          const quiet = `tools=${QUIET_TOOL}&text=${QUIET_TEXT}&own=&k=1&m=0&control=0`;
           const { page } = await openPage(browser, `${served.url}?model=none&backend=${backend}&dtype=${dtype}&${quiet}`);
           await page.waitForFunction(() => document.body.dataset.ready === 'none', null, { timeout: 120_000 });
           await page.setInputFiles('[data-testid="model-folder"]', options.dir);

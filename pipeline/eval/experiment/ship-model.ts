@@ -72,8 +72,8 @@ export function shipModel(run: Run): void {
         `(the 120-step base-mixture control of the same seed: ${control.meanNll.toFixed(4)}).`
       : '',
     '',
-    'It writes calls in the KB prose\'s own phrasings ("The capital of Peru is" → `[QA("What is the capital of Peru?") -> Lima]`) and ' +
-      'rarely elsewhere; in the Factbook\'s own format it calls QA but invents the subject. The experiment\'s report ' +
+    'It writes calls in the KB prose\'s own phrasings ("The capital of Peru is" → a question and the answer) and ' +
+      'rarely elsewhere; in the Factbook\'s own format it asks, but mostly about a subject it invents. The experiment\'s report ' +
       '(pipeline/eval/experiment/results/report.md) compares it with every arm and seed; pipeline/eval/rounds/ measures it writing its own training data.',
     '',
   ].join('\n');
