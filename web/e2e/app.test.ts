@@ -12,7 +12,7 @@ import type { Page } from 'playwright-core';
 import { loadModel } from '../../pipeline/node/load-model.ts';
 import type { GoldenResult } from '../src/analysis-types.ts';
 import { GOLDEN_CASES, scoreGolden } from '../src/golden.ts';
-import { skipWithoutChromium, launch, openPage, setSlider, textOf } from './browser.ts';
+import { skipWithoutChromium, launch, openPage, setSlider, textOf, scoreGoldenInPage } from './browser.ts';
 import { buildApp, repoRoot, serveApp, type Served } from './serve.ts';
 
 const OUT = join(repoRoot, 'out/web-test');
@@ -113,11 +113,7 @@ describe.skipIf(skipWithoutChromium('web app in headless Chromium'))('web app in
         expect(await page.getAttribute('[data-testid="ex-status"]', 'data-done')).toBe(done);
 
         // Golden: the browser's L_a, L_b, L_c equal the Node pipeline's within 1e-3.
-        const browserGolden = (await page.evaluate(
-          (cases) => (globalThis as unknown as { toolformer: { client: { request(t: string, b: unknown): Promise<unknown> } } })
-            .toolformer.client.request('golden', { cases }),
-          GOLDEN_CASES,
-        )) as GoldenResult[];
+        const browserGolden = await scoreGoldenInPage(page, GOLDEN_CASES);
         writeFileSync(join(OUT, `golden-${backend}.json`), JSON.stringify(browserGolden, null, 2));
         expect(browserGolden).toHaveLength(nodeGolden.length);
         browserGolden.forEach((b, i) => {

@@ -3,6 +3,7 @@
  * `--enable-unsafe-webgpu` (the adapter is `google|swiftshader` on a machine without a GPU); without it,
  * `requestAdapter()` returns null and the app runs on WASM.
  */
+import type { GoldenCase, GoldenResult } from '../src/analysis-types.ts';
 import { existsSync } from 'node:fs';
 import { skipUnlessInstalled } from '../../pipeline/node/testing/system-requirement.ts';
 import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
@@ -69,4 +70,13 @@ export async function setSlider(page: Page, id: string, value: number): Promise<
     input.value = String(v);
     input.dispatchEvent(new Event('input', { bubbles: true }));
   }, value);
+}
+
+/** L_a, L_b, L_c of `cases` from the page's own model worker (the app exposes its client as `toolformer.client`). */
+export function scoreGoldenInPage(page: Page, cases: readonly GoldenCase[]): Promise<GoldenResult[]> {
+  return page.evaluate(
+    (c) => (globalThis as unknown as { toolformer: { client: { request(t: string, b: unknown): Promise<unknown> } } })
+      .toolformer.client.request('golden', { cases: c }),
+    cases as GoldenCase[],
+  ) as Promise<GoldenResult[]>;
 }

@@ -20,7 +20,7 @@ import { loadModel } from '../../pipeline/node/load-model.ts';
 import { writeReplicas } from '../../pipeline/onnx/replicas.ts';
 import type { GoldenResult } from '../src/analysis-types.ts';
 import { GOLDEN_CASES, scoreGolden } from '../src/golden.ts';
-import { launch, openPage, skipWithoutChromium, textOf } from './browser.ts';
+import { launch, openPage, skipWithoutChromium, textOf, scoreGoldenInPage } from './browser.ts';
 import { buildApp, repoRoot, serveApp, type Served } from './serve.ts';
 
 /** Browser against Node, nats: fp32 measured ~1e-6 (web/README.md); q4f16 has float16 logits (e2e/replicas.test.ts). */
@@ -38,7 +38,6 @@ let trained: string;
 let served: Served;
 const nodeGolden: Partial<Record<Dtype, GoldenResult[]>> = {};
 
-type ClientHook = { toolformer: { client: { request(t: string, b: unknown): Promise<unknown> } } };
 
 /** Opens the folder through the directory input and waits until the page's model is that folder's, loaded. */
 async function openFolder(page: Page, path: string): Promise<void> {
@@ -131,7 +130,7 @@ describe.skipIf(skipWithoutChromium('a model folder opened from disk, in headles
       for (const key of ['noCall', 'callOnly', 'withResult'] as const) {
         expect(Math.abs(shown[key] - node[key]), `explorer ${key}: ${shown[key]} vs Node ${node[key]}`).toBeLessThan(TOLERANCE.fp32! + SHOWN);
       }
-      const golden = (cases: unknown) => page.evaluate((c) => (globalThis as unknown as ClientHook).toolformer.client.request('golden', { cases: c }), cases) as Promise<GoldenResult[]>;
+      const golden = (cases: typeof GOLDEN_CASES) => scoreGoldenInPage(page, cases);
       expectClose(await golden(GOLDEN_CASES), nodeGolden.fp32!, TOLERANCE.fp32!);
 
       // The other dtype: the folder's q4f16 file with its external data, a float16 KV cache and float16 logits.

@@ -16,7 +16,7 @@ import { writeReplicas } from '../../pipeline/onnx/replicas.ts';
 import { DTYPE_FILES, DTYPES, type Dtype } from '../../pipeline/core/lm/dtypes.ts';
 import type { GoldenResult } from '../src/analysis-types.ts';
 import { GOLDEN_CASES, scoreGolden } from '../src/golden.ts';
-import { launch, openPage, skipWithoutChromium, textOf } from './browser.ts';
+import { launch, openPage, skipWithoutChromium, textOf, scoreGoldenInPage } from './browser.ts';
 import { buildApp, repoRoot, serveApp, type Served } from './serve.ts';
 
 const NAME = 'replica-q4f16-e2e';
@@ -58,11 +58,7 @@ describe.skipIf(skipWithoutChromium('published-format replicas in headless Chrom
       await page.waitForFunction(() => document.body.dataset.ready, null, { timeout: 120_000 });
       expect(await page.evaluate(() => document.body.dataset.ready)).toBe('true');
       expect(await textOf(page, 'backend')).toBe('backend: wasm');
-      const browserGolden = (await page.evaluate(
-        (cases) => (globalThis as unknown as { toolformer: { client: { request(t: string, b: unknown): Promise<unknown> } } })
-          .toolformer.client.request('golden', { cases }),
-        GOLDEN_CASES,
-      )) as GoldenResult[];
+      const browserGolden = await scoreGoldenInPage(page, GOLDEN_CASES);
       expect(browserGolden).toHaveLength(nodeGolden.length);
       expect(GOLDEN_CASES.some((c) => c.tool === 'Calculator')).toBe(true);
       browserGolden.forEach((b, i) => {
@@ -86,11 +82,7 @@ describe.skipIf(skipWithoutChromium('published-format replicas in headless Chrom
         await page.waitForFunction(() => document.body.dataset.ready, null, { timeout: 120_000 });
         expect(await page.evaluate(() => document.body.dataset.ready), dtype).toBe('true');
         expect(await textOf(page, 'dtype')).toBe(`dtype: ${dtype} (onnx/${DTYPE_FILES[dtype]})`);
-        const browserGolden = (await page.evaluate(
-          (cases) => (globalThis as unknown as { toolformer: { client: { request(t: string, b: unknown): Promise<unknown> } } })
-            .toolformer.client.request('golden', { cases }),
-          GOLDEN_CASES,
-        )) as GoldenResult[];
+        const browserGolden = await scoreGoldenInPage(page, GOLDEN_CASES);
         const node = nodeByDtype.get(dtype)!;
         const tolerance = dtype === 'fp32' ? 1e-3 : 1e-2;
         expect(browserGolden, dtype).toHaveLength(node.length);
