@@ -68,6 +68,35 @@ export function wilson(k: number, n: number, z = 1.96): [number, number] {
   return [Math.max(0, centre - half), Math.min(1, centre + half)];
 }
 
+/** One cluster of trials (all trials of one prompt, over seeds): k correct of n. */
+export interface Cluster {
+  k: number;
+  n: number;
+}
+
+/**
+ * A Wilson interval for a share estimated from clustered trials (the same prompt under several seeds is one
+ * cluster), GLMM-free: the ratio estimator p = Σk / Σn, its cluster-robust variance
+ *   V = C / (C − 1) · Σ_i (k_i − p·n_i)² / (Σn)²        (C clusters)
+ * and an effective sample size n_eff = p(1 − p) / V, between C (every cluster's trials agree) and Σn (independent
+ * trials); when p is 0 or 1, V is 0 and n_eff = C, the number of distinct prompts. The interval is Wilson's at
+ * (p·n_eff, n_eff). Pooling seeds as if they were new prompts (wilson(Σk, Σn)) is too narrow whenever a prompt's
+ * seeds agree, which is the usual case.
+ */
+export function clusteredWilson(clusters: readonly Cluster[], z = 1.96): { p: number; lo: number; hi: number; nEff: number; clusters: number } {
+  const live = clusters.filter((c) => c.n > 0);
+  const C = live.length;
+  const N = live.reduce((a, c) => a + c.n, 0);
+  if (C === 0) return { p: 0, lo: 0, hi: 1, nEff: 0, clusters: 0 };
+  const p = live.reduce((a, c) => a + c.k, 0) / N;
+  const V = C < 2 ? 0 : (C / (C - 1)) * live.reduce((a, c) => a + (c.k - p * c.n) ** 2, 0) / (N * N);
+  // V = 0 with 0 < p < 1: every prompt sits exactly at p, no sign of clustering; with p at 0 or 1 nothing can be
+  // estimated within prompts, so count the prompts.
+  const nEff = V > 0 ? Math.min(N, Math.max(C, (p * (1 - p)) / V)) : p === 0 || p === 1 ? C : N;
+  const [lo, hi] = wilson(p * nEff, nEff, z);
+  return { p, lo, hi, nEff, clusters: C };
+}
+
 /**
  * The majority baseline of a set of prompts: the best share a constant answer gets (the most often accepted
  * answer, normalised), e.g. always "Monday" on weekday prompts. 0 for prompts without answers.

@@ -3,12 +3,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseCall } from '../../core/call-syntax.ts';
 import { stripCalls } from '../../core/generate/generate.ts';
-import { majorityRate, wilson } from '../metrics.ts';
+import { clusteredWilson, majorityRate, wilson } from '../metrics.ts';
 import { armAll, armNoCalls, armRandom, callsPerTool, mentionsAny, ranCalls, withoutHeldOutCalls, type CallRow, type TrainRecord } from './arms.ts';
 import { buildEvalSet, fitLeft } from './eval-sets.ts';
 import { chooseHeldOut, isHeldOutDoc, type CorpusDoc } from './heldout.ts';
 import { lossWindows } from './loss.ts';
-import { overlapReport, phrasingRegex } from './overlap.ts';
+import { describeOverlap, overlapReport, phrasingRegex, type OverlapReport } from './overlap.ts';
+import { overlap } from '../tasks.ts';
+import type { EvalPrompt } from '../tasks.ts';
 import { newcombe } from './report.ts';
 import { encoder, readJsonl, readKb, ROOT } from './corpus-files.ts';
 import { capitalFacts, splitFacts } from '../../train/data-synthetic.ts';
@@ -139,7 +141,9 @@ describe('held-out lists and eval set (real corpus)', () => {
       expect(encode(p.prompt).length).toBeLessThanOrEqual(72);
       // Factbook cloze: the section's header line and whole lines of it (lines dropped after the header to fit).
       for (const line of p.prompt.split('\n')) expect(doc.text).toContain(line);
-      expect(doc.text.startsWith(p.prompt.split('\n')[0])).toBe(p.phrasing === 'factbook-cloze' ? true : doc.text.startsWith(p.prompt.split('\n')[0]));
+      // A Factbook cloze starts at its section's header line; a SOTU cloze is a span from inside its address.
+      if (p.phrasing === 'factbook-cloze') expect(doc.text.startsWith(p.prompt.split('\n')[0]), p.id).toBe(true);
+      else expect(doc.text.includes(p.prompt), p.id).toBe(true);
       if (p.phrasing === 'sotu-cloze') {
         const after = doc.text.slice(doc.text.indexOf(p.prompt) + p.prompt.length);
         expect(after.replace(/^ \$?/, ' ').startsWith(` ${p.answers[0]}`)).toBe(true);
@@ -164,6 +168,30 @@ describe('held-out lists and eval set (real corpus)', () => {
     const cut = fitLeft(t, encode, 4);
     expect(t.endsWith(cut)).toBe(true);
     expect(encode(cut).length).toBeLessThanOrEqual(4);
+  });
+});
+
+describe('intervals clustered by prompt', () => {
+  it('three seeds that agree on every prompt count as one trial per prompt, not three', () => {
+    // 50 prompts, 5 right; each prompt asked under 3 seeds with the same outcome.
+    const agree = Array.from({ length: 50 }, (_, i) => ({ k: i < 5 ? 3 : 0, n: 3 }));
+    const c = clusteredWilson(agree);
+    expect(c.p).toBeCloseTo(0.1, 10);
+    expect(c.nEff).toBeCloseTo(50, 6);
+    const [lo, hi] = wilson(5, 50);
+    expect(c.lo).toBeCloseTo(lo, 10);
+    expect(c.hi).toBeCloseTo(hi, 10);
+    // Pooling the seeds as 150 independent trials gives a narrower, wrong interval.
+    const [plo, phi] = wilson(15, 150);
+    expect(phi - plo).toBeLessThan(c.hi - c.lo);
+  });
+
+  it('independent outcomes within a prompt keep the pooled sample size; no success at all falls back to the prompt count', () => {
+    // Per prompt 1 of 2 right: no prompt differs from p = 0.5, so the trials count as independent (n_eff = Σn).
+    expect(clusteredWilson(Array.from({ length: 40 }, () => ({ k: 1, n: 2 }))).nEff).toBe(80);
+    const none = clusteredWilson(Array.from({ length: 30 }, () => ({ k: 0, n: 3 })));
+    expect(none).toMatchObject({ p: 0, lo: 0, nEff: 30, clusters: 30 });
+    expect(none.hi).toBeCloseTo(wilson(0, 30)[1], 10);
   });
 });
 
@@ -193,5 +221,34 @@ describe('overlap and loss windows', () => {
     expect(w.reduce((a, x) => a + x.length, 0)).toBeGreaterThanOrEqual(60);
     for (const x of w) expect(x.length).toBeLessThanOrEqual(15);
     expect(() => lossWindows(lm, ['abc'], 60)).toThrow(/only 0 tokens/);
+  });
+});
+
+describe('what the texts claim about the eval set is what the committed results say', () => {
+  const summary = JSON.parse(readFileSync(join(import.meta.dirname, 'results/summary.json'), 'utf8')) as { overlap: OverlapReport };
+  const prompts = readJsonl<EvalPrompt>(join(import.meta.dirname, 'prompts.jsonl'));
+  // The shipped model's finetuning data: arm (e) = the pipeline's kept calls on the corpus (a) + the KB prose.
+  const finetuneTexts = ['a.jsonl', 'kbprose.jsonl'].flatMap((f) =>
+    readJsonl<{ text: string }>(join(ROOT, 'models/toolformer/finetune-data', f)).flatMap((r) => [r.text, stripCalls(r.text)]));
+
+  it('no eval prompt occurs verbatim in the shipped model\'s finetuning texts (fails when one is planted)', () => {
+    expect(finetuneTexts.length).toBeGreaterThan(500);
+    expect(overlap(prompts, finetuneTexts)).toEqual([]);
+    // The same check on a text that quotes one prompt finds exactly that prompt.
+    const planted = prompts.find((p) => p.family === 'capitals' && !p.real)!;
+    expect(overlap(prompts, [...finetuneTexts.slice(0, 50), `Notes. ${planted.prompt} something.`]).map((o) => o.id)).toContain(planted.id);
+  });
+
+  it('the model card and the READMEs state the measured overlap, never "no finetuning text"', () => {
+    const card = readFileSync(join(ROOT, 'models/toolformer/README.md'), 'utf8');
+    expect(card).toContain(describeOverlap(summary.overlap));
+    for (const f of ['README.md', 'models/toolformer/README.md', 'pipeline/eval/README.md', 'pipeline/eval/experiment/README.md']) {
+      const text = readFileSync(join(ROOT, f), 'utf8').replace(/\s+/g, ' ');
+      expect(text, f).not.toMatch(/(appear|are|is) in no finetuning text|in no finetuning text/);
+      // Any "N of M subjects" sentence gives the committed counts.
+      for (const m of text.matchAll(/(\d+) of (\d+) subjects/g)) {
+        expect([Number(m[1]), Number(m[2])], `${f}: ${m[0]}`).toEqual([summary.overlap.subjects.subjects, summary.overlap.subjects.ofSubjects]);
+      }
+    }
   });
 });

@@ -77,3 +77,16 @@ export function overlapReport(prompts: readonly EvalPrompt[], phrasings: readonl
     },
   };
 }
+
+/**
+ * The overlap as one sentence, for every text that describes the eval set (the shipped model's card, READMEs): the
+ * numbers come from the committed report, never typed by hand (claims.test.ts checks the texts against it).
+ */
+export function describeOverlap(o: OverlapReport): string {
+  const templates = o.phrasings.filter((p) => !p.real && p.texts >= 0);
+  const templateTexts = templates.reduce((a, p) => a + p.texts, 0);
+  return `${o.prompts.n} of the prompts verbatim in any of the ${o.texts.toLocaleString('en-US')} finetuning texts, ` +
+    `${templateTexts === 0 ? 'no' : templateTexts} finetuning text${templateTexts === 1 ? '' : 's'} in a template phrasing; ` +
+    `${o.subjects.subjects} of ${o.subjects.ofSubjects} subjects are named in some finetuning text and ` +
+    `${o.facts.prompts} of ${o.facts.of} fact prompts have subject and answer together in one`;
+}

@@ -5,8 +5,8 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { wilson } from '../metrics.ts';
-import type { TrialRecord } from '../metrics.ts';
+import { clusteredWilson, wilson } from '../metrics.ts';
+import type { Cluster, TrialRecord } from '../metrics.ts';
 import { ARM_NAMES } from './arms.ts';
 import { HERE, PROMPTS_FILE, ROOT, readJsonl } from './corpus-files.ts';
 import type { OverlapReport } from './overlap.ts';
@@ -48,24 +48,40 @@ interface Cell {
   k: number;
   n: number;
   seeds: number[];
+  /** Trials per prompt id over the runs (a prompt under 3 seeds is one cluster). */
+  byPrompt: Map<string, Cluster>;
 }
+
+const pct1 = (x: number) => `${(100 * x).toFixed(1)}`;
+/** The clustered interval (by prompt), then the pooled Wilson that treats every seed's trial as a new prompt. */
+const cci = (c: Cell, withPooled = true) => {
+  if (c.n === 0) return '–';
+  const w = clusteredWilson([...c.byPrompt.values()]);
+  const [lo, hi] = wilson(c.k, c.n);
+  return `${pct1(w.p)} [${pct1(w.lo)}–${pct1(w.hi)}]${withPooled ? ` (pooled [${pct1(lo)}–${pct1(hi)}])` : ''}`;
+};
 
 function cell(runs: TrialRecord[][], keep: (t: TrialRecord) => boolean, score: (t: TrialRecord) => boolean): Cell {
   let k = 0;
   let n = 0;
   const seeds: number[] = [];
+  const byPrompt = new Map<string, Cluster>();
   for (const ts of runs) {
     const sel = ts.filter(keep);
     if (sel.length === 0) continue;
+    for (const t of sel) {
+      const c = byPrompt.get(t.id) ?? { k: 0, n: 0 };
+      byPrompt.set(t.id, { k: c.k + (score(t) ? 1 : 0), n: c.n + 1 });
+    }
     const kk = sel.filter(score).length;
     k += kk;
     n += sel.length;
     seeds.push(kk / sel.length);
   }
-  return { k, n, seeds };
+  return { k, n, seeds, byPrompt };
 }
 
-const show = (c: Cell) => (c.n === 0 ? '–' : `${ci(c.k, c.n)}${c.seeds.length > 1 ? ` (seeds ${c.seeds.map(pct).join(', ')})` : ''}`);
+const show = (c: Cell) => (c.n === 0 ? '–' : `${cci(c)}${c.seeds.length > 1 ? ` (seeds ${c.seeds.map(pct).join(', ')})` : ''}`);
 
 /** p1 − p2 with Newcombe's hybrid score interval (from the two Wilson intervals), as shares. */
 export function newcombe(k1: number, n1: number, k2: number, n2: number): [number, number, number] {
@@ -105,10 +121,16 @@ export function writeReport(p: Paths): void {
     return sel.length === 0 || counts.size === 0 ? 0 : Math.max(...counts.values()) / sel.length;
   };
 
-  const stats = readJson<{ docsRead: number; docsWithKeptCall: number; tools: Record<string, { kept: number; scored?: number }> }>(join(p.annCorpus, 'stats.json'));
-  const kbStats = readJson<{ docsRead: number; docsWithKeptCall: number; tools: Record<string, { kept: number }> }>(join(p.annKb, 'stats.json'));
-  const armStats = readJson<{ candidates: number; candidateReasons: Record<string, number>; heldOutCandidatesRemoved?: number; heldOutKeptCallsRemoved?: number | null; arms: Record<string, { records: number; calls: Record<string, number> }> }>(p.armStats);
-  const finalOverlap = readJson<OverlapReport>(p.overlap);
+  // What out/experiment held when the run was made (annotation stats, arm stats, overlap) is kept in the committed
+  // summary.json; on a machine without out/ (a fresh clone) the report is rewritten from it, so it regenerates from
+  // committed files alone.
+  const committedSummary = readJson<{ annotation?: unknown; kbAnnotation?: unknown; arms?: unknown; overlap?: unknown }>(join(RESULTS, 'summary.json')) ?? {};
+  const orCommitted = <T>(x: T | null, key: keyof typeof committedSummary): T | null => x ?? ((committedSummary[key] as T | undefined) ?? null);
+  const stats = orCommitted(readJson<{ docsRead: number; docsWithKeptCall: number; tools: Record<string, { kept: number; scored?: number }> }>(join(p.annCorpus, 'stats.json')), 'annotation');
+  const kbStats = orCommitted(readJson<{ docsRead: number; docsWithKeptCall: number; tools: Record<string, { kept: number }> }>(join(p.annKb, 'stats.json')), 'kbAnnotation');
+  const armStats = orCommitted(readJson<{ candidates: number; candidateReasons: Record<string, number>; heldOutCandidatesRemoved?: number; heldOutKeptCallsRemoved?: number | null; arms: Record<string, { records: number; calls: Record<string, number> }> }>(p.armStats), 'arms');
+  // The committed overlap is the final one (it is written only once the arms exist).
+  const finalOverlap = orCommitted(readJson<OverlapReport>(p.overlap), 'overlap');
   const overlap = finalOverlap ?? readJson<OverlapReport>(p.overlapInputs);
   const losses = new Map<string, { meanNll: number; perWindow: number[]; tokens: number }>();
   for (const r of [...runs, ...LIMIT_RUNS]) {
@@ -161,7 +183,7 @@ export function writeReport(p: Paths): void {
   } else L.push('Computed after arms (b), (c), (e) are built.');
   L.push('');
 
-  L.push('## Accuracy per family, % (95 % Wilson interval pooled over seeds [low–high]; per-seed values in parentheses)', '');
+  L.push('## Accuracy per family, % (95 % interval clustered by prompt [low–high], cluster-robust Wilson from pipeline/eval/metrics.ts `clusteredWilson`; beside it the pooled Wilson interval that counts each seed\'s trial as a new prompt; per-seed values last)', '');
   if (arms.length === 0) L.push('No eval finished yet.');
   else {
     const head = ['family', 'n', 'majority', ...arms.map((a) => `(${a}) with tools`), ...arms.filter((a) => a === 'd' || a === 'control').map((a) => `(${a}) without tools`)];
@@ -188,7 +210,7 @@ export function writeReport(p: Paths): void {
         const keep = (t: TrialRecord) => t.family === f && t.phrasing === ph;
         const score = noCall ? (t: TrialRecord) => t.calls.length === 0 : (t: TrialRecord) => t.correct;
         const n = prompts.filter((q) => q.family === f && q.phrasing === ph).length;
-        L.push(`| ${f} | ${ph} | ${n} | ${arms.map((a) => { const c = cell(byArm.get(a)!.map((x) => x.trials.filter((t) => t.tools)), keep, score); return c.n ? ci(c.k, c.n) : '–'; }).join(' | ')} |`);
+        L.push(`| ${f} | ${ph} | ${n} | ${arms.map((a) => { const c = cell(byArm.get(a)!.map((x) => x.trials.filter((t) => t.tools)), keep, score); return c.n ? cci(c) : '–'; }).join(' | ')} |`);
       }
     }
     L.push('', '## Calls (greedy, with tools, pooled over seeds): share of prompts with a call / share of calls that returned a result / share naming the family\'s tool', '');
@@ -210,12 +232,13 @@ export function writeReport(p: Paths): void {
 
   // The issue's "must show" comparisons, pooled over the seeds both arms have finished.
   if (arms.length > 0) {
-    L.push('## Comparisons (pooled over seeds; difference with a 95 % Newcombe interval)', '');
+    L.push('## Comparisons (over seeds; difference with a 95 % Newcombe interval from the two clustered intervals, each at its effective n)', '');
     const pooled = (a: ArmKey, tools: boolean, keep: (t: TrialRecord) => boolean): Cell | null =>
       byArm.has(a) ? cell(byArm.get(a)!.map((x) => x.trials.filter((t) => t.tools === tools)), keep, (t) => t.correct) : null;
     const diff = (x: Cell | null, y: Cell | null) => {
       if (!x || !y || x.n === 0 || y.n === 0) return 'not run yet';
-      const [d, lo, hi] = newcombe(x.k, x.n, y.k, y.n);
+      const [ex, ey] = [clusteredWilson([...x.byPrompt.values()]), clusteredWilson([...y.byPrompt.values()])];
+      const [d, lo, hi] = newcombe(ex.p * ex.nEff, ex.nEff, ey.p * ey.nEff, ey.nEff);
       return `${pct(x.k / x.n)} vs ${pct(y.k / y.n)}: ${d >= 0 ? '+' : ''}${pct(d)} points [${pct(lo)}, ${pct(hi)}]`;
     };
     const realCaps = (t: TrialRecord) => t.family === 'capitals' && t.real === true;
@@ -319,7 +342,7 @@ function limitsSection(p: Paths, losses: Map<string, { meanNll: number; perWindo
 
 /**
  * results/loop.md: the one table the top-level README shows (issue 20 item 6, a generated block): per arm, the
- * seeds done, the main families with tools (pooled Wilson intervals) and the held-out loss against the control.
+ * seeds done, the main families with tools (95 % intervals clustered by prompt) and the held-out loss against the control.
  */
 function loopTable(p: Paths, byArm: Map<ArmKey, { run: Run; trials: TrialRecord[] }[]>, losses: Map<string, { meanNll: number; perWindow: number[] }>): string[] {
   const cols: { label: string; keep: (t: TrialRecord) => boolean; noCall?: boolean }[] = [
@@ -344,7 +367,7 @@ function loopTable(p: Paths, byArm: Map<ArmKey, { run: Run; trials: TrialRecord[
       if (c.noCall && !row.tools) return '–';
       const score = c.noCall ? (t: TrialRecord) => t.calls.length === 0 : (t: TrialRecord) => t.correct;
       const x = cell(row.runs.map((r) => r.trials.filter((t) => t.tools === row.tools)), c.keep, score);
-      return x.n ? ci(x.k, x.n) : '–';
+      return x.n ? cci(x, false) : '–';
     });
     const diffs = row.tools ? row.runs.flatMap((r) => {
       const l = losses.get(runName(r.run));

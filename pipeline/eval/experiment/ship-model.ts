@@ -7,11 +7,19 @@ import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeF
 import { join, relative } from 'node:path';
 import { wilson, type TrialRecord } from '../metrics.ts';
 import { ROOT, readJsonl } from './corpus-files.ts';
+import { describeOverlap, type OverlapReport } from './overlap.ts';
 import { armFiles, paths } from './paths.ts';
 import { runName, type Run } from './plan.ts';
 import { readJson } from './steps.ts';
 
 export const SHIPPED = join(ROOT, 'models/toolformer');
+
+/** How far the eval set is from the finetuning texts, from the committed report (results/summary.json). */
+export function heldOutNote(): string {
+  const summary = readJson<{ overlap: OverlapReport }>(join(ROOT, 'pipeline/eval/experiment/results/summary.json'));
+  if (!summary?.overlap) throw new Error('pipeline/eval/experiment/results/summary.json has no overlap report: run `run.ts report` first');
+  return describeOverlap(summary.overlap);
+}
 
 const pct = (k: number, n: number) => {
   const [lo, hi] = wilson(k, n);
@@ -62,8 +70,7 @@ export function shipModel(run: Run): void {
     '## How it scores (held-out eval of pipeline/eval/experiment)',
     '',
     `This is \`${runName(run)}\` of \`npm run experiment\`: arm (e), the pipeline's kept calls on 500 real corpus documents plus the ` +
-      'templated KB prose, finetuned for ' + `${run.steps} steps (5× the grid's). On the 746 held-out prompts (none a training template; subjects and ` +
-      'documents in no finetuning text), greedy, with tools:',
+      'templated KB prose, finetuned for ' + `${run.steps} steps (5× the grid's). On the 746 held-out prompts (${heldOutNote()}), greedy, with tools:`,
     '',
     ...scoreTable(readJsonl<TrialRecord>(trialsFile)),
     '',
