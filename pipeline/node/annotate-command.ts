@@ -14,6 +14,7 @@ import type { McpTools } from './mcp/run-tools.ts';
 import { skipLine, summarizeSkips } from './corpus-files.ts';
 import { listInputs } from './read-corpus.ts';
 import { packageVersions } from './package-versions.ts';
+import { assertChunksOfRun, resumableCheckpoint } from './resume-checks.ts';
 import { RunFiles } from './run-files.ts';
 import { runSummary, searchBudgetLine } from './run-summary.ts';
 import { DEFAULT_CHUNK_ITEMS, keptCalls, parseShard } from './scale/plan.ts';
@@ -192,7 +193,7 @@ export async function annotateCommand(inputs: string[], flags: AnnotateFlags): P
     await assertQueueReachable(flags.queue);
     if (!flags.resume) RunFiles.assertNoRun(flags.out);
   } else if (!flags.resume) RunFiles.assertNoRun(flags.out);
-  else if (!RunFiles.readCheckpoint(flags.out)) console.error(`toolformer: no checkpoint in ${flags.out}: starting a fresh run`);
+  else if (!resumableCheckpoint(flags.out)) console.error(`toolformer: no checkpoint in ${flags.out}: starting a fresh run`);
   // MCP servers: one that fails to start is a warning, not the end of the run; all are closed when it ends.
   const mcp = flags.mcp?.length
     ? await import('./mcp/run-tools.ts').then(({ connectMcpTools }) =>
@@ -259,6 +260,7 @@ async function annotateWith(
     const inputsDigest = digestInputs(inputs);
     const run = digestOf({ identity, inputsDigest });
     mkdirSync(flags.out, { recursive: true });
+    assertChunksOfRun(flags.out, run); // before config.json is written: a refused shard changes nothing
     RunFiles.writeJson(flags.out, 'config.json', { ...meta, inputs, inputsDigest, maxDocs: flags.maxDocs ?? null, config });
     if (shard) {
       const { runShard } = await import('./scale/shard.ts');

@@ -1,5 +1,4 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
 import type { Candidate } from '../core/candidates.ts';
 import type { AnnotateConfig } from '../core/config.ts';
 import type { Doc } from '../core/document.ts';
@@ -9,6 +8,7 @@ import { type DocWork, type PipelineParts, annotate, callText } from '../core/st
 import { type RunStats, addDoc, emptyStats } from '../core/stats.ts';
 import { digestInputs } from './input-digest.ts';
 import { type CorpusError, readCorpus, withSkippedInputs } from './read-corpus.ts';
+import { assertSameRun, resumableCheckpoint } from './resume-checks.ts';
 import { RunFiles } from './run-files.ts';
 
 /**
@@ -71,50 +71,17 @@ export function trainRecord(parts: Pick<PipelineParts, 'registry'>, work: DocWor
 /** The errors.jsonl record of a bad input record or file. */
 export const errorRecord = (item: CorpusError) => ({ file: item.file, line: item.line ?? null, code: item.code, reason: item.reason });
 
-/**
- * A resume must use the settings of the run it continues, or its files would mix two runs. Batch size and tool
- * concurrency do not change the output and --max-docs may grow; everything else is compared with config.json.
- */
-function assertSameRun(outDir: string, record: { model?: unknown; inputs: string[]; inputsDigest: string; config: AnnotateConfig }): void {
-  if (!RunFiles.readCheckpoint(outDir)) return;
-  // Without config.json nothing says which inputs and settings the checkpoint's counts belong to.
-  if (!existsSync(join(outDir, 'config.json'))) {
-    throw new Error(`cannot resume ${outDir}: its config.json is missing, so the run's inputs and settings cannot be checked: start again with --overwrite or another --out`);
-  }
-  let before: typeof record;
-  try {
-    before = JSON.parse(readFileSync(join(outDir, 'config.json'), 'utf8'));
-  } catch (error) {
-    throw new Error(`cannot resume ${outDir}: config.json is not valid JSON (${(error as Error).message}): start again with another --out`);
-  }
-  const comparable = (r: typeof record) => {
-    const { batchSize: _b, toolConcurrency: _c, ...config } = r.config ?? {};
-    // A run begun before the search budget existed searched whole documents: `--max-doc-tokens 0` resumes it.
-    const maxDocTokens = (config as Partial<AnnotateConfig>).maxDocTokens ?? null;
-    return { model: r.model, inputs: r.inputs, inputsDigest: r.inputsDigest, ...config, maxDocTokens };
-  };
-  const [was, now] = [comparable(before), comparable(record)];
-  if (JSON.stringify(was.inputs) === JSON.stringify(now.inputs) && was.inputsDigest !== now.inputsDigest) {
-    throw new Error(`cannot resume ${outDir}: the input files changed since the run started (their SHA-256 differs): restore them, or start again with another --out`);
-  }
-  for (const key of Object.keys(now) as (keyof typeof now)[]) {
-    if (JSON.stringify(was[key]) !== JSON.stringify(now[key])) {
-      const show = (v: unknown) => JSON.stringify(v)?.slice(0, 60);
-      // The flag that gives the first run's value where it is not the flag's own name.
-      const hint = key === 'maxDocTokens' && was[key] === null ? ' (--max-doc-tokens 0 for no search budget)' : '';
-      throw new Error(`cannot resume ${outDir} with other settings (${key}: ${show(was[key])} then, ${show(now[key])} now): pass the same flags as its first run${hint}, or choose another --out`);
-    }
-  }
-}
-
 /** Start or resume a run in `outDir`: a resume's settings checked, the files opened, config.json written. */
 export function openRun(options: Pick<RunOptions, 'inputs' | 'outDir' | 'meta' | 'config' | 'maxDocs' | 'resume'>) {
   const { config, outDir } = options;
   mkdirSync(outDir, { recursive: true });
   const record = { ...options.meta, inputs: options.inputs, inputsDigest: digestInputs(options.inputs), maxDocs: options.maxDocs ?? null, config };
-  if (options.resume) assertSameRun(outDir, record);
+  // Checked before anything changes: a refused resume leaves every file as it was, and a resume never rewrites the
+  // settings the run was made with (config.json changes only for a raised --max-docs).
+  const resuming = options.resume === true && resumableCheckpoint(outDir, config.tools) !== null;
+  const raised = resuming ? assertSameRun(outDir, record) : null;
   const { files, checkpoint } = RunFiles.open<RunStats>(outDir, options.resume ?? false);
-  RunFiles.writeJson(outDir, 'config.json', record);
+  if (!resuming || raised) RunFiles.writeJson(outDir, 'config.json', raised ?? record);
   return { files, checkpoint, stats: checkpoint?.stats ?? emptyStats(config.tools) };
 }
 

@@ -4,11 +4,12 @@
  * harmless. `<out>/manifest.json` says how many chunks the run has and which run they belong to. `merge` concatenates
  * the chunks in order into the same train/calls/errors.jsonl and stats.json a single process writes.
  */
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AnnotateConfig } from '../../core/config.ts';
 import { type RunStats, emptyStats, mergeStats } from '../../core/stats.ts';
 import { withSkippedInputs } from '../read-corpus.ts';
+import { statsProblem } from '../resume-checks.ts';
 import { OUTPUT_FILES, RunFiles } from '../run-files.ts';
 import type { ChunkResult } from './chunks.ts';
 
@@ -36,11 +37,27 @@ export function writeChunk(out: string, run: string, result: ChunkResult): void 
   writeWhole(chunkPath(out, result.index), JSON.stringify({ run, ...result }));
 }
 
+/** What is wrong with a parsed chunk file, or null: the run, the three files' text and the stats. */
+function chunkProblem(chunk: unknown): string | null {
+  if (typeof chunk !== 'object' || chunk === null || Array.isArray(chunk)) return 'not an object';
+  const c = chunk as Record<string, unknown>;
+  for (const key of ['run', 'train', 'calls', 'errors'] as const) if (typeof c[key] !== 'string') return `"${key}" is not a string`;
+  if (typeof c.stats !== 'object' || c.stats === null) return 'no "stats"';
+  return null;
+}
+
 /** The chunk's file when it exists and belongs to `run`; null otherwise. */
 export function readChunk(out: string, run: string, index: number): ChunkFile | null {
   const path = chunkPath(out, index);
   if (!existsSync(path)) return null;
-  const chunk = JSON.parse(readFileSync(path, 'utf8')) as ChunkFile;
+  let chunk: ChunkFile;
+  try {
+    chunk = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new Error(`${path} is damaged (${(error as Error).message}): delete it and run the shard or worker that holds chunk ${index} again`);
+  }
+  const problem = chunkProblem(chunk);
+  if (problem) throw new Error(`${path} is damaged (${problem}): delete it and run the shard or worker that holds chunk ${index} again`);
   if (chunk.run !== run) throw new Error(`${path} belongs to another run (settings, model or inputs differ): use another --out`);
   return chunk;
 }
@@ -69,20 +86,27 @@ export function mergeRun(out: string): RunStats {
     throw new Error(`cannot merge ${out}: chunks ${list} of ${manifest.chunks} are missing: run the shards or workers that hold them`);
   }
   const stats = emptyStats(config.tools);
-  const fds = Object.fromEntries(OUTPUT_FILES.map((f) => [f, openSync(join(out, `${f}.tmp`), 'w')]));
+  const tmp = (f: string) => join(out, `${f}.tmp`);
+  const fds = Object.fromEntries(OUTPUT_FILES.map((f) => [f, openSync(tmp(f), 'w')]));
   try {
     for (let i = 0; i < manifest.chunks; i++) {
       const chunk = readChunk(out, manifest.run, i)!;
+      const problem = statsProblem(chunk.stats, config.tools);
+      if (problem) throw new Error(`${chunkPath(out, i)} is damaged (${problem}): delete it and run the shard or worker that holds chunk ${i} again`);
       for (const [file, text] of [['train.jsonl', chunk.train], ['calls.jsonl', chunk.calls], ['errors.jsonl', chunk.errors]] as const) {
         if (text) writeSync(fds[file], text);
       }
       mergeStats(stats, chunk.stats);
     }
     for (const fd of Object.values(fds)) fsyncSync(fd);
+  } catch (error) {
+    // A chunk that cannot be read: the run's files stay as they were, and no half-merged *.tmp is left behind.
+    for (const f of OUTPUT_FILES) rmSync(tmp(f), { force: true });
+    throw new Error(`cannot merge ${out}: ${(error as Error).message}`);
   } finally {
     for (const fd of Object.values(fds)) closeSync(fd);
   }
-  for (const f of OUTPUT_FILES) renameSync(join(out, `${f}.tmp`), join(out, f));
+  for (const f of OUTPUT_FILES) renameSync(tmp(f), join(out, f));
   RunFiles.writeJson(out, 'stats.json', withSkippedInputs(stats, inputs ?? []));
   return stats;
 }

@@ -1,0 +1,132 @@
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { emptyStats } from '../core/stats.ts';
+import { statsProblem } from './resume-checks.ts';
+import { TINY_MODEL, runCli } from './testing/cli-child.ts';
+
+/**
+ * A run's files are checked before anything is changed (issue 32 item 8): a checkpoint that does not fit its files or
+ * carries stats of the wrong shape, a resume that would lower --max-docs, a shard of another seed into a run: each is
+ * one line, exit 1, and every file of the folder keeps its bytes. `merge` with a damaged chunk names the chunk and
+ * leaves no *.tmp. One finished run of three documents (one a bad record) is copied and damaged per case.
+ */
+const tmp = mkdtempSync(join(tmpdir(), 'resume-checks-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+const oneLine = /^toolformer: [^\n]+\n$/;
+const annotate = (out: string, ...extra: string[]) =>
+  runCli(['annotate', 'corpus.jsonl', '--model', TINY_MODEL, '--out', out, '--tools', 'Calculator', '--no-lm-proposals', '--quiet', '--chunk', '1', ...extra], tmp);
+
+/** Every file under `dir` (relative path → bytes), to compare before and after a refused command. */
+function snapshot(dir: string): Record<string, string> {
+  const files: Record<string, string> = {};
+  const walk = (sub: string) => {
+    for (const name of readdirSync(join(dir, sub))) {
+      const rel = join(sub, name);
+      if (statSync(join(dir, rel)).isDirectory()) walk(rel);
+      else files[rel] = readFileSync(join(dir, rel), 'latin1');
+    }
+  };
+  walk('');
+  return files;
+}
+
+/** A copy of the finished run with its checkpoint changed by `damage`. */
+function damagedCopy(name: string, damage: (checkpoint: Record<string, any>) => void): string {
+  cpSync(join(tmp, 'done'), join(tmp, name), { recursive: true });
+  const path = join(tmp, name, 'checkpoint.json');
+  const checkpoint = JSON.parse(readFileSync(path, 'utf8'));
+  damage(checkpoint);
+  writeFileSync(path, JSON.stringify(checkpoint));
+  return name;
+}
+
+beforeAll(async () => {
+  writeFileSync(join(tmp, 'corpus.jsonl'), [
+    '{"id":"a","text":"We paid 30 dollars for 3 books, 10 dollars each."}',
+    '{"id":"broken","text":',
+    '{"id":"b","text":"Exports were 120 tons, 3 times the 40 tons of 1900."}',
+    '',
+  ].join('\n'));
+  const done = await annotate('done', '--workers', '1');
+  expect(done.stderr).toBe('');
+  expect(done.code).toBe(0);
+}, 120_000);
+
+describe('statsProblem', () => {
+  it('accepts the stats a run writes, names the first field of the wrong shape', () => {
+    expect(statsProblem(emptyStats(['Calculator']), ['Calculator'])).toBeNull();
+    expect(statsProblem({}, ['Calculator'])).toBe('stats.docsRead is not a count');
+    expect(statsProblem({ ...emptyStats(['Calculator']), tools: null }, ['Calculator'])).toBe('stats.tools is null, not an object');
+    expect(statsProblem(emptyStats([]), ['Calculator'])).toBe('stats.tools.Calculator is undefined, not an object');
+    const badReason = emptyStats(['Calculator']);
+    badReason.tools.Calculator.reasons.kept = -1;
+    expect(statsProblem(badReason, ['Calculator'])).toBe('stats.tools.Calculator.reasons.kept is not a count');
+  });
+});
+
+describe('--resume of a damaged or different run: one line, every file byte-unchanged', () => {
+  it('the finished run wrote a bad record, so errors.jsonl has a line to point into', () => {
+    expect(readFileSync(join(tmp, 'done/errors.jsonl'), 'utf8')).toContain('"line":2');
+  });
+
+  it.each([
+    ['a checkpoint pointing inside a line', () => damagedCopy('inside-line', (c) => (c.bytes['errors.jsonl'] -= 5)), /errors\.jsonl has no line break at its checkpoint's length \(\d+ bytes falls inside a line\)/],
+    ['stats: {}', () => damagedCopy('stats-empty', (c) => (c.stats = {})), /checkpoint\.json is damaged \(stats: stats\.docsRead is not a count\)/],
+    ['stats.tools: null', () => damagedCopy('tools-null', (c) => (c.stats.tools = null)), /checkpoint\.json is damaged \(stats: stats\.tools is null, not an object\)/],
+    ['--max-docs lowered on a finished run', () => damagedCopy('max-docs', () => {}), /cannot resume max-docs with --max-docs 1: the run was made with --max-docs none/, ['--max-docs', '1']],
+  ] as const)('%s', async (_name, make, message, extra: readonly string[] = []) => {
+    const out = make();
+    const before = snapshot(join(tmp, out));
+    const run = await annotate(out, '--workers', '1', '--resume', ...extra);
+    expect(run.stderr).toMatch(oneLine);
+    expect(run.stderr).toMatch(message);
+    expect(run.code).toBe(1);
+    expect(snapshot(join(tmp, out))).toEqual(before);
+  }, 120_000);
+
+  it('a resume with another batch size leaves config.json as the run wrote it', async () => {
+    const out = damagedCopy('batch', () => {});
+    const config = readFileSync(join(tmp, out, 'config.json'), 'utf8');
+    const run = await annotate(out, '--workers', '1', '--resume', '--batch-size', '3');
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(readFileSync(join(tmp, out, 'config.json'), 'utf8')).toBe(config);
+  }, 120_000);
+});
+
+describe('shards and merge', () => {
+  it('--shard 1/2 --seed 5 into a seed-0 sharded run: refused before config.json is written', async () => {
+    const first = await annotate('sharded', '--shard', '0/2');
+    expect(first.code).toBe(0);
+    const before = snapshot(join(tmp, 'sharded'));
+    const other = await annotate('sharded', '--shard', '1/2', '--seed', '5');
+    expect(other.stderr).toMatch(oneLine);
+    expect(other.stderr).toMatch(/sharded\/manifest\.json belongs to another run/);
+    expect(other.code).toBe(1);
+    expect(snapshot(join(tmp, 'sharded'))).toEqual(before);
+  }, 120_000);
+
+  it('--shard into a single-process run: refused, nothing written', async () => {
+    const out = damagedCopy('plain', () => {});
+    const before = snapshot(join(tmp, out));
+    const run = await annotate(out, '--shard', '0/2');
+    expect(run.stderr).toMatch(/plain holds a run made without --shard or --queue/);
+    expect(run.code).toBe(1);
+    expect(snapshot(join(tmp, out))).toEqual(before);
+  }, 120_000);
+
+  it('merge with a truncated chunk names the file, leaves no *.tmp and no merged files', async () => {
+    const second = await annotate('sharded', '--shard', '1/2');
+    expect(second.code).toBe(0);
+    const chunk = join(tmp, 'sharded/chunks/000001.json');
+    writeFileSync(chunk, readFileSync(chunk, 'utf8').slice(0, 40));
+    const merged = await runCli(['merge', 'sharded'], tmp);
+    expect(merged.stderr).toMatch(oneLine);
+    expect(merged.stderr).toMatch(/cannot merge sharded: sharded\/chunks\/000001\.json is damaged \(.+\): delete it and run the shard or worker that holds chunk 1 again/);
+    expect(merged.code).toBe(1);
+    expect(readdirSync(join(tmp, 'sharded')).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+    expect(existsSync(join(tmp, 'sharded/train.jsonl'))).toBe(false);
+  }, 120_000);
+});
