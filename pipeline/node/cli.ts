@@ -260,7 +260,8 @@ program
   .option('--host <address>', 'address to bind with --http (default 127.0.0.1)')
   .option('--token <token>', 'with --http: require "Authorization: Bearer <token>" (or set TOOLFORMER_MCP_TOKEN)')
   .option('--allow-origin <origin>', 'with --http: a browser Origin to accept besides localhost (repeatable)', collect, [])
-  .option('--tools <list>', 'comma-separated tools to serve (default: all)')
+  .option('--tools <list>', 'comma-separated tools to serve (default: all; with --catalog: none of the built-in ones)')
+  .option('--catalog <name>', 'serve a tool catalog: mathjs (its 215 documented functions)')
   .action(async (opts) => {
     const { mcpCommand } = await import('./mcp/mcp-command.ts');
     await mcpCommand(opts);

@@ -67,8 +67,23 @@ export interface ToolSpec {
   propose?(prefix: string, doc: Doc, at: number): string[];
   /** Worked examples (text, position, call, result): README, golden losses, `toolformer tools`. */
   readonly examples?: readonly ToolExample[];
+  /**
+   * A catalog tool's documentation beyond its description (mathjs's own: category, syntax, examples, see-also): what
+   * the tool retriever indexes (pipeline/core/retrieval/). @default none
+   */
+  readonly documentation?: ToolDocumentation;
   /** Where the tool runs when it is not one of the project's own: the `--mcp` command or URL of its MCP server. */
   readonly server?: string;
+}
+
+export interface ToolDocumentation {
+  readonly category: string;
+  /** Call shapes: `gcd(a, b)`, `gcd(a, b, c, ...)`. */
+  readonly syntax: readonly string[];
+  /** Calls or lines as the library's docs give them: `gcd(8, 12)`. */
+  readonly examples: readonly string[];
+  /** Names of related tools. */
+  readonly seeAlso: readonly string[];
 }
 
 export interface ArgumentSyntax {

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { defaultConfig } from '../../core/config.ts';
+import { catalogNamed } from '../../core/tools/catalogs/index.ts';
 import { TOOL_SPECS, ToolRegistry } from '../../core/tools/registry.ts';
 import { createApertiumEngine } from '../apertium.ts';
 import { nodeResources } from '../parts.ts';
@@ -24,6 +25,8 @@ export interface McpFlags {
   token?: string;
   allowOrigin: string[];
   tools?: string;
+  /** A tool catalog to serve (core/tools/catalogs/): its tools, plus the built-in ones named in `--tools`. */
+  catalog?: string;
 }
 
 export async function mcpCommand(flags: McpFlags): Promise<void> {
@@ -31,11 +34,13 @@ export async function mcpCommand(flags: McpFlags): Promise<void> {
   if (flags.http === undefined && (flags.host !== undefined || token !== undefined || flags.allowOrigin.length > 0)) {
     throw new Error('--host, --token and --allow-origin apply to --http <port> only (stdio needs none of them)');
   }
+  const catalog = flags.catalog === undefined ? [] : catalogNamed(flags.catalog).specs();
   const known = TOOL_SPECS.map((s) => s.name);
-  const wanted = flags.tools?.split(',').map((t) => t.trim()).filter(Boolean) ?? known;
+  // With a catalog, the built-in tools are served only when named.
+  const wanted = flags.tools?.split(',').map((t) => t.trim()).filter(Boolean) ?? (catalog.length > 0 ? [] : known);
   const unknown = wanted.find((name) => !known.includes(name));
   if (unknown !== undefined) throw new Error(`--tools: unknown tool ${JSON.stringify(unknown)} (known: ${known.join(', ')})`);
-  if (wanted.length === 0) throw new Error(`--tools: no tools (known: ${known.join(', ')})`);
+  if (wanted.length + catalog.length === 0) throw new Error(`--tools: no tools (known: ${known.join(', ')})`);
   // Refused, not warned: without a token every host that can reach the address runs the tools (a browser page
   // included: the Host check guards loopback binds only), and a warning scrolls past. One flag fixes it.
   const bindHost = flags.host ?? '127.0.0.1';
@@ -43,7 +48,9 @@ export async function mcpCommand(flags: McpFlags): Promise<void> {
     throw new Error(`--host ${bindHost} serves other machines: pass --token <secret> (or set ${TOKEN_ENV}) so only clients that have it get in`);
   }
   const engine = await createApertiumEngine();
-  const registry = new ToolRegistry(TOOL_SPECS.filter((s) => wanted.includes(s.name)), { ...nodeResources(), translationEngine: engine });
+  const specs = [...TOOL_SPECS.filter((s) => wanted.includes(s.name)), ...catalog];
+  const registry = new ToolRegistry(specs, { ...nodeResources(), translationEngine: engine });
+  const served = catalog.length > 0 ? `${registry.names.length} tools (catalog ${flags.catalog})` : registry.names.join(', ');
   // The pipeline's limits: its per-call timeout and concurrency (config.ts), the executor's input/result caps.
   const config = defaultConfig({});
   const host = registryHost(registry, { timeoutMs: config.toolTimeoutMs, concurrency: config.toolConcurrency });
@@ -54,7 +61,7 @@ export async function mcpCommand(flags: McpFlags): Promise<void> {
   if (engine.unavailable) console.error(`toolformer mcp: no translation engine: ${engine.unavailable}`);
 
   if (flags.http === undefined) {
-    console.error(`toolformer mcp: serving ${registry.names.join(', ')} on stdio`);
+    console.error(`toolformer mcp: serving ${served} on stdio`);
     await serveStdio(newServer());
     return;
   }
@@ -65,7 +72,7 @@ export async function mcpCommand(flags: McpFlags): Promise<void> {
     allowedOrigins: flags.allowOrigin,
     onError: (error) => console.error(`toolformer mcp: ${error.message}`),
   });
-  console.error(`toolformer mcp: serving ${registry.names.join(', ')} at ${handle.url}${token ? ' (Bearer token required)' : ''}`);
+  console.error(`toolformer mcp: serving ${served} at ${handle.url}${token ? ' (Bearer token required)' : ''}`);
   await new Promise<void>((done) => {
     const stop = () => void handle.close().then(done);
     process.once('SIGTERM', stop);
