@@ -18,7 +18,7 @@ export interface LoadModelOptions {
   /** Intra-op threads per session. One is fastest on a busy 2-core machine (measured: two intra-op threads were slower unless spinning is off). @default 1 */
   threads?: number;
   /** Scoring batch limits and log-prob path, passed through to OrtCausalLM. */
-  lm?: Pick<OrtCausalLMOptions, 'maxBatchRows' | 'maxBatchTokens' | 'logProbs'>;
+  lm?: Pick<OrtCausalLMOptions, 'maxBatchRows' | 'maxBatchTokens' | 'logProbs' | 'hiddenStates'>;
   /**
    * Which ONNX file, by Transformers.js's dtype names: fp32 onnx/model.onnx, fp16 model_fp16, q8 model_quantized,
    * int8 model_int8, uint8 model_uint8, q4 model_q4, q4f16 model_q4f16, bnb4 model_bnb4 (.onnx). @default "fp32"

@@ -12,6 +12,7 @@ import type { onnx as P } from 'onnx-proto';
 import { DataType, GraphBuilder } from './graph-builder.ts';
 import { referenceWeights } from './external-data.ts';
 import { addNumLogitsToKeepToGraph } from './logits-to-keep.ts';
+import { addHiddenStateOutput } from './hidden-state.ts';
 
 const { onnx } = onnxProto;
 
@@ -52,6 +53,8 @@ export function buildScoringDecoderOnnx(
     keepDecoderOutputs?: boolean;
     /** The model file's name: its weights stay in it, referenced as external data (external-data.ts referenceWeights). */
     weightsFile?: string;
+    /** Also output the LM head's input, `hidden_states` [B, T, C] (hidden-state.ts; toolkens read it). */
+    hiddenStates?: boolean;
   } = {},
 ): Uint8Array | null {
   const proto = onnx.ModelProto.decode(model);
@@ -111,6 +114,7 @@ export function buildScoringDecoderOnnx(
   } else {
     graph.output = [scoreOutput];
   }
+  if (options.hiddenStates && !addHiddenStateOutput(graph)) return null;
   if (options.weightsFile) referenceWeights(proto, model, options.weightsFile);
   return onnx.ModelProto.encode(proto).finish();
 }

@@ -43,6 +43,11 @@ export interface CausalLM {
 export interface DecodeState {
   /** [vocab] logits of the next token after everything fed so far. */
   readonly logits: Float32Array;
+  /**
+   * [hidden] the LM head's input at the last position (the final normed hidden state the logits are made from);
+   * present when the model was loaded with hidden states (HiddenStateLM).
+   */
+  readonly hidden?: Float32Array;
   /** Tokens in the cache (prompt + fed). */
   readonly length: number;
   /** Append tokens; throws past the model's maxLength. */
@@ -88,4 +93,27 @@ export interface Sample {
   text: string;
   /** True when the stop string was produced; calls that never close are dropped (paper §2). */
   stopped: boolean;
+}
+
+/**
+ * A causal LM that also hands out the LM head's input h (the final normed hidden state): logits = h · W_vᵀ.
+ * ToolkenGPT's toolkens are extra rows W_τ scored as h · W_τᵀ beside the vocabulary (core/toolkens/). The ONNX
+ * runtime gets h from an extra graph output (onnx/hidden-state.ts), without copying the weights.
+ */
+export interface HiddenStateLM extends CausalLM {
+  /** C, the length of h. */
+  readonly hiddenSize: number;
+  /** One teacher-forced forward pass over `ids`: h [T × C] and the vocabulary logits [T × V], row-major, per position. */
+  hiddenStates(ids: readonly number[]): Promise<HiddenStates>;
+  /** As CausalLM.openDecoder; every state has `hidden`. */
+  openDecoder(prompt: readonly number[]): Promise<DecodeState & { readonly hidden?: Float32Array }>;
+}
+
+export interface HiddenStates {
+  /** [T × C] row-major: h at each position (the state that predicts token t + 1). */
+  hidden: Float32Array;
+  /** [T × V] row-major: the vocabulary logits at each position. */
+  logits: Float32Array;
+  hiddenSize: number;
+  vocabSize: number;
 }

@@ -128,6 +128,7 @@ export class OrtDecoder {
     let released = false;
     const state = {
       logits: new Float32Array(0),
+      hidden: undefined as Float32Array | undefined,
       get length() {
         return length;
       },
@@ -146,6 +147,7 @@ export class OrtDecoder {
         // A copy of the last row of logits [1, ids.length, V] (callers may mask it in place).
         const kept = out.logits.dims[1]; // ids.length, or 1 under num_logits_to_keep
         state.logits = floatRows(out.logits).slice((kept - 1) * V, kept * V);
+        if (graph.hasHiddenStates) state.hidden = lastRow(out.hidden_states);
       },
       release: () => {
         disposeOnDevice(past);
@@ -156,4 +158,10 @@ export class OrtDecoder {
     await state.feed(prompt);
     return state;
   }
+}
+
+/** A copy of the last position's row of a [1, T, C] tensor (float16 widened). */
+export function lastRow(tensor: OrtTensor): Float32Array {
+  const [, T, C] = tensor.dims;
+  return Float32Array.from(floatRows(tensor).subarray((T - 1) * C, T * C));
 }

@@ -7,6 +7,7 @@
 import type { DecoderSpec } from './ort-decoder-spec.ts';
 import type { DecoderIO } from './ort-graph-io.ts';
 import type { OrtModule, OrtSession, OrtTensor } from './ort-runtime.ts';
+import { HIDDEN_STATES } from '../../onnx/hidden-state.ts';
 
 /** The cache outputs in feed order: present.0.key, present.0.value, present.1.key, … (2 × numLayers names). */
 export function presentNames(numLayers: number): string[] {
@@ -18,6 +19,8 @@ export function presentNames(numLayers: number): string[] {
 export class DecoderGraph {
   /** The one-session graph's own scoring inputs (logprob-graph.ts keepDecoderOutputs), fed empty when decoding. */
   readonly hasScoringInputs: boolean;
+  /** The graph outputs the LM head's input, `hidden_states` [B, T, C] (onnx/hidden-state.ts): every run fetches it. */
+  readonly hasHiddenStates: boolean;
 
   /**
    * @param session the decoder session, already checked against `spec` (ort-decoder-spec.ts checkSession)
@@ -35,6 +38,7 @@ export class DecoderGraph {
     readonly cacheOnDevice = false,
   ) {
     this.hasScoringInputs = session.inputNames.includes('score_rows');
+    this.hasHiddenStates = session.outputNames.includes(HIDDEN_STATES);
   }
 
   /** Throws when `ids` is longer than the model's context or holds an id outside [0, vocabSize). */
@@ -62,7 +66,8 @@ export class DecoderGraph {
    * (right padding never needs anything else: padded positions are not read). Returns `logits` [B, T, V] and, with
    * `withPresent`, the new cache `present.{i}.key|value` [B, kvHeads, pastLength + T, headDim]. `logitsToKeep` is
    * fed as num_logits_to_keep where the graph takes it (0: every position; decoding asks for 1, as Transformers.js
-   * does, and gets logits [B, 1, V]). Logits and cache are float32 or float16 as the graph declares them (this.io).
+   * does, and gets logits [B, 1, V]). With `hasHiddenStates`, also `hidden_states` [B, T, C] (every position, whatever
+   * `logitsToKeep`). Logits and cache are float32 or float16 as the graph declares them (this.io).
    */
   async forward(
     ids: BigInt64Array,
@@ -75,7 +80,9 @@ export class DecoderGraph {
     logitsToKeep = 0,
   ): Promise<Record<string, OrtTensor>> {
     const feeds = this.feeds(ids, B, T, past, pastLength, mask, logitsToKeep);
-    return this.session.run(feeds, withPresent ? ['logits', ...this.presentNames()] : ['logits']);
+    const fetches = withPresent ? ['logits', ...this.presentNames()] : ['logits'];
+    if (this.hasHiddenStates) fetches.push(HIDDEN_STATES);
+    return this.session.run(feeds, fetches);
   }
 
   /** The decoder's inputs for one run (see forward); the scoring graph takes the same ones plus its own. */

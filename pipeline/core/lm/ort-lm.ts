@@ -14,12 +14,13 @@
  */
 import { Tokenizer } from '@huggingface/tokenizers';
 import { buildLogProbGatherOnnx, buildScoringDecoderOnnx } from '../../onnx/logprob-graph.ts';
-import type { CausalLM, DecodeState, Sample, SampleOptions, ScoreRequest, ScoreResult } from './lm.ts';
+import { withHiddenStateOutput } from '../../onnx/hidden-state.ts';
+import type { CausalLM, DecodeState, HiddenStates, Sample, SampleOptions, ScoreRequest, ScoreResult } from './lm.ts';
 import { checkSession, decoderSpecFromConfig, type DecoderSpec } from './ort-decoder-spec.ts';
 import { type CacheStats, OrtDecoder } from './ort-decoder.ts';
 import { DecoderGraph, presentNames } from './ort-graph.ts';
-import { readDecoderIO } from './ort-graph-io.ts';
-import type { OrtModule, OrtSession } from './ort-runtime.ts';
+import { floatRows, readDecoderIO } from './ort-graph-io.ts';
+import { type OrtModule, type OrtSession, toInt64 } from './ort-runtime.ts';
 import { OrtScorer, type ScoreBatchShape } from './ort-scorer.ts';
 
 export type { OrtModule, OrtSession, OrtTensor, OrtValueMetadata } from './ort-runtime.ts';
@@ -68,6 +69,12 @@ export interface OrtCausalLMOptions {
    * "head" falls back to "graph" when the graph has no `logits` output it can rewrite. @default "head"
    */
   logProbs?: 'head' | 'graph' | 'js';
+  /**
+   * Also output the LM head's input h (onnx/hidden-state.ts): `hiddenStates(ids)` and every decoding state's
+   * `hidden` then work (HiddenStateLM, for toolkens). Off by default: nothing else changes with it on but an extra
+   * [B, T, C] copy per run. @default false
+   */
+  hiddenStates?: boolean;
 }
 
 /** Rows of logits are never larger than this many bytes per forward pass (keeps memory flat on big vocabularies). */
@@ -90,6 +97,8 @@ export class OrtCausalLM implements CausalLM {
     private readonly tokenizer: Tokenizer,
     private readonly scorer: OrtScorer,
     bosId: number | undefined,
+    /** config.json's hidden_size / n_embd (the width of the LM head's input). */
+    private readonly width = 0,
   ) {
     this.spec = graph.spec;
     this.maxLength = graph.spec.maxLength;
@@ -121,10 +130,15 @@ export class OrtCausalLM implements CausalLM {
     // "head": ONE session whose graph both decodes and scores (buildScoringDecoderOnnx keepDecoderOutputs), so the
     // weights are held once. A graph this rewrite does not understand loads as it is, on the "graph" path.
     const combined =
-      mode === 'head' ? tryOrNull(() => buildScoringDecoderOnnx(options.model, { keepDecoderOutputs: true, weightsFile: options.weightsFile })) : null;
+      mode === 'head'
+        ? tryOrNull(() => buildScoringDecoderOnnx(options.model, { keepDecoderOutputs: true, weightsFile: options.weightsFile, hiddenStates: options.hiddenStates }))
+        : null;
+    // The graph as it is, or with hidden_states added (the weights stay where they are: weightsFile, or referenced bytes).
+    const plain = options.hiddenStates ? withHiddenStateOutput(options.model, { weightsFile: options.weightsFile }) : options.model;
+    if (!plain) throw new Error(`${file}: hidden states asked for, but the node making "logits" is not an LM head this runtime recognises (MatMul, Gemm, MatMulNBits, MatMulBnb4, dynamic-quant MatMulInteger)`);
     let session = combined ? await ort.InferenceSession.create(combined, decoderOptions).catch(() => null) : null;
     const scoring = session !== null;
-    session ??= await ort.InferenceSession.create(options.model, decoderOptions).catch((error: unknown) => {
+    session ??= await ort.InferenceSession.create(plain, decoderOptions).catch((error: unknown) => {
       throw new Error(`${file}: ${error instanceof Error ? error.message : String(error)}`);
     });
     let io;
@@ -146,7 +160,8 @@ export class OrtCausalLM implements CausalLM {
       maxBatchTokens: Math.max(1, Math.min(options.maxBatchTokens ?? 4096, withHead ? Infinity : logitsRows)),
       maxRowsRead: withHead && Number.isFinite(logitsRows) ? logitsRows : undefined,
     });
-    const make = (scorer: OrtScorer) => new OrtCausalLM(options.id, graph, tokenizer, scorer, bosId);
+    const width = [options.config.hidden_size, options.config.n_embd].find((x): x is number => typeof x === 'number') ?? 0;
+    const make = (scorer: OrtScorer) => new OrtCausalLM(options.id, graph, tokenizer, scorer, bosId, width);
     if (scoring) {
       const withHead = new OrtScorer(graph, { head: session, gather: null, ...limits(true) });
       // float16 logits: both paths round the same float16 products, summed in a different order.
@@ -198,6 +213,25 @@ export class OrtCausalLM implements CausalLM {
 
   openDecoder(prompt: readonly number[]): Promise<DecodeState> {
     return this.decoder.open(prompt);
+  }
+
+  /** C, the length of the LM head's input h; 0 when the model was loaded without hidden states. */
+  get hiddenSize(): number {
+    return this.graph.hasHiddenStates ? this.width : 0;
+  }
+
+  /**
+   * HiddenStateLM.hiddenStates: one forward pass of `ids` (batch 1, no cache): h [T × C] and the logits [T × V].
+   * Needs the model loaded with `hiddenStates: true`.
+   */
+  async hiddenStates(ids: readonly number[]): Promise<HiddenStates> {
+    if (!this.graph.hasHiddenStates) throw new Error(`${this.id}: loaded without hidden states (pass hiddenStates: true)`);
+    if (ids.length === 0) throw new Error('hiddenStates: no tokens');
+    this.graph.checkIds(ids, 'hiddenStates');
+    const out = await this.graph.forward(toInt64(ids), 1, ids.length, null, false, 0, undefined, 0);
+    const hidden = Float32Array.from(floatRows(out.hidden_states));
+    const logits = Float32Array.from(floatRows(out.logits));
+    return { hidden, logits, hiddenSize: out.hidden_states.dims[2], vocabSize: out.logits.dims[2] };
   }
 
   /** Frees the ONNX Runtime sessions. */
