@@ -8,6 +8,7 @@ import type { RunStats } from '../core/stats.ts';
 import type { PipelineParts } from '../core/stages/work.ts';
 import { resolveModel, type Dtype } from './hf-cache.ts';
 import { isCorpusFormat } from './corpus-formats/index.ts';
+import { exportFormatList } from './export/formats.ts';
 import { digestInputs } from './input-digest.ts';
 import { loadModel } from './load-model.ts';
 import type { McpTools } from './mcp/run-tools.ts';
@@ -315,14 +316,8 @@ export async function runProbes(parts: PipelineParts, config: AnnotateConfig, lm
   }
 }
 
-/** `--export parquet,chat`: checked before the run starts, so a typo does not cost a run. */
-export function exportFormats(list: string): ('parquet' | 'chat' | 'text')[] {
-  const formats = list.split(',').map((f) => f.trim()).filter(Boolean);
-  for (const f of formats) {
-    if (f !== 'parquet' && f !== 'chat' && f !== 'text') throw new Error(`--export takes parquet, chat and text (got ${JSON.stringify(f)}): pass e.g. --export parquet,chat`);
-  }
-  return formats as ('parquet' | 'chat' | 'text')[];
-}
+/** `--export parquet,chat`: the export registry's check (formats.ts), before the run starts. */
+export const exportFormats = exportFormatList;
 
 /** A progress bar on a terminal, a line every 10 s otherwise, nothing with --quiet. */
 function startProgress(total: number, quiet?: boolean) {

@@ -18,6 +18,7 @@ import { paperNames } from '../core/scoring/losses.ts';
 import { DTYPE_FILES, DTYPES } from '../core/lm/dtypes.ts';
 import { DEFAULT_INPUTS, DEFAULT_MODEL } from './package-paths.ts';
 import { planArgv } from './long-argv.ts';
+import { EXPORT_FORMAT_NAMES, exportFormatHelp } from './export/formats.ts';
 
 const number = (name: string) => (value: string) => {
   const x = Number(value);
@@ -76,7 +77,7 @@ program
   .option('--resume', 'continue a killed run in --out from its checkpoint')
   .option('--overwrite', 'replace an earlier run in --out')
   .option('--quiet', 'no progress bar')
-  .option('--export <formats>', 'after the run, export it: comma-separated parquet, chat, text (to <out>/export/<format>; see `toolformer export`)')
+  .option('--export <formats>', `after the run, export it: comma-separated ${EXPORT_FORMAT_NAMES.join(', ')} (to <out>/export/<format>; see \`toolformer export\`)`)
   // Scale out (pipeline/node/scale/): the files are byte-identical whichever of these is used.
   .option('--workers <n>', 'worker processes on this machine (default: the number of cores)', integer('--workers'))
   .option('--shard <i/N>', 'process shard i of N (Slurm arrays, k8s indexed Jobs); then `toolformer merge --out`')
@@ -92,7 +93,7 @@ program
   .command('export')
   .description('a finished annotate run as a dataset directory with a Hub dataset card: Parquet shards, chat tool-call records, or train.jsonl')
   .argument('<run>', "the run's --out directory")
-  .requiredOption('--format <parquet|chat|text>', 'parquet: shards of a fixed schema; chat: {messages, tools} JSONL (TRL, OpenAI); text: train.jsonl unchanged')
+  .requiredOption(`--format <${EXPORT_FORMAT_NAMES.join('|')}>`, exportFormatHelp())
   .option('--out <dir>', 'output directory (default <run>/export/<format>)')
   .option('--overwrite', 'replace --out if it exists')
   .option('--license <id>', "the card's licence (a Hub licence id; the corpus's own licence applies)", 'other')

@@ -1,6 +1,7 @@
 /**
  * `toolformer export <run> --format parquet|chat|text [--out dir]`: a finished annotate run as a dataset directory
- * that `datasets.load_dataset(<dir>)` loads (its README.md is a Hub dataset card naming the data files):
+ * that `datasets.load_dataset(<dir>)` loads (its README.md is a Hub dataset card naming the data files). The formats
+ * and their writers are the registry in formats.ts:
  *
  *   parquet  <out>/data/train-XXXXX-of-YYYYY.parquet   fixed schema (parquet-dataset.ts)
  *   chat     <out>/data/train.jsonl                    {id, messages, tools} (core/export/chat.ts)
@@ -8,20 +9,17 @@
  *
  * Written into a temporary sibling directory and renamed into place, so a killed export leaves no half dataset.
  */
-import { copyFileSync, createWriteStream, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { finished } from 'node:stream/promises';
-import { type Field, datasetCard } from '../../core/export/card.ts';
-import { CHAT_SYSTEM_PROMPT, chatRecord } from '../../core/export/chat.ts';
+import { datasetCard } from '../../core/export/card.ts';
 import type { ExportDoc } from '../../core/export/dataset-record.ts';
-import { openAiTools } from '../../core/tools/definitions.ts';
 import { TOOL_SPECS } from '../../core/tools/registry.ts';
 import type { ToolSpec } from '../../core/tools/spec.ts';
-import { PARQUET_FEATURES, writeParquetShards } from './parquet-dataset.ts';
+import { type ExportFormatSpec, exportFormat } from './formats.ts';
 import { type RunInfo, countTrainRecords, exportDocs, readRun } from './run-dataset.ts';
 
-export const EXPORT_FORMATS = ['parquet', 'chat', 'text'] as const;
-export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+/** A format's name, one of formats.ts's EXPORT_FORMATS. */
+export type ExportFormat = string;
 
 export interface ExportOptions {
   format: ExportFormat;
@@ -59,9 +57,9 @@ function counting(docs: AsyncIterable<ExportDoc>, counts: { documents: number; c
 }
 
 export async function exportRun(runDir: string, options: ExportOptions, specs: readonly ToolSpec[] = TOOL_SPECS): Promise<ExportResult> {
-  if (!EXPORT_FORMATS.includes(options.format)) throw new Error(`--format must be one of ${EXPORT_FORMATS.join(', ')} (got ${JSON.stringify(options.format)})`);
+  const format = exportFormat(options.format);
   const run = readRun(runDir);
-  const out = resolve(options.out ?? join(runDir, 'export', options.format));
+  const out = resolve(options.out ?? join(runDir, 'export', format.name));
   if (existsSync(out) && !options.overwrite) throw new Error(`${out} already exists: pass --overwrite to replace it, or choose another --out`);
   const tmp = join(dirname(out), `.${basename(out)}.tmp-${process.pid}`);
   rmSync(tmp, { recursive: true, force: true });
@@ -69,64 +67,33 @@ export async function exportRun(runDir: string, options: ExportOptions, specs: r
   const total = await countTrainRecords(run);
   const counts = { documents: 0, calls: {} as Record<string, number> };
   const runTools = specs.filter((s) => run.record.config.tools.includes(s.name));
-  let files: string[];
-  let features: Field[] | undefined;
-  let dataFiles: string;
   try {
-    if (options.format === 'text') {
-      // Unchanged bytes; the documents are still read (and checked against the corpus) for the card's counts.
-      copyFileSync(join(runDir, 'train.jsonl'), join(tmp, 'data', 'train.jsonl'));
-      for await (const _ of counting(exportDocs(run, specs), counts));
-      files = ['data/train.jsonl'];
-      features = undefined;
-      dataFiles = 'data/train.jsonl';
-    } else if (options.format === 'chat') {
-      const tools = openAiTools(runTools);
-      const system = options.system === undefined ? CHAT_SYSTEM_PROMPT : options.system;
-      const stream = createWriteStream(join(tmp, 'data', 'train.jsonl'));
-      for await (const doc of counting(exportDocs(run, specs), counts)) {
-        if (!stream.write(JSON.stringify(chatRecord(doc, tools, system)) + '\n')) await new Promise<void>((r) => stream.once('drain', () => r()));
-      }
-      stream.end();
-      await finished(stream);
-      // The same definitions once, for trainers that take the tools as one JSON value (README: Loading).
-      writeFileSync(join(tmp, 'tools.json'), JSON.stringify(tools, null, 2) + '\n');
-      files = ['data/train.jsonl', 'tools.json'];
-      features = undefined;
-      dataFiles = 'data/train.jsonl';
-    } else {
-      const names = await writeParquetShards(counting(exportDocs(run, specs), counts), join(tmp, 'data'), total, options.shardDocs ?? 100_000, options.rowGroupDocs ?? 1_000);
-      files = names.map((n) => `data/${n}`);
-      features = PARQUET_FEATURES;
-      dataFiles = 'data/train-*.parquet';
-    }
+    const { files, dataFiles, features } = await format.write({
+      run, runDir, dir: tmp, total, runTools,
+      docs: () => counting(exportDocs(run, specs), counts),
+      shardDocs: options.shardDocs, rowGroupDocs: options.rowGroupDocs, system: options.system,
+    });
     const card = datasetCard({
-      prettyName: `Toolformer calls: ${run.record.inputs.join(', ')} (${options.format})`,
+      prettyName: `Toolformer calls: ${run.record.inputs.join(', ')} (${format.name})`,
       license: options.license ?? 'other',
       dataFiles,
       features,
       examples: counts.documents,
       sourceDataset: options.sourceDataset,
-      body: cardBody(run, options, counts, files),
+      body: cardBody(run, options, format, counts, files),
     });
     writeFileSync(join(tmp, 'README.md'), card);
     if (existsSync(out)) rmSync(out, { recursive: true });
     mkdirSync(dirname(out), { recursive: true });
     renameSync(tmp, out);
+    return { out, documents: counts.documents, calls: Object.values(counts.calls).reduce((a, b) => a + b, 0), files };
   } catch (e) {
     rmSync(tmp, { recursive: true, force: true });
     throw e;
   }
-  return { out, documents: counts.documents, calls: Object.values(counts.calls).reduce((a, b) => a + b, 0), files };
 }
 
-const FORMAT_TEXT: Record<ExportFormat, string> = {
-  parquet: 'Parquet shards, one row per document: `text` (the document with its kept calls inlined as `[Tool(input) -> result]`), `original_text`, `source`, `date`, and `calls`, a list of `{tool, arguments (JSON object, as a string), input, result, offset, inlined_offset, loss_no_call, loss_call_only, loss_with_result, usefulness}`. Offsets are Unicode code points (Python `str` indices) into `original_text` and `text`.',
-  chat: 'JSON Lines, one conversation per document (`id`, `messages`, `tools`): the text before each call is an assistant message carrying the call as an OpenAI-style `tool_calls` entry (`arguments` a JSON string that validates against the tool\'s JSON Schema in `tools`), the result is a `tool` message with its `tool_call_id`, then the rest of the text. No user turn: the document is the model\'s own text. The first message is a system message.',
-  text: 'JSON Lines exactly as the run wrote `train.jsonl`: `text` has the kept calls inlined as `[Tool(input) -> result]` (square brackets of the original text became parentheses); `calls` gives each call\'s offsets (UTF-16 code units) and losses.',
-};
-
-function cardBody(run: RunInfo, options: ExportOptions, counts: { documents: number; calls: Record<string, number> }, files: string[]): string {
+function cardBody(run: RunInfo, options: ExportOptions, format: ExportFormatSpec, counts: { documents: number; calls: Record<string, number> }, files: string[]): string {
   const { record, stats } = run;
   const config = record.config;
   const rows = config.tools.map((tool) => {
@@ -139,7 +106,7 @@ function cardBody(run: RunInfo, options: ExportOptions, counts: { documents: num
     ? 'off (`--no-control`): a call was kept when its usefulness reached τ_f.'
     : `on: a call that reached τ_f was kept only if its result lowered the loss by at least the margin (nats) more than a distractor result of the same tool did (default margin ${config.controlMargin}).`;
   return [
-    `# Toolformer calls (${options.format})`,
+    `# Toolformer calls (${format.name})`,
     '',
     `Made by toolformer-ts \`toolformer annotate\` (Schick et al., 2023, "Toolformer: Language Models Can Teach Themselves to Use Tools"): API calls were proposed at positions in each document, executed, and kept only where the result lowered the language model's loss on the next tokens by at least τ_f nats (usefulness = min(L_a, L_b) − L_c). ${counts.documents} documents with at least one kept call, ${Object.values(counts.calls).reduce((a, b) => a + b, 0)} calls.`,
     '',
@@ -147,7 +114,7 @@ function cardBody(run: RunInfo, options: ExportOptions, counts: { documents: num
     '',
     ...files.map((f) => `- \`${f}\``),
     '',
-    FORMAT_TEXT[options.format],
+    format.card,
     '',
     '## How it was made',
     '',
