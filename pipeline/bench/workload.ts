@@ -47,7 +47,7 @@ export async function buildWorkload(lm: CausalLM, docs: readonly Doc[]): Promise
   for await (const work of stream) {
     const byPosition = new Map<number, PositionToScore['calls']>();
     for (const c of work.candidates) {
-      if (c.reason !== 'pending' || c.result === undefined) continue;
+      if (c.outcome.kind !== 'pending' || c.result === undefined) continue;
       if (callTokens(lm, [callText(parts, c, c.result)]) > config.maxCallTokens) continue;
       const list = byPosition.get(c.at) ?? [];
       list.push({ callOnly: callText(parts, c, ''), withResult: callText(parts, c, c.result) });

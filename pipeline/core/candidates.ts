@@ -37,30 +37,41 @@ export interface Candidate {
   usefulness?: number;
   /** The counterfactual control's measurement (distractor.ts), when the run used one and the call reached τ_f. */
   control?: ControlLoss;
-  kept: boolean;
-  reason: Reason;
+  /** Its fate so far: `pending` until a stage rejects it or the judge decides (calls.jsonl writes it as `kept`, `reason`). */
+  outcome: Outcome;
 }
 
 /**
- * Why a candidate was kept or dropped: "kept", "below_tau_f", or a rejection before scoring.
- * Free text after ": " gives detail (e.g. "tool_error: division by zero").
+ * A candidate's fate, one discriminated union shared by the stages that decide it, the stats that count it, the web
+ * explorer's re-judging and the run files (which write it as `reasonText(outcome)`). `detail` is free text for the
+ * reader (the tool's error, the schema's complaint), never read back: every decision goes by `kind`.
  */
-export type Reason =
-  | 'kept'
-  | 'below_tau_f'
-  | 'below_control'
-  | 'pending'
-  | `unclosed_call`
-  | `parse_error: ${string}`
-  | `unknown_tool: ${string}`
-  | `schema_error: ${string}`
-  | `leakage: ${string}`
-  | 'duplicate'
-  | `tool_error: ${string}`
-  | `call_too_long`;
+export type Outcome =
+  | { kind: 'pending' }
+  | { kind: 'kept' }
+  | { kind: 'below_tau_f' }
+  | { kind: 'below_control' }
+  | { kind: 'unclosed_call' }
+  | { kind: 'parse_error'; detail: string }
+  | { kind: 'unknown_tool'; detail: string }
+  | { kind: 'schema_error'; detail: string }
+  | { kind: 'leakage'; detail: string }
+  | { kind: 'duplicate' }
+  | { kind: 'tool_error'; detail: string }
+  | { kind: 'call_too_long' };
 
-/** The reason's category (the part before ": "), for counters. */
-export function reasonKind(reason: Reason): string {
-  const i = reason.indexOf(':');
-  return i < 0 ? reason : reason.slice(0, i);
+export type OutcomeKind = Outcome['kind'];
+
+/** The outcomes decided before scoring: no threshold can change them. */
+export type RejectedBeforeScoring = Exclude<Outcome, { kind: 'pending' | 'kept' | 'below_tau_f' | 'below_control' }>;
+
+/** How calls.jsonl writes an outcome: its kind, then ": " and the detail when it has one ("tool_error: division by zero"). */
+export function reasonText(outcome: { kind: string; detail?: string }): string {
+  return outcome.detail === undefined ? outcome.kind : `${outcome.kind}: ${outcome.detail}`;
 }
+
+/** Whether the judge kept the candidate. */
+export const isKept = (c: Pick<Candidate, 'outcome'>) => c.outcome.kind === 'kept';
+
+/** Whether no stage has decided the candidate yet. */
+export const isPending = (c: Pick<Candidate, 'outcome'>) => c.outcome.kind === 'pending';

@@ -1,4 +1,4 @@
-import { type Candidate, reasonKind } from './candidates.ts';
+import { type Candidate, type OutcomeKind, isKept } from './candidates.ts';
 import { survival } from './scoring/judge.ts';
 import { type SamplingCounts, parseRate } from './sampling/sampling-gate.ts';
 import type { DocWork } from './stages/stages.ts';
@@ -72,7 +72,7 @@ export interface RunStats {
 
 const noHallucination = (): Hallucination => ({ lmCalls: 0, unknownTool: 0, schemaError: 0, rate: 0 });
 
-function countHallucination(h: Hallucination, kind: string): void {
+function countHallucination(h: Hallucination, kind: OutcomeKind): void {
   if (kind === 'unclosed_call' || kind === 'parse_error') return; // not a call at all
   h.lmCalls++;
   if (kind === 'unknown_tool') h.unknownTool++;
@@ -103,7 +103,7 @@ export function emptyStats(tools: readonly string[]): RunStats {
 /** Fold one judged document into the stats (mutates and returns `stats`). */
 export function addDoc(stats: RunStats, work: DocWork): RunStats {
   stats.docsRead++;
-  if (work.candidates.some((c) => c.kept)) stats.docsWithKeptCall++;
+  if (work.candidates.some(isKept)) stats.docsWithKeptCall++;
   if (work.searched?.cut) {
     addSearchBudget(stats, { docs: 1, charsNotSearched: work.doc.text.length - work.searched.end, first: [work.doc.id] });
   }
@@ -126,7 +126,7 @@ export function addDoc(stats: RunStats, work: DocWork): RunStats {
     const sampling = stats.tools[c.positionTool]?.lmSampling;
     if (!sampling) continue;
     sampling.samples++;
-    const kind = reasonKind(c.reason);
+    const kind = c.outcome.kind;
     if (kind !== 'unclosed_call' && kind !== 'parse_error') sampling.parsed++;
     sampling.parseRate = parseRate(sampling);
   }
@@ -135,7 +135,7 @@ export function addDoc(stats: RunStats, work: DocWork): RunStats {
     if (!s) continue;
     s.candidates++;
     s.byProposer[c.proposer]++;
-    const kind = reasonKind(c.reason);
+    const kind = c.outcome.kind;
     s.reasons[kind] = (s.reasons[kind] ?? 0) + 1;
     if (c.proposer === 'lm') {
       countHallucination(s.hallucination, kind);
@@ -145,7 +145,7 @@ export function addDoc(stats: RunStats, work: DocWork): RunStats {
       s.scored++;
       survival([c.usefulness], TAU_F_GRID).forEach(({ kept }, i) => (s.reachTauF[i].calls += kept));
     }
-    if (c.kept) s.kept++;
+    if (isKept(c)) s.kept++;
   }
   return stats;
 }

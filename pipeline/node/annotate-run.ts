@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import type { Candidate } from '../core/candidates.ts';
+import { type Candidate, isKept, reasonText } from '../core/candidates.ts';
 import type { AnnotateConfig } from '../core/config.ts';
 import type { Doc } from '../core/document.ts';
 import { inlineCalls } from '../core/stages/inline.ts';
@@ -49,14 +49,14 @@ export function callRecord(c: Candidate, server: string | undefined) {
     losses: roundLosses(c.losses),
     usefulness: round(c.usefulness),
     control: c.control,
-    kept: c.kept,
-    reason: c.reason,
+    kept: isKept(c),
+    reason: reasonText(c.outcome),
   };
 }
 
 /** The train.jsonl record of a judged document: its text with the kept calls inlined; null when none was kept. */
 export function trainRecord(parts: Pick<PipelineParts, 'registry'>, work: DocWork) {
-  const kept = work.candidates.filter((c) => c.kept);
+  const kept = work.candidates.filter(isKept);
   if (kept.length === 0) return null;
   const inlined = inlineCalls(work.doc.text, kept, (c) => callText(parts, c, c.result));
   return {

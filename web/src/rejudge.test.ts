@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Candidate } from '../../pipeline/core/candidates.ts';
+import { type Candidate, reasonText } from '../../pipeline/core/candidates.ts';
 import type { Analysis } from './analysis-types.ts';
 import { chosenPositions, inlineKept, rejudge } from './rejudge.ts';
 
@@ -11,7 +11,7 @@ const at = (tok: string) => offsets[tokens.indexOf(tok)];
 
 const candidate = (over: Partial<Candidate>): Candidate => ({
   docId: 'd', tool: 'Calculator', positionTool: 'Calculator', input: '400 / 1400', at: at(' 29%)'), proposer: 'programmatic',
-  kept: false, reason: 'pending', result: '0.29', ...over,
+  outcome: { kind: 'pending' }, result: '0.29', ...over,
 });
 
 const analysis: Analysis = {
@@ -24,7 +24,7 @@ const analysis: Analysis = {
     candidate({ at: at(' passed'), input: '1400 - 400', result: '1000', losses: { noCall: 1.0, callOnly: 1.1, withResult: 0.6 } }),
     // heuristic position with p 0.03: never dropped by τ_s
     candidate({ at: at(' 400'), input: '1400 / 2', result: '700', losses: { noCall: 3.0, callOnly: 3.0, withResult: 1.5 }, control: { distractor: '800', margin: 0.2 } }),
-    candidate({ input: '400 /', result: undefined, error: 'syntax', reason: 'tool_error: syntax' }),
+    candidate({ input: '400 /', result: undefined, error: 'syntax', outcome: { kind: 'tool_error', detail: 'syntax' } }),
   ],
 };
 
@@ -38,28 +38,28 @@ describe('chosenPositions', () => {
 describe('rejudge', () => {
   it('keeps by usefulness ≥ τ_f and keeps pre-scoring reasons', () => {
     const d = rejudge(analysis, { tauS: 0, tauF: 1.0 });
-    expect(d.map((x) => x.reason)).toEqual(['kept', 'below_tau_f', 'kept', 'tool_error: syntax']);
+    expect(d.map((x) => reasonText(x.outcome))).toEqual(['kept', 'below_tau_f', 'kept', 'tool_error: syntax']);
     expect(d[0].usefulness).toBeCloseTo(1.3, 12);
   });
   it('changes the decision as τ_f and τ_s move, from the same stored numbers', () => {
     expect(rejudge(analysis, { tauS: 0, tauF: 1.31 })[0].kept).toBe(false);
     expect(rejudge(analysis, { tauS: 0, tauF: 0.3 })[1].kept).toBe(true);
     const high = rejudge(analysis, { tauS: 0.1, tauF: 0.3 });
-    expect(high.map((x) => x.reason)).toEqual(['kept', 'below_tau_s', 'kept', 'tool_error: syntax']);
+    expect(high.map((x) => reasonText(x.outcome))).toEqual(['kept', 'below_tau_s', 'kept', 'tool_error: syntax']);
   });
 });
 
 describe('rejudge with the counterfactual control', () => {
   it('drops a call kept at τ_f whose result beats its distractor by less than the margin; without control it stays', () => {
     const margins = analysis.controlMargins;
-    expect(rejudge(analysis, { tauS: 0, tauF: 1.0, controlMargins: margins }).map((x) => x.reason)).toEqual(['kept', 'below_tau_f', 'below_control', 'tool_error: syntax']);
-    expect(rejudge(analysis, { tauS: 0, tauF: 1.0 })[2].reason).toBe('kept');
+    expect(rejudge(analysis, { tauS: 0, tauF: 1.0, controlMargins: margins }).map((x) => reasonText(x.outcome))).toEqual(['kept', 'below_tau_f', 'below_control', 'tool_error: syntax']);
+    expect(rejudge(analysis, { tauS: 0, tauF: 1.0 })[2].outcome.kind).toBe('kept');
     // A margin of 0.1 lets the 0.2 one through; τ_f still decides first.
-    expect(rejudge(analysis, { tauS: 0, tauF: 1.0, controlMargins: { Calculator: 0.1 } })[2].reason).toBe('kept');
-    expect(rejudge(analysis, { tauS: 0, tauF: 1.6, controlMargins: margins })[2].reason).toBe('below_tau_f');
+    expect(rejudge(analysis, { tauS: 0, tauF: 1.0, controlMargins: { Calculator: 0.1 } })[2].outcome.kind).toBe('kept');
+    expect(rejudge(analysis, { tauS: 0, tauF: 1.6, controlMargins: margins })[2].outcome.kind).toBe('below_tau_f');
     // A stored below_control verdict is re-judged from the numbers like kept and below_tau_f.
-    const stored = { ...analysis, candidates: analysis.candidates.map((c, i) => (i === 2 ? { ...c, reason: 'below_control' as const } : c)) };
-    expect(rejudge(stored, { tauS: 0, tauF: 1.0 })[2].reason).toBe('kept');
+    const stored = { ...analysis, candidates: analysis.candidates.map((c, i) => (i === 2 ? { ...c, outcome: { kind: 'below_control' as const } } : c)) };
+    expect(rejudge(stored, { tauS: 0, tauF: 1.0 })[2].outcome.kind).toBe('kept');
   });
 });
 

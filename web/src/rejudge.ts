@@ -6,7 +6,7 @@
  * top k of all positions filtered by p_i > τ_s, so raising τ_s only removes positions: the stored candidates suffice.
  * Heuristic positions do not depend on τ_s (as in the pipeline).
  */
-import type { Candidate } from '../../pipeline/core/candidates.ts';
+import type { Candidate, Outcome, RejectedBeforeScoring } from '../../pipeline/core/candidates.ts';
 import { inlineCalls } from '../../pipeline/core/stages/inline.ts';
 import { judge } from '../../pipeline/core/scoring/judge.ts';
 import { selectPositions, type PositionScores } from '../../pipeline/core/sampling/positions.ts';
@@ -22,11 +22,17 @@ export interface Thresholds {
   controlMargins?: Record<string, number | null>;
 }
 
+/**
+ * A candidate's fate at the page's thresholds: the pipeline's own outcomes (candidates.ts) — a rejection before
+ * scoring as the run decided it, or the judge's verdict — plus the two only re-judging has: the position fell below
+ * τ_s, or the call was never scored.
+ */
+export type DecisionOutcome = RejectedBeforeScoring | Extract<Outcome, { kind: 'kept' | 'below_tau_f' | 'below_control' }> | { kind: 'below_tau_s' } | { kind: 'not_scored' };
+
 export interface Decision {
   candidate: Candidate;
   kept: boolean;
-  /** "kept", "below_tau_f", "below_tau_s", or the candidate's own rejection (tool_error, leakage, …). */
-  reason: string;
+  outcome: DecisionOutcome;
   usefulness?: number;
 }
 
@@ -42,19 +48,20 @@ export function chosenPositions(analysis: Analysis, tauS: number): Map<string, S
   return out;
 }
 
-/** Reasons decided before scoring stay as they are: the thresholds cannot change them. */
-const isScoredOutcome = (reason: string) => ['pending', 'kept', 'below_tau_f', 'below_control'].includes(reason);
+/** Outcomes decided before scoring stay as they are: the thresholds cannot change them. */
+const decidedBeforeScoring = (o: Outcome): o is RejectedBeforeScoring =>
+  o.kind !== 'pending' && o.kind !== 'kept' && o.kind !== 'below_tau_f' && o.kind !== 'below_control';
 
 export function rejudge(analysis: Analysis, thresholds: Thresholds): Decision[] {
   const chosen = chosenPositions(analysis, thresholds.tauS);
   return analysis.candidates.map((candidate) => {
-    if (!isScoredOutcome(candidate.reason)) return { candidate, kept: false, reason: candidate.reason };
+    if (decidedBeforeScoring(candidate.outcome)) return { candidate, kept: false, outcome: candidate.outcome };
     // τ_s applies to the positions of the tool whose prompt chose the position, whatever tool the call names.
     const positions = chosen.get(candidate.positionTool);
-    if (positions && !positions.has(candidate.at)) return { candidate, kept: false, reason: 'below_tau_s' };
-    if (!candidate.losses) return { candidate, kept: false, reason: 'not_scored' };
+    if (positions && !positions.has(candidate.at)) return { candidate, kept: false, outcome: { kind: 'below_tau_s' } };
+    if (!candidate.losses) return { candidate, kept: false, outcome: { kind: 'not_scored' } };
     const v = judge(candidate.losses, thresholds.tauF, { measured: candidate.control, margin: thresholds.controlMargins?.[candidate.tool] ?? null });
-    return { candidate, kept: v.kept, reason: v.reason, usefulness: v.usefulness };
+    return { candidate, kept: v.kept, outcome: { kind: v.outcome }, usefulness: v.usefulness };
   });
 }
 

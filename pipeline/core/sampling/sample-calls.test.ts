@@ -12,8 +12,8 @@ describe('readSample: a sampled call ends at "]" or, unclosed, at "->"', () => {
     expect(r.raw).toContain('Abu Dhabi');
   });
   it('drops unclosed samples without an arrow, and reports parse errors', () => {
-    expect(readSample('QA("What is the capital of', false)).toEqual({ raw: 'QA("What is the capital of', error: 'unclosed_call' });
-    expect(readSample('QA("What is -> x', false).error).toMatch(/^parse_error/);
-    expect(readSample('not a call', true).error).toMatch(/^parse_error/);
+    expect(readSample('QA("What is the capital of', false)).toEqual({ raw: 'QA("What is the capital of', rejected: { kind: 'unclosed_call' } });
+    expect(readSample('QA("What is -> x', false).rejected?.kind).toBe('parse_error');
+    expect(readSample('not a call', true).rejected?.kind).toBe('parse_error');
   });
 });

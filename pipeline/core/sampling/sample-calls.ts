@@ -1,4 +1,5 @@
 import { parseCall } from '../call-syntax.ts';
+import type { Outcome } from '../candidates.ts';
 import type { CausalLM } from '../lm/lm.ts';
 import { type PositionScores, promptedPrefix } from './positions.ts';
 import type { ToolPrompt } from './prompts.ts';
@@ -19,8 +20,8 @@ export interface SampledCall {
   /** The sampled text between " [" and "]". */
   raw: string;
   call?: ToolCall;
-  /** Why the sample is not a call: "unclosed_call" or "parse_error: …". */
-  error?: string;
+  /** Why the sample is not a call: the candidate's outcome, unclosed_call or parse_error. */
+  rejected?: Extract<Outcome, { kind: 'unclosed_call' | 'parse_error' }>;
 }
 
 export interface SampleCallOptions {
@@ -56,8 +57,8 @@ export async function sampleCalls(
 /** One sample → a call or the reason it is none (`stopped`: the sample ended with "]"). */
 export function readSample(text: string, stopped: boolean): SampledCall {
   const arrow = text.indexOf('->');
-  if (!stopped && arrow < 0) return { raw: text, error: 'unclosed_call' };
+  if (!stopped && arrow < 0) return { raw: text, rejected: { kind: 'unclosed_call' } };
   const parsed = parseCall(stopped ? text : text.slice(0, arrow));
-  if (!parsed.ok) return { raw: text, error: `parse_error: ${parsed.error}` };
+  if (!parsed.ok) return { raw: text, rejected: { kind: 'parse_error', detail: parsed.error } };
   return { raw: text, call: { tool: parsed.call.tool, input: parsed.call.input } };
 }

@@ -9,8 +9,8 @@ describe('judge', () => {
   });
 
   it('keeps at τ_f = 1.0 and drops at τ_f = 1.5', () => {
-    expect(judge(worked, 1.0)).toMatchObject({ kept: true, reason: 'kept' });
-    expect(judge(worked, 1.5)).toMatchObject({ kept: false, reason: 'below_tau_f' });
+    expect(judge(worked, 1.0)).toMatchObject({ kept: true, outcome: 'kept' });
+    expect(judge(worked, 1.5)).toMatchObject({ kept: false, outcome: 'below_tau_f' });
   });
 
   it('uses the smaller of L_a and L_b: an empty call that already helps is not credited to the result', () => {

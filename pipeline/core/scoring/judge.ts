@@ -14,8 +14,8 @@ export interface Verdict {
   kept: boolean;
   /** min(L_a, L_b) − L_c, nats. */
   usefulness: number;
-  /** Machine-readable: "kept", "below_tau_f" or "below_control". */
-  reason: 'kept' | 'below_tau_f' | 'below_control';
+  /** The candidate's outcome (candidates.ts): "kept", "below_tau_f" or "below_control". */
+  outcome: 'kept' | 'below_tau_f' | 'below_control';
 }
 
 /**
@@ -30,11 +30,11 @@ export interface Control {
 
 export function judge(losses: Losses, tauF: number, control?: Control): Verdict {
   const u = usefulness(losses);
-  if (u < tauF) return { kept: false, usefulness: u, reason: 'below_tau_f' };
+  if (u < tauF) return { kept: false, usefulness: u, outcome: 'below_tau_f' };
   if (control?.measured && control.margin !== null && control.measured.margin < control.margin) {
-    return { kept: false, usefulness: u, reason: 'below_control' };
+    return { kept: false, usefulness: u, outcome: 'below_control' };
   }
-  return { kept: true, usefulness: u, reason: 'kept' };
+  return { kept: true, usefulness: u, outcome: 'kept' };
 }
 
 /** How many of the given usefulness values survive each threshold (the survival curve). */

@@ -69,8 +69,8 @@ describe('ToolExecutor', () => {
       { call: { tool: 'Calendar', input: 'now' }, doc },
     ]);
     expect(results.map(({ ms, ...r }) => r)).toEqual([
-      { ok: false, error: 'schema_error: expression must NOT have fewer than 1 characters' },
-      { ok: false, error: 'schema_error: arguments must NOT have additional properties (argument)' },
+      { ok: false, error: 'schema_error: expression must NOT have fewer than 1 characters', schemaError: 'expression must NOT have fewer than 1 characters' },
+      { ok: false, error: 'schema_error: arguments must NOT have additional properties (argument)', schemaError: 'arguments must NOT have additional properties (argument)' },
     ]);
   });
 

@@ -100,7 +100,7 @@ export class ToolExecutor {
     if (call.input.length > limit) return done(fail(`input longer than ${limit} characters`));
     // Validated against the tool's JSON Schema before dispatch; a failure never reaches the tool.
     const invalid = this.registry.schemaError(tool.name, call.input);
-    if (invalid) return done(fail(`schema_error: ${invalid}`));
+    if (invalid) return done({ ok: false, error: `schema_error: ${invalid}`, schemaError: invalid });
 
     const controller = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;

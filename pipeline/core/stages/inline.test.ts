@@ -4,7 +4,7 @@ import { inlineCalls } from './inline.ts';
 
 const kept = (at: number, result: string, usefulness: number): Candidate => ({
   docId: 'd', tool: 'Calculator', positionTool: 'Calculator', input: '1 + 2', at, proposer: 'programmatic', result,
-  losses: { noCall: 2, callOnly: 2, withResult: 2 - usefulness }, usefulness, kept: true, reason: 'kept',
+  losses: { noCall: 2, callOnly: 2, withResult: 2 - usefulness }, usefulness, outcome: { kind: 'kept' },
 });
 const format = (c: Candidate) => `[Calculator(${c.input}) -> ${c.result}]`;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Candidate } from '../candidates.ts';
+import { type Candidate, reasonText } from '../candidates.ts';
 import { defaultConfig, type AnnotateConfig } from '../config.ts';
 import type { Doc } from '../document.ts';
 import type { SampleOptions } from '../lm/lm.ts';
@@ -65,7 +65,7 @@ describe('the propose stage, LM context bare (a model that writes its calls inli
   it('samples from the text before the position and " [" alone — no prompt, nothing after the position', async () => {
     const { candidates, sampledFrom } = await run(configFor(['Add'], { lmContext: 'bare', programmatic: false }), ['Add']);
     expect(sampledFrom).toEqual([text.slice(0, at) + ' [']);
-    expect(candidates.map((c) => [c.proposer, c.tool, c.input, c.at, c.reason])).toEqual([
+    expect(candidates.map((c) => [c.proposer, c.tool, c.input, c.at, reasonText(c.outcome)])).toEqual([
       ['lm', 'Add', '40 + 2', at, 'kept'],
       ['lm', 'Add', '40 + 2', at, 'duplicate'],
     ]);

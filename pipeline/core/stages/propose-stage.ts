@@ -95,13 +95,13 @@ async function lmCandidates(
   return samples.map((s) =>
     s.call
       ? { ...candidate(s.call.tool), tool: s.call.tool, input: s.call.input, proposer: 'lm' as const, raw: s.raw }
-      : { ...candidate(undefined), input: '', proposer: 'lm' as const, raw: s.raw, reason: s.error as Candidate['reason'] },
+      : { ...candidate(undefined), input: '', proposer: 'lm' as const, raw: s.raw, outcome: s.rejected! },
   );
 }
 
 /** A pending candidate at `at` whose position `positionTool` chose (proposer and call filled in by the caller). */
 function pending(doc: Doc, positionTool: string, at: number, p: number | undefined): Candidate {
-  return { docId: doc.id, tool: positionTool, positionTool, at, positionP: p, input: '', proposer: 'programmatic', kept: false, reason: 'pending' };
+  return { docId: doc.id, tool: positionTool, positionTool, at, positionP: p, input: '', proposer: 'programmatic', outcome: { kind: 'pending' } };
 }
 
 const pAtOffsets = (scores: PositionScores) => new Map(scores.offsets.slice(0, -1).map((at, i) => [at, scores.p[i]]));

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { reasonText } from '../candidates.ts';
 import { defaultConfig } from '../config.ts';
 import type { Doc } from '../document.ts';
 import { createPipelineParts } from './parts.ts';
@@ -42,7 +43,7 @@ async function run(proposals: string[], tauF = 0.5) {
 describe('the stages on a fake LM', () => {
   it('keeps the call whose result the text goes on to use, and gives every other candidate its reason', async () => {
     const calls = await run(['40 + 2', '40 + 2', '40 + 40', '40 + 99', '40 + 2 + 2', 'forty']);
-    const byReason = Object.fromEntries(calls.map((c) => [`${c.input}#${c.reason}`, c]));
+    const byReason = Object.fromEntries(calls.map((c) => [`${c.input}#${reasonText(c.outcome)}`, c]));
     expect(Object.keys(byReason).sort()).toEqual(
       [
         '40 + 2#kept',
@@ -61,7 +62,7 @@ describe('the stages on a fake LM', () => {
 
   it('measures the counterfactual control: the true result beats a distractor ("97") by far', async () => {
     const [c] = await run(['40 + 2']);
-    expect(c.reason).toBe('kept');
+    expect(reasonText(c.outcome)).toBe('kept');
     expect(c.control!.distractor).toBe('97');
     expect(c.control!.margin).toBeGreaterThan(1);
   });
@@ -80,10 +81,10 @@ describe('the stages on a fake LM', () => {
       return out[0];
     };
     const controlled = await judged(1);
-    expect(controlled.reason).toBe('below_control');
+    expect(controlled.outcome.kind).toBe('below_control');
     expect(controlled.usefulness).toBeGreaterThan(0.5);
     expect(Math.abs(controlled.control!.margin)).toBeLessThan(0.1);
-    expect((await judged(null)).reason).toBe('kept');
+    expect((await judged(null)).outcome.kind).toBe('kept');
   });
 
   it('scores each writing a tool offers for a result as its own candidate, and keeps the one that helps', async () => {
@@ -95,7 +96,7 @@ describe('the stages on a fake LM', () => {
       yield { id: 'd', text };
     }
     for await (const work of annotate(createPipelineParts({ lm, resources: {}, specs: [spec] }), config, docs())) out.push(...work.candidates);
-    expect(out.map((c) => [c.input, c.result, c.reason])).toEqual([
+    expect(out.map((c) => [c.input, c.result, reasonText(c.outcome)])).toEqual([
       ['40 + 2', '42', 'kept'],
       ['40 + 2', '42.0', 'below_tau_f'],
     ]);
@@ -124,7 +125,7 @@ describe('the stages on a fake LM', () => {
 
   it('applies the tool\'s τ_f', async () => {
     const [c] = await run(['40 + 2'], 100);
-    expect(c.reason).toBe('below_tau_f');
+    expect(reasonText(c.outcome)).toBe('below_tau_f');
     expect(c.usefulness).toBeGreaterThan(1);
   });
 });

@@ -1,5 +1,5 @@
 import { formatCall } from '../call-syntax.ts';
-import type { Candidate } from '../candidates.ts';
+import { type Candidate, isPending } from '../candidates.ts';
 import type { AnnotateConfig } from '../config.ts';
 import type { Doc } from '../document.ts';
 import { judge, usefulness } from '../scoring/judge.ts';
@@ -42,17 +42,17 @@ export function guardStage(parts: PipelineParts): Stage {
     for await (const work of input) {
       const seen = new Set<string>();
       for (const c of work.candidates) {
-        if (c.reason !== 'pending') continue;
+        if (!isPending(c)) continue;
         const tool = parts.registry.get(c.tool);
         const key = `${c.tool}\u0000${c.input}\u0000${c.at}`;
-        if (!tool) c.reason = `unknown_tool: ${c.tool}`;
-        else if (c.input.length > maxArgumentLength(tool) && tool.argument.property !== undefined) c.reason = 'call_too_long';
-        else if (seen.has(key)) c.reason = 'duplicate';
+        if (!tool) c.outcome = { kind: 'unknown_tool', detail: c.tool };
+        else if (c.input.length > maxArgumentLength(tool) && tool.argument.property !== undefined) c.outcome = { kind: 'call_too_long' };
+        else if (seen.has(key)) c.outcome = { kind: 'duplicate' };
         else {
           const invalid = parts.registry.schemaError(c.tool, c.input);
           const leak = invalid ? null : leaks(tool, c.input, work.doc.text.slice(0, c.at));
-          if (invalid) c.reason = `schema_error: ${invalid}`;
-          else if (leak) c.reason = `leakage: ${leak}`;
+          if (invalid) c.outcome = { kind: 'schema_error', detail: invalid };
+          else if (leak) c.outcome = { kind: 'leakage', detail: leak };
         }
         seen.add(key);
       }
@@ -65,7 +65,7 @@ export function guardStage(parts: PipelineParts): Stage {
 export function executeStage(parts: PipelineParts): Stage {
   return async function* (input) {
     for await (const work of input) {
-      const pending = work.candidates.filter((c) => c.reason === 'pending');
+      const pending = work.candidates.filter(isPending);
       parts.progress?.({ stage: 'executing', done: 0, total: pending.length });
       const results = await parts.execute(pending.map((c) => ({ call: { tool: c.tool, input: c.input }, doc: work.doc })));
       parts.progress?.({ stage: 'executing', done: pending.length, total: pending.length });
@@ -79,7 +79,8 @@ export function executeStage(parts: PipelineParts): Stage {
           if (others.length > 0) forms.set(c, others.map((result) => ({ ...c, result })));
         } else {
           c.error = r.error;
-          c.reason = r.error.startsWith('schema_error: ') ? (r.error as Candidate['reason']) : `tool_error: ${r.error}`;
+          // The executor says which failure it was (a schema check before dispatch, or the tool's own); no text is parsed.
+          c.outcome = r.schemaError !== undefined ? { kind: 'schema_error', detail: r.schemaError } : { kind: 'tool_error', detail: r.error };
         }
       });
       // Other writings of a result go right after it, so the candidates' order stays the proposal order.
@@ -102,7 +103,7 @@ export function scoreStage(parts: PipelineParts, config: AnnotateConfig): Stage 
   const { lm } = parts;
   return async function* (input) {
     for await (const work of input) {
-      const ready = work.candidates.filter((c) => c.reason === 'pending' && c.result !== undefined);
+      const ready = work.candidates.filter((c) => isPending(c) && c.result !== undefined);
       const byPosition = new Map<number, Candidate[]>();
       for (const c of ready) {
         const calls = (byPosition.get(c.at) ?? []).concat(c);
@@ -115,14 +116,14 @@ export function scoreStage(parts: PipelineParts, config: AnnotateConfig): Stage 
         const lengths = texts.map((t) => callTokens(lm, [t.withResult]));
         const fits = lengths.map((n) => n <= config.maxCallTokens);
         calls.forEach((c, j) => {
-          if (!fits[j]) c.reason = 'call_too_long';
+          if (!fits[j]) c.outcome = { kind: 'call_too_long' };
         });
         const usable = texts.filter((_, j) => fits[j]);
         const longest = Math.max(0, ...lengths.filter((n) => n <= config.maxCallTokens));
         const plan = planWindow(lm, work.doc.text, at, longest, { contextTokens: config.contextTokens });
         return { calls: calls.filter((_, j) => fits[j]), texts: usable, plan };
       });
-      for (const p of positions) if (!p.plan) for (const c of p.calls) c.reason = 'call_too_long';
+      for (const p of positions) if (!p.plan) for (const c of p.calls) c.outcome = { kind: 'call_too_long' };
       const scorable = positions.filter((p) => p.calls.length > 0 && p.plan);
       const scored = await scorePositions(
         lm,
@@ -143,7 +144,7 @@ export function controlStage(parts: PipelineParts, config: AnnotateConfig): Stag
   return async function* (input) {
     for await (const work of input) {
       if (config.controlMargin !== null) {
-        const reaching = work.candidates.filter((c) => c.reason === 'pending' && c.losses && usefulness(c.losses) >= (config.thresholds[c.tool]?.tauF ?? Infinity));
+        const reaching = work.candidates.filter((c) => isPending(c) && c.losses && usefulness(c.losses) >= (config.thresholds[c.tool]?.tauF ?? Infinity));
         parts.progress?.({ stage: 'control', done: 0, total: reaching.length });
         await measureControl(parts.lm, work.doc.text, reaching, work.candidates, (c, result) => callText(parts, c, result), {
           contextTokens: config.contextTokens,
@@ -162,11 +163,10 @@ export function judgeStage(config: AnnotateConfig): Stage {
   return async function* (input) {
     for await (const work of input) {
       for (const c of work.candidates) {
-        if (c.reason !== 'pending' || !c.losses) continue;
+        if (!isPending(c) || !c.losses) continue;
         const v = judge(c.losses, config.thresholds[c.tool]?.tauF ?? Infinity, { measured: c.control, margin: controlMarginFor(config, c.tool) });
         c.usefulness = v.usefulness;
-        c.kept = v.kept;
-        c.reason = v.reason;
+        c.outcome = { kind: v.outcome };
       }
       yield work;
     }

@@ -41,7 +41,11 @@ export interface TrainRecord {
 }
 
 /** A calls.jsonl row (annotate's record of every candidate, kept or not). */
-export type CallRow = Pick<Candidate, 'docId' | 'tool' | 'input' | 'at' | 'result' | 'error' | 'kept' | 'reason'>;
+export type CallRow = Pick<Candidate, 'docId' | 'tool' | 'input' | 'at' | 'result' | 'error'> & {
+  kept: boolean;
+  /** The candidate's outcome as the file writes it (candidates.ts reasonText): kind, then ": " and the detail. */
+  reason: string;
+};
 
 /** e(c, r) as the pipeline writes it (stages.ts callText): quoted arguments and result formatting from the spec. */
 export function callText(tool: string, input: string, result: string): string {

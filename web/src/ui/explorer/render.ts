@@ -4,7 +4,7 @@
  * and control (rejudge.ts), so moving a slider renders without the model.
  */
 import { formatCall } from '../../../../pipeline/core/call-syntax.ts';
-import { reasonKind, type Candidate } from '../../../../pipeline/core/candidates.ts';
+import { reasonText, type Candidate } from '../../../../pipeline/core/candidates.ts';
 import type { Doc } from '../../../../pipeline/core/document.ts';
 import type { Analysis } from '../../analysis-types.ts';
 import { chosenPositions, inlineKept, rejudge, type Decision } from '../../rejudge.ts';
@@ -104,7 +104,7 @@ export function renderCandidates(view: ExplorerView, a: Analysis, decisions: rea
   view.table.replaceChildren(tableHead(), h('tbody', {}, ...rows.filter(([d]) => executed(d)).map(([d, i]) => candidateRow(a, d, i))));
   const early = rows.filter(([d]) => !executed(d));
   const byKind = new Map<string, number>();
-  for (const [d] of early) byKind.set(reasonKind(d.candidate.reason), (byKind.get(reasonKind(d.candidate.reason)) ?? 0) + 1);
+  for (const [d] of early) byKind.set(d.candidate.outcome.kind, (byKind.get(d.candidate.outcome.kind) ?? 0) + 1);
   view.rejectedSummary.textContent = `${early.length} candidates rejected before execution` +
     (early.length ? ` (${[...byKind].map(([k, n]) => `${k}: ${n}`).join(', ')})` : '');
   view.rejectedTable.replaceChildren(tableHead(), h('tbody', {}, ...early.map(([d, i]) => candidateRow(a, d, i))));
@@ -143,6 +143,6 @@ function candidateRow(a: Analysis, d: Decision, i: number): HTMLTableRowElement 
     h('td', { class: 'num' }, l ? fmt(l.withResult, 3) : '—'),
     h('td', { class: 'num' }, d.usefulness !== undefined ? fmt(d.usefulness, 3) : '—'),
     h('td', { class: 'num', title: c.control ? `distractor: ${c.control.distractor}` : undefined }, c.control ? fmt(c.control.margin, 3) : '—'),
-    h('td', { class: d.kept ? 'kept' : 'dropped', 'data-testid': `ex-decision-${i}` }, d.kept ? 'kept' : `dropped: ${d.reason}`),
+    h('td', { class: d.kept ? 'kept' : 'dropped', 'data-testid': `ex-decision-${i}` }, d.kept ? 'kept' : `dropped: ${reasonText(d.outcome)}`),
   );
 }
