@@ -90,3 +90,39 @@ export function describeOverlap(o: OverlapReport): string {
     `${o.subjects.subjects} of ${o.subjects.ofSubjects} subjects are named in some finetuning text and ` +
     `${o.facts.prompts} of ${o.facts.of} fact prompts have subject and answer together in one`;
 }
+
+/**
+ * Overlap of the eval set with the base model's pretraining text (issue 31): models/default was pretrained on the
+ * corpus's train split (pipeline/train/data.ts splitDocs), so a real-format prompt whose source document is in that
+ * split was seen in pretraining, answer line included; a fact prompt is "seen" when its subject and an answer occur
+ * together in one pretraining document. Counted per family; `sources` lists the real-format prompts' documents.
+ */
+export interface PretrainingOverlap {
+  documents: number;
+  families: { family: string; realPrompts: number; realSourcesInPretraining: number; factPrompts: number; factsSeen: number }[];
+}
+
+export function pretrainingOverlap(prompts: readonly EvalPrompt[], pretrainingDocs: readonly { id: string; text: string }[]): PretrainingOverlap {
+  const byId = new Map(pretrainingDocs.map((d) => [d.id, d.text]));
+  const families = [...new Set(prompts.map((p) => p.family))];
+  const seenFact = (p: EvalPrompt): boolean => {
+    const re = wordRe(p.subject!);
+    const answers = p.answers.map((a) => ({ a, re: wordRe(a) }));
+    return pretrainingDocs.some((d) => d.text.includes(p.subject!) && re.test(d.text) && answers.some(({ a, re: ra }) => d.text.includes(a) && ra.test(d.text)));
+  };
+  return {
+    documents: pretrainingDocs.length,
+    families: families.map((family) => {
+      const sel = prompts.filter((p) => p.family === family);
+      const real = sel.filter((p) => p.real && p.source);
+      const facts = sel.filter((p) => p.subject && p.answers.length > 0);
+      return {
+        family,
+        realPrompts: real.length,
+        realSourcesInPretraining: real.filter((p) => byId.has(p.source!)).length,
+        factPrompts: facts.length,
+        factsSeen: facts.filter(seenFact).length,
+      };
+    }),
+  };
+}

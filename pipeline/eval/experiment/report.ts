@@ -8,8 +8,10 @@ import { join, relative } from 'node:path';
 import { clusteredWilson, wilson } from '../metrics.ts';
 import type { Cluster, TrialRecord } from '../metrics.ts';
 import { ARM_NAMES } from './arms.ts';
-import { HERE, PROMPTS_FILE, ROOT, readJsonl } from './corpus-files.ts';
-import type { OverlapReport } from './overlap.ts';
+import { corpus, encoder, HERE, PROMPTS_FILE, ROOT, readJsonl } from './corpus-files.ts';
+import { splitDocs } from '../../train/data.ts';
+import type { EvalPrompt } from '../tasks.ts';
+import { pretrainingOverlap, type OverlapReport, type PretrainingOverlap } from './overlap.ts';
 import { ANNOTATE, LIMIT_RUNS, LOSS_TOKENS, MIX, SEEDS, STEPS, runName, schedule, type Run } from './plan.ts';
 
 export const RESULTS = process.env.EXPERIMENT_RESULTS ?? join(HERE, 'results');
@@ -112,7 +114,7 @@ export function writeReport(p: Paths): void {
     if (t) byArm.set(r.arm, [...(byArm.get(r.arm) ?? []), { run: r, trials: t }]);
   }
   const arms = ORDER.filter((a) => byArm.has(a));
-  const prompts = readJsonl<{ id: string; family: string; phrasing: string; real?: boolean; answers: string[]; tool?: string }>(PROMPTS_FILE);
+  const prompts = readJsonl<EvalPrompt & { phrasing: string }>(PROMPTS_FILE);
   const families = [...new Set(prompts.map((q) => q.family))];
   const noCallFamily = (f: string) => prompts.filter((q) => q.family === f).every((q) => !q.tool);
   const majority = (sel: typeof prompts) => {
@@ -183,6 +185,15 @@ export function writeReport(p: Paths): void {
   } else L.push('Computed after arms (b), (c), (e) are built.');
   L.push('');
 
+  // The base model's pretraining saw the corpus's train split (pipeline/train/data.ts splitDocs): measured, not assumed.
+  const pretraining = pretrainingOverlap(prompts, splitDocs([...corpus.factbook(), ...corpus.sotu()]).train);
+  L.push('## Overlap of the eval set with the base model\'s pretraining (models/default)', '');
+  L.push(`models/default was pretrained on the corpus's train split (${pretraining.documents.toLocaleString('en-US')} documents; pipeline/train/data.ts \`splitDocs\`). ` +
+    'The held-out list keeps eval documents out of every *finetuning* text, not out of pretraining:', '');
+  L.push('| family | real-format prompts | their source document in pretraining | fact prompts | subject and answer together in a pretraining document |', '|---|---:|---:|---:|---:|');
+  for (const f of pretraining.families) L.push(`| ${f.family} | ${f.realPrompts} | ${f.realPrompts ? f.realSourcesInPretraining : '–'} | ${f.factPrompts} | ${f.factPrompts ? f.factsSeen : '–'} |`);
+  L.push('');
+
   L.push('## Accuracy per family, % (95 % interval clustered by prompt [low–high], cluster-robust Wilson from pipeline/eval/metrics.ts `clusteredWilson`; beside it the pooled Wilson interval that counts each seed\'s trial as a new prompt; per-seed values last)', '');
   if (arms.length === 0) L.push('No eval finished yet.');
   else {
@@ -213,6 +224,7 @@ export function writeReport(p: Paths): void {
         L.push(`| ${f} | ${ph} | ${n} | ${arms.map((a) => { const c = cell(byArm.get(a)!.map((x) => x.trials.filter((t) => t.tools)), keep, score); return c.n ? cci(c) : '–'; }).join(' | ')} |`);
       }
     }
+    L.push('', ...subjectTokensSection(arms, byArm, prompts));
     L.push('', '## Calls (greedy, with tools, pooled over seeds): share of prompts with a call / share of calls that returned a result / share naming the family\'s tool', '');
     const h3 = ['family', ...arms.map((a) => `(${a})`)];
     L.push(`| ${h3.join(' | ')} |`, `|${h3.map(() => '---').join('|')}|`);
@@ -288,12 +300,37 @@ export function writeReport(p: Paths): void {
   writeFileSync(join(RESULTS, 'loop.md'), loopTable(p, byArm, losses).join('\n') + '\n');
 
   // Small numbers for the next session (the eval/ and models/ folders stay under out/, not committed).
-  const summary: Record<string, unknown> = { generated: new Date().toISOString(), steps: STEPS, seeds: SEEDS, annotation: stats, kbAnnotation: kbStats, arms: armStats, overlap, losses: Object.fromEntries([...losses].map(([k, v]) => [k, { tokens: v.tokens, meanNll: v.meanNll }])) };
+  const summary: Record<string, unknown> = { generated: new Date().toISOString(), steps: STEPS, seeds: SEEDS, annotation: stats, kbAnnotation: kbStats, arms: armStats, overlap, pretrainingOverlap: pretraining, losses: Object.fromEntries([...losses].map(([k, v]) => [k, { tokens: v.tokens, meanNll: v.meanNll }])) };
   summary.evals = Object.fromEntries(runs.filter(done).map((r) => {
     const e = readJson<{ families: unknown[] }>(join(p.committed(r), 'eval.json')) ?? readJson<{ families: unknown[] }>(join(p.eval(r), 'eval.json'));
     return [runName(r), { model: relative(ROOT, p.model(r)), families: e?.families }];
   }));
   writeFileSync(join(RESULTS, 'summary.json'), JSON.stringify(summary, null, 2) + '\n');
+}
+
+/**
+ * The vocabulary check (issue 31 item 5): capital prompts split by how many tokens the subject's name takes in the
+ * 1,024-token vocabulary (a short name in few pieces, " Equatorial Guinea" in many), accuracy with tools per split,
+ * clustered by prompt. If a long name is what breaks the model, the few-token split should score higher.
+ */
+function subjectTokensSection(arms: ArmKey[], byArm: Map<ArmKey, { run: Run; trials: TrialRecord[] }[]>, prompts: { id: string; family: string; subject?: string }[]): string[] {
+  const encode = encoder();
+  const tokens = new Map(prompts.filter((q) => q.family === 'capitals' && q.subject).map((q) => [q.id, encode(` ${q.subject}`).length]));
+  const bins: { label: string; has: (n: number) => boolean }[] = [
+    // The 1,024-token vocabulary spells every subject in ≥ 3 pieces; the bins split the 151 prompts into thirds.
+    { label: '3–4 tokens', has: (n) => n <= 4 },
+    { label: '5 tokens', has: (n) => n === 5 },
+    { label: '6 or more', has: (n) => n >= 6 },
+  ];
+  const L = ['## Capitals by the subject\'s length in tokens (with tools, % [95 % interval clustered by prompt])', ''];
+  const head = ['subject', 'prompts', ...arms.map((a) => `(${a})`)];
+  L.push(`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`);
+  for (const b of bins) {
+    const keep = (t: TrialRecord) => t.family === 'capitals' && tokens.has(t.id) && b.has(tokens.get(t.id)!);
+    const n = [...tokens.values()].filter(b.has).length;
+    L.push(`| ${b.label} | ${n} | ${arms.map((a) => cci(cell(byArm.get(a)!.map((x) => x.trials.filter((t) => t.tools)), keep, (t) => t.correct), false)).join(' | ')} |`);
+  }
+  return L;
 }
 
 /**
