@@ -251,4 +251,12 @@ describe('what the texts claim about the eval set is what the committed results 
       }
     }
   });
+
+  it('the rounds README quotes the bare-text probe counts of the committed rounds summary', () => {
+    const rounds = JSON.parse(readFileSync(join(ROOT, 'pipeline/eval/rounds/results/summary.json'), 'utf8')) as { round: number | string; bareProbe: { parsed: number } }[];
+    const readme = readFileSync(join(ROOT, 'pipeline/eval/rounds/README.md'), 'utf8').replace(/\s+/g, ' ');
+    const probe = (r: number | string) => rounds.find((x) => x.round === r)!.bareProbe.parsed;
+    expect(readme).toContain(`parses ${probe(1)} of 100 bare-text probe samples`);
+    expect(readme).toContain(`(e) seed 1 at 120 steps ${probe(1)} of 100, rounds 2 and 3 ${probe(2)} and ${probe(3)}, the 600-step finetune ${probe('long')}`);
+  });
 });

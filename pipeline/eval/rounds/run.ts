@@ -170,7 +170,7 @@ export function steps(): Step[] {
     out.push(modelStep(r), evalStep(r), annotateStep(r), keptStep(r), sampleStep(r), evalDataStep(r, 'lm'), evalDataStep(r, 'all'));
   }
   // What a longer finetune changes: round 1 again from the experiment's 5× longer run, once the experiment made it.
-  const long = [modelStep('long'), evalStep('long'), annotateStep('long'), sampleStep('long'), evalDataStep('long', 'lm'), evalDataStep('long', 'all')];
+  const long = [modelStep('long'), evalStep('long'), annotateStep('long'), keptStep('long'), sampleStep('long'), evalDataStep('long', 'lm'), evalDataStep('long', 'all')];
   const ready = () => existsSync(join(experiment.model(ROUND_ONE_LONG), 'train-record.json')) && existsSync(join(experiment.committed(ROUND_ONE_LONG), 'trials.jsonl'));
   out.push(...long.map((step) => ({ ...step, ready })));
   return out;
