@@ -7,6 +7,11 @@
  *   `.wasm` files are found by Vite through `new URL(…, import.meta.url)` inside the package and emitted as assets:
  *   nothing is fetched from a CDN.
  * - `/models/` and `/corpus/` are served from the repo (see repo-files-plugin.ts).
+ * - The dev server pre-bundles every dependency before the first page load: its scan starts from index.html and the
+ *   model worker (which the page loads through `new URL('./worker.ts', import.meta.url)`, a path the scan does not
+ *   follow). Without the worker entry the worker's dependencies (mathjs, minisearch, …) are found only when the
+ *   worker first asks for them, and Vite reloads the page after optimising them (issue 33: the first visit
+ *   reloaded and lost ~a minute).
  */
 import { fileURLToPath } from 'node:url';
 import { dirname, resolve } from 'node:path';
@@ -45,6 +50,7 @@ export default defineConfig({
     rolldownOptions: { output: ortChunk },
   },
   optimizeDeps: {
+    entries: ['index.html', 'src/worker.ts'],
     // Pre-bundling would move onnxruntime-web away from its .wasm files; serve it as is.
     exclude: ['onnxruntime-web'],
   },

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { emptyStats } from '../core/stats.ts';
 import { CLOSE, fillBlocks, findBlocks, openMarker } from './blocks.ts';
 import { generateDocs } from './docs.ts';
-import { renderBlock, type StartRecord } from './renderers.ts';
+import { renderBlock, type FirstVisitRecord, type StartRecord } from './renderers.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const tmp = mkdtempSync(join(tmpdir(), 'docs-'));
@@ -55,6 +55,19 @@ describe('generated README blocks', () => {
     expect(row.slice(5, 9)).toEqual(['2468', '19', '-12', '7']);
     expect(() => renderBlock({ source: 'start.json', view: 'nope' }, '{}')).toThrow(/no such view/);
     expect(() => renderBlock({ source: 'start.json' }, '{}')).toThrow(/needs a view/);
+  });
+
+  it("web/README's first-visit sentences carry the recorded times and counts, and say when the page reloaded", () => {
+    const record: FirstVisitRecord = {
+      measured: '2026-12-01T22:41:43.111Z', command: 'npm run docs:web (web/e2e/first-visit.test.ts)', server: 'vite dev server',
+      cores: 2, loadAverage: 7.3, browser: 'Chromium 156', backend: 'wasm', reloads: 0, modelReadySeconds: 22.4,
+      firstResultSeconds: 45.7, candidates: 80, tokens: 48, scoreSeconds: 23.16, scored: 50, keptAtTauF05: 2,
+    };
+    const text = renderBlock({ source: 'first-visit.json', view: 'firstVisit' }, JSON.stringify(record));
+    expect(text).toContain('loaded once, with no reload');
+    expect(text).toContain("the model was ready after **22.4 s** and the explorer's first result showed after **45.7 s**");
+    expect(text).toContain('80 candidate calls over 48 tokens, scored in 23.2 s: 50 calls reached scoring and 2 are kept at τ_f 0.5');
+    expect(renderBlock({ source: 'first-visit.json', view: 'firstVisit' }, JSON.stringify({ ...record, reloads: 1 }))).toContain('reloaded 1×');
   });
 });
 

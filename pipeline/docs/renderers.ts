@@ -59,8 +59,41 @@ const views: Record<string, (source: string) => string> = {
     const bold = (s: string) => s.replace(/^(\s*)(.*?)(\s*)$/s, (_, a, b, c) => `${a}**${b}**${c}`);
     const rows = r.kept.map((k) => `| ${k.tool} | …${esc(k.before)}${bold(esc(k.call))}${esc(k.after)}… | ${f2(k.losses.noCall)} | ${f2(k.losses.callOnly)} | ${f2(k.losses.withResult)} | ${f2(k.usefulness)} |`);
     return ['| tool | kept call in `out/start/train.jsonl` | L_a | L_b | L_c | usefulness |', '|---|---|--:|--:|--:|--:|', ...rows].join('\n');
+  },  /** The web app's first visit (web/e2e/results/first-visit.json, recorded by `npm run docs:web`), in two sentences. */
+  firstVisit(source) {
+    const r: FirstVisitRecord = JSON.parse(source);
+    return [
+      `Measured ${r.measured.slice(0, 10)} by \`${r.command.split(' (')[0]}\` on a ${r.cores}-core machine at load average ${f1(r.loadAverage)}, ${r.browser}, ` +
+        `${r.backend.toUpperCase()}: on a fresh clone's first visit (\`npm run web\`'s dev server, its dependency cache empty) the page loaded ${r.reloads === 0 ? 'once, with no reload' : `and reloaded ${r.reloads}×`}; ` +
+        `the model was ready after **${f1(r.modelReadySeconds)} s** and the explorer's first result showed after **${f1(r.firstResultSeconds)} s**.`,
+      `That result — the default text with every tool, k 5, m 2 — is ${r.candidates} candidate calls over ${r.tokens} tokens, scored in ${f1(r.scoreSeconds)} s: ` +
+        `${r.scored} calls reached scoring and ${r.keptAtTauF05} ${r.keptAtTauF05 === 1 ? 'is' : 'are'} kept at τ_f 0.5.`,
+    ].join('\n');
   },
 };
+
+/** What web/e2e/first-visit.test.ts records (RECORD_WEB=1, `npm run docs:web`). */
+export interface FirstVisitRecord {
+  measured: string;
+  command: string;
+  server: string;
+  cores: number;
+  loadAverage: number;
+  browser: string;
+  backend: string;
+  /** Page reloads after the first load (Vite's dependency optimisation used to cause one). */
+  reloads: number;
+  /** From navigation to the model loaded, and to the explorer's first finished scoring, wall seconds. */
+  modelReadySeconds: number;
+  firstResultSeconds: number;
+  candidates: number;
+  tokens: number;
+  /** The worker's own time for that scoring. */
+  scoreSeconds: number;
+  /** Candidates with losses, and those kept at τ_f 0.5 with the control on (the page's defaults). */
+  scored: number;
+  keptAtTauF05: number;
+}
 
 const f1 = (x: number) => x.toFixed(1);
 

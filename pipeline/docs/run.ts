@@ -3,7 +3,8 @@
  * npm run docs -- --check list stale blocks and exit 1 (what pipeline/docs/docs.test.ts asserts in CI)
  *
  * The result files are written by what measures: `npm run bench` (pipeline/bench/results/), `npm run eval:data`
- * and `toolformer eval` (pipeline/eval/…/results/), `npm run docs:start` (pipeline/node/results/start.json).
+ * and `toolformer eval` (pipeline/eval/…/results/), `npm run docs:start` (pipeline/node/results/start.json),
+ * `npm run docs:web` (web/e2e/results/first-visit.json and web/screenshots/).
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';

@@ -3,7 +3,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { basename, dirname, resolve } from 'node:path';
-import { build, preview, type Plugin, type PreviewServer } from 'vite';
+import { build, createServer, preview, type Plugin, type PreviewServer } from 'vite';
 
 export const webDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const repoRoot = resolve(webDir, '..');
@@ -59,5 +59,24 @@ export async function serveApp(options: Pick<BuildOptions, 'outDir'> = {}): Prom
   });
   const address = server.httpServer.address();
   if (!address || typeof address === 'string') throw new Error('preview server has no port');
+  return { url: `http://127.0.0.1:${address.port}/`, close: () => server.close() };
+}
+
+/**
+ * The dev server as `npm run web` starts it, on 127.0.0.1 and a free port. `cacheDir`: where Vite keeps its
+ * pre-bundled dependencies — an empty directory makes this a fresh clone's first visit (the dependency scan and
+ * optimisation happen now, as they do for a new user).
+ */
+export async function serveDev(cacheDir: string): Promise<Served> {
+  const server = await createServer({
+    configFile,
+    root: webDir,
+    cacheDir,
+    logLevel: 'warn',
+    server: { host: '127.0.0.1', port: 0, strictPort: false, open: false },
+  });
+  await server.listen();
+  const address = server.httpServer?.address();
+  if (!address || typeof address === 'string') throw new Error('dev server has no port');
   return { url: `http://127.0.0.1:${address.port}/`, close: () => server.close() };
 }

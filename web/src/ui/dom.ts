@@ -65,3 +65,46 @@ export function slider(opts: {
 }
 
 export const fmt = (x: number, digits = 2): string => (Number.isFinite(x) ? x.toFixed(digits) : '—');
+
+/**
+ * A labelled slider on a log scale: the range input moves over `steps` positions; position 0 is the value 0, the
+ * others span 10^lo … 10^hi evenly in log10. `setRange` re-spans it (the observed values changed) and keeps the
+ * value. For thresholds on probabilities that live far below 1 (p_i of a small model: 1e-8 … 4e-4).
+ */
+export function logSlider(opts: {
+  id: string;
+  label: string;
+  lo: number;
+  hi: number;
+  value: number;
+  steps?: number;
+  onInput: (v: number) => void;
+}): { root: HTMLLabelElement; input: HTMLInputElement; setRange(lo: number, hi: number): void } {
+  const steps = opts.steps ?? 200;
+  let { lo, hi } = opts;
+  let value = opts.value;
+  const toValue = (pos: number) => (pos <= 0 ? 0 : 10 ** (lo + ((hi - lo) * pos) / steps));
+  const toPos = (v: number) => (v <= 0 ? 0 : Math.min(steps, Math.max(1, Math.round(((Math.log10(v) - lo) / (hi - lo || 1)) * steps))));
+  const format = (v: number) => (v === 0 ? '0' : v.toExponential(1));
+  const shown = h('output', { for: opts.id, 'data-testid': `${opts.id}-value` }, format(value));
+  const input = h('input', { type: 'range', id: opts.id, 'data-testid': opts.id, min: 0, max: steps, step: 1, value: toPos(value) });
+  const range = h('span', { class: 'range-note' });
+  const showRange = () => { range.textContent = `log scale, 0 then ${format(10 ** lo)} … ${format(10 ** hi)}`; };
+  showRange();
+  input.addEventListener('input', () => {
+    value = toValue(input.valueAsNumber);
+    shown.textContent = format(value);
+    opts.onInput(value);
+  });
+  const root = h('label', { for: opts.id }, h('span', {}, `${opts.label} = `, shown), input, range);
+  return {
+    root,
+    input,
+    setRange(newLo: number, newHi: number) {
+      lo = newLo;
+      hi = newHi > newLo ? newHi : newLo + 1;
+      input.value = String(toPos(value));
+      showRange();
+    },
+  };
+}

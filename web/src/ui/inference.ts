@@ -114,7 +114,7 @@ export function mountInference(root: HTMLElement, client: ModelClient, ready: Pr
 
   view.examples.addEventListener('change', () => { view.prompt.value = view.examples.value; });
   view.button.addEventListener('click', () => void run());
-  view.cancel.addEventListener('click', () => client.cancel());
+  view.cancel.addEventListener('click', () => client.cancel('generate'));
   renderStatus(view, state, modelName);
   ready.then(() => {
     state.phase = 'ready';
@@ -146,12 +146,12 @@ function buildView(root: HTMLElement, modelName: string): InferenceView {
   const date = h('input', { type: 'date', id: 'inf-date', 'data-testid': 'inf-date', value: todayIso() });
   const button = h('button', { type: 'button', 'data-testid': 'inf-run', disabled: true }, 'Generate');
   const cancel = h('button', { type: 'button', 'data-testid': 'inf-cancel', disabled: true, title: 'Stop the generation (the worker restarts and reloads the model)' }, 'Cancel');
-  const output = h('div', { class: 'annotated generation', 'data-testid': 'inf-output', 'aria-live': 'polite' });
+  const output = h('div', { class: 'annotated generation', 'data-testid': 'inf-output', 'aria-live': 'polite', hidden: true });
   const status = h('p', { class: 'muted', 'data-testid': 'inf-status' });
   const callsList = h('ul', { 'data-testid': 'inf-calls' });
   root.append(
     h('h2', { id: 'inf-title' }, 'Inference with live tools'),
-    h('p', { class: 'explain' }, 'The model (', model, `; the finetuned one unless you open your own above) writes a
+    h('p', { class: 'muted' }, 'The model (', model, `; the finetuned one unless you open your own above) writes a
       continuation. Whenever " [" is among its top-k next tokens it starts a call; at "->" the call runs here, with the
       explorer's tools, and the result is inserted, then the model goes on. One call per input, as in the paper.`),
     h('label', { for: 'inf-example' }, 'Example', examples),
@@ -160,7 +160,7 @@ function buildView(root: HTMLElement, modelName: string): InferenceView {
       h('label', { class: 'inline', for: 'inf-tools' }, tools, 'tools on'),
       h('label', { for: 'inf-top-k' }, 'top-k for " ["', topK),
       h('label', { for: 'inf-date' }, "Today's date", date),
-      h('div', {}, button, ' ', cancel)),
+      h('div', { class: 'actions' }, button, cancel)),
     output,
     status,
     callsList,
@@ -170,6 +170,7 @@ function buildView(root: HTMLElement, modelName: string): InferenceView {
 
 /** The prompt, then the continuation: plain text, the call text (marked) and the inserted result (marked). */
 function renderOutput(view: InferenceView, state: InferenceState): void {
+  view.output.hidden = state.prompt === null;
   if (state.prompt === null) return view.output.replaceChildren();
   view.output.replaceChildren(h('span', { class: 'prompt' }, state.prompt), ...state.pieces.map(({ kind, text }) =>
     kind === 'call' ? h('mark', { class: 'call', 'data-testid': 'inf-call' }, text)

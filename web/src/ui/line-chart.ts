@@ -1,22 +1,25 @@
 /**
- * A small canvas line chart: several series over a shared x axis, a vertical marker (the current τ_f) and a legend.
- * Hand-written (~100 lines) rather than a charting dependency: one chart type, no interaction beyond redraws.
+ * A small canvas line chart for counts: several step series over a shared x axis, the y axis on a log scale (counts
+ * from 0 to thousands: y is drawn at log10(1 + y), so 0 sits on the axis and 1, 10, 100, 1000 are evenly spaced), a
+ * vertical marker (the current τ_f) and a legend giving each series' value at the marker.
+ * Hand-written (~110 lines) rather than a charting dependency: one chart type, no interaction beyond redraws.
  */
+import { seriesColor, TOTAL_COLOR } from './colors.ts';
+
 export interface Series {
   label: string;
   points: { x: number; y: number }[];
 }
 
-const COLORS = ['#0b5cad', '#c2410c', '#1a7f37', '#7c3aed', '#b42318', '#0e7490'];
-
+/** The series named `total` (e.g. "all") is drawn thick and near-black; the others take the palette in order. */
 export function drawLineChart(
   canvas: HTMLCanvasElement,
   series: readonly Series[],
-  opts: { xLabel: string; yLabel: string; marker?: number },
+  opts: { xLabel: string; yLabel: string; marker?: number; total?: string },
 ): void {
   const dpr = globalThis.devicePixelRatio || 1;
   const cssW = canvas.clientWidth || 720;
-  const cssH = canvas.clientHeight || 260;
+  const cssH = canvas.clientHeight || 300;
   canvas.width = Math.round(cssW * dpr);
   canvas.height = Math.round(cssH * dpr);
   const ctx = canvas.getContext('2d');
@@ -24,48 +27,66 @@ export function drawLineChart(
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
   ctx.clearRect(0, 0, cssW, cssH);
 
-  const pad = { l: 48, r: 120, t: 12, b: 36 };
+  const pad = { l: 56, r: 190, t: 12, b: 40 };
   const all = series.flatMap((s) => s.points);
   if (all.length === 0) return;
   const xMin = Math.min(...all.map((p) => p.x));
   const xMax = Math.max(...all.map((p) => p.x));
-  // Integer ticks: counts are whole numbers.
-  const yStep = Math.max(1, Math.ceil(Math.max(1, ...all.map((p) => p.y)) / 4));
-  const yMax = yStep * 4;
+  const ly = (y: number) => Math.log10(1 + Math.max(0, y));
+  const decades = Math.max(1, Math.ceil(ly(Math.max(...all.map((p) => p.y)))));
   const W = cssW - pad.l - pad.r;
   const H = cssH - pad.t - pad.b;
   const sx = (x: number) => pad.l + ((x - xMin) / (xMax - xMin || 1)) * W;
-  const sy = (y: number) => pad.t + H - (y / yMax) * H;
+  const sy = (y: number) => pad.t + H - (ly(y) / decades) * H;
 
-  // Axes and ticks.
-  ctx.strokeStyle = '#98a2ad';
-  ctx.fillStyle = '#5b6570';
-  ctx.font = '11px system-ui, sans-serif';
+  // Axes, grid and ticks: x every 0.5, y at 0, 1, 10, 100, …
+  ctx.font = '12px system-ui, sans-serif';
   ctx.lineWidth = 1;
-  ctx.beginPath();
-  ctx.moveTo(pad.l, pad.t);
-  ctx.lineTo(pad.l, pad.t + H);
-  ctx.lineTo(pad.l + W, pad.t + H);
-  ctx.stroke();
+  ctx.strokeStyle = '#e3e7eb';
+  ctx.fillStyle = '#5b6570';
   ctx.textAlign = 'center';
-  for (let i = 0; i <= 5; i++) {
-    const x = xMin + ((xMax - xMin) * i) / 5;
-    ctx.fillText(x.toFixed(1), sx(x), pad.t + H + 14);
+  for (let x = Math.ceil(xMin * 2) / 2; x <= xMax + 1e-9; x += 0.5) {
+    ctx.beginPath();
+    ctx.moveTo(sx(x), pad.t);
+    ctx.lineTo(sx(x), pad.t + H);
+    ctx.stroke();
+    ctx.fillText(x.toFixed(1), sx(x), pad.t + H + 15);
   }
-  ctx.fillText(opts.xLabel, pad.l + W / 2, pad.t + H + 30);
+  ctx.fillText(opts.xLabel, pad.l + W / 2, pad.t + H + 33);
   ctx.textAlign = 'right';
-  for (let i = 0; i <= 4; i++) ctx.fillText(String(yStep * i), pad.l - 6, sy(yStep * i) + 4);
+  for (const y of [0, ...Array.from({ length: decades }, (_, i) => 10 ** i)]) {
+    ctx.beginPath();
+    ctx.moveTo(pad.l, sy(y));
+    ctx.lineTo(pad.l + W, sy(y));
+    ctx.stroke();
+    ctx.fillText(y.toLocaleString('en'), pad.l - 6, sy(y) + 4);
+  }
+  ctx.strokeStyle = '#98a2ad';
+  ctx.strokeRect(pad.l, pad.t, W, H);
   ctx.save();
-  ctx.translate(12, pad.t + H / 2);
+  ctx.translate(14, pad.t + H / 2);
   ctx.rotate(-Math.PI / 2);
   ctx.textAlign = 'center';
   ctx.fillText(opts.yLabel, 0, 0);
   ctx.restore();
 
-  // Series as step lines (counts change only at thresholds) plus a legend on the right.
+  if (opts.marker !== undefined && opts.marker >= xMin && opts.marker <= xMax) {
+    ctx.strokeStyle = '#e69f00';
+    ctx.lineWidth = 2;
+    ctx.setLineDash([5, 4]);
+    ctx.beginPath();
+    ctx.moveTo(sx(opts.marker), pad.t);
+    ctx.lineTo(sx(opts.marker), pad.t + H);
+    ctx.stroke();
+    ctx.setLineDash([]);
+  }
+
+  // Series as step lines (counts change only at thresholds); the legend gives each one's value at the marker.
+  const names = series.map((s) => s.label).filter((l) => l !== opts.total);
   series.forEach((s, i) => {
-    ctx.strokeStyle = COLORS[i % COLORS.length];
-    ctx.lineWidth = s.label === 'all' ? 2.5 : 1.5;
+    const color = s.label === opts.total ? TOTAL_COLOR : seriesColor(names, s.label);
+    ctx.strokeStyle = color;
+    ctx.lineWidth = s.label === opts.total ? 3 : 2;
     ctx.beginPath();
     s.points.forEach((p, j) => {
       if (j === 0) ctx.moveTo(sx(p.x), sy(p.y));
@@ -75,19 +96,11 @@ export function drawLineChart(
       }
     });
     ctx.stroke();
-    ctx.fillStyle = ctx.strokeStyle;
+    const at = opts.marker === undefined ? undefined : [...s.points].reverse().find((p) => p.x <= opts.marker! + 1e-9);
+    ctx.fillStyle = color;
     ctx.textAlign = 'left';
-    ctx.fillRect(pad.l + W + 12, pad.t + 8 + i * 16, 10, 3);
-    ctx.fillText(s.label, pad.l + W + 28, pad.t + 12 + i * 16);
+    ctx.fillRect(pad.l + W + 12, pad.t + 6 + i * 18, 14, 4);
+    ctx.fillStyle = '#1b1f24';
+    ctx.fillText(`${s.label}${at ? `: ${at.y.toLocaleString('en')}` : ''}`, pad.l + W + 32, pad.t + 12 + i * 18);
   });
-
-  if (opts.marker !== undefined && opts.marker >= xMin && opts.marker <= xMax) {
-    ctx.strokeStyle = '#f5a623';
-    ctx.setLineDash([4, 3]);
-    ctx.beginPath();
-    ctx.moveTo(sx(opts.marker), pad.t);
-    ctx.lineTo(sx(opts.marker), pad.t + H);
-    ctx.stroke();
-    ctx.setLineDash([]);
-  }
 }

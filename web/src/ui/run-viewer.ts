@@ -6,7 +6,10 @@ import { countByTool, parseCallsJsonl, survivalCurves, thresholds, type ParsedRu
 import { h, fmt, slider } from './dom.ts';
 import { drawLineChart } from './line-chart.ts';
 
-const TAUS = thresholds(-1, 4, 0.05);
+/** The viewer's τ_f range, nats: where the paper's thresholds (0.5, 1, 2) sit, with room either side. */
+const TAU_MIN = -0.5;
+const TAU_MAX = 3;
+const TAUS = thresholds(TAU_MIN, TAU_MAX, 0.05);
 
 export function mountRunViewer(root: HTMLElement): void {
   let run: ParsedRun | null = null;
@@ -19,14 +22,16 @@ export function mountRunViewer(root: HTMLElement): void {
     'data-testid': 'rv-chart',
     role: 'img',
     'aria-label': 'Survival curve: kept calls versus τ_f, per tool',
+    hidden: true,
   });
   const fileInput = h('input', { type: 'file', id: 'rv-file', accept: '.jsonl,.json,.txt', 'data-testid': 'rv-file' });
   const zone = h('div', { class: 'drop-zone', 'data-testid': 'rv-drop' }, 'or drop a calls.jsonl here');
 
   const render = () => {
     if (!run) return;
+    canvas.hidden = false;
     status.textContent =
-      `${name}: ${run.calls.length} candidate calls` +
+      `${name}: ${run.calls.length.toLocaleString('en')} candidate calls` +
       (run.badLines.length ? `, ${run.badLines.length} malformed lines skipped` : '');
     table.replaceChildren(
       h('thead', {}, h('tr', {},
@@ -41,7 +46,7 @@ export function mountRunViewer(root: HTMLElement): void {
     drawLineChart(
       canvas,
       curves.map((c) => ({ label: c.tool, points: c.points.map((p) => ({ x: p.tauF, y: p.kept })) })),
-      { xLabel: 'τ_f (nats)', yLabel: 'calls ≥ τ_f (before the control)', marker: tauF },
+      { xLabel: 'τ_f (nats)', yLabel: 'calls ≥ τ_f (log scale)', marker: tauF, total: 'all' },
     );
   };
 
@@ -65,13 +70,13 @@ export function mountRunViewer(root: HTMLElement): void {
   });
 
   const tau = slider({
-    id: 'rv-tau-f', label: 'τ_f', min: -1, max: 4, step: 0.05, value: tauF, format: (v) => fmt(v),
+    id: 'rv-tau-f', label: 'τ_f', min: TAU_MIN, max: TAU_MAX, step: 0.05, value: tauF, format: (v) => fmt(v),
     onInput: (v) => { tauF = v; render(); },
   });
 
   root.append(
     h('h2', { id: 'rv-title' }, 'Run viewer'),
-    h('p', { class: 'muted' }, 'Open the calls.jsonl of a pipeline run (out/<run>/calls.jsonl) to see what the filter keeps.'),
+    h('p', { class: 'muted' }, 'Open the calls.jsonl of a pipeline run (out/<run>/calls.jsonl) to see what the filter keeps: per tool, the calls that reach τ_f (before the counterfactual control), and how that count falls as τ_f rises.'),
     h('div', { class: 'grid' }, h('label', { for: 'rv-file' }, 'calls.jsonl', fileInput), tau.root),
     zone,
     status,

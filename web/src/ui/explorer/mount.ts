@@ -9,7 +9,7 @@
  */
 import type { Doc } from '../../../../pipeline/core/document.ts';
 import { isCancelled, type ModelClient } from '../../model-client.ts';
-import { renderOwnCall, renderResults, renderSamples, renderStatus, renderTextInputs, renderTools } from './render.ts';
+import { renderOwnCall, renderResults, renderSamples, renderStatus, renderTauSRange, renderTextInputs, renderTools } from './render.ts';
 import { applyTools, type ExplorerModel, type ExplorerState, type ToolInfo } from './state.ts';
 import { buildView, type ExplorerHandlers } from './view.ts';
 import { analyze, loadSamples, sampleText } from './worker-calls.ts';
@@ -24,7 +24,7 @@ export interface Explorer {
 
 /** `ready` resolves with the worker's tools once the model is loaded. */
 export function mountExplorer(root: HTMLElement, client: ModelClient, ready: Promise<ToolInfo[]>, initial: ExplorerState): Explorer {
-  const model: ExplorerModel = { settings: initial, tools: null, job: { phase: 'waiting' }, lastDone: null, analysis: null };
+  const model: ExplorerModel = { settings: initial, tools: null, job: { phase: 'waiting' }, lastDone: null, analysis: null, tablePage: 0 };
   const { settings } = model;
   let samples: Doc[] = [];
   let runCounter = 0;
@@ -35,7 +35,7 @@ export function mountExplorer(root: HTMLElement, client: ModelClient, ready: Pro
     clearTimeout(timer);
     if (model.tools !== null || model.analysis) timer = setTimeout(() => void run(), ms);
   };
-  const rejudge = () => renderResults(view, model);
+  const rejudge = () => renderResults(view, model, on);
 
   const on: ExplorerHandlers = {
     text: (value) => { settings.text = value; view.sampleSelect.value = ''; rerunSoon(800); },
@@ -61,11 +61,12 @@ export function mountExplorer(root: HTMLElement, client: ModelClient, ready: Pro
     control: (checked) => { settings.control = checked; rejudge(); },
     lmContext: (value) => { settings.lmContext = value; rerunSoon(); },
     programmatic: (checked) => { settings.programmatic = checked; rerunSoon(); },
+    page: (index) => { model.tablePage = index; rejudge(); },
     run: () => void run(),
     cancel: () => {
       clearTimeout(timer);
       // Rejects the running analyze with a CancelledError; run() below then marks the job idle.
-      client.cancel();
+      client.cancel('analyze');
     },
   };
   const view = buildView(root, settings, on);
@@ -92,8 +93,10 @@ export function mountExplorer(root: HTMLElement, client: ModelClient, ready: Pro
       model.analysis = result;
       model.lastDone = id;
       model.job = { phase: 'done', id };
+      model.tablePage = 0;
       renderStatus(view, model);
-      renderResults(view, model);
+      renderTauSRange(view, result);
+      renderResults(view, model, on);
     } catch (e) {
       if (id !== runCounter) return;
       model.job = isCancelled(e)

@@ -10,8 +10,10 @@ import type { Analysis } from '../../analysis-types.ts';
 import { chosenPositions, inlineKept, rejudge, type Decision } from '../../rejudge.ts';
 import { fmt, h } from '../dom.ts';
 import { heatStrip } from '../heat-strip.ts';
+import { WORKED_DEFAULTS } from '../worked-example.ts';
+import type { ScatterPoint } from './scatter.ts';
 import type { ExplorerModel, ExplorerState } from './state.ts';
-import { toolBox, type ExplorerHandlers, type ExplorerView } from './view.ts';
+import { PAGE_ROWS, toolBox, type ExplorerHandlers, type ExplorerView } from './view.ts';
 
 /** The status line, the progress bar and which of Run / Cancel can be pressed. */
 export function renderStatus(view: ExplorerView, model: ExplorerModel): void {
@@ -70,16 +72,46 @@ export function renderSamples(view: ExplorerView, docs: readonly Doc[]): void {
 }
 
 /** Every result section, from the stored analysis re-judged at the current settings (nothing before a first run). */
-export function renderResults(view: ExplorerView, model: ExplorerModel): void {
+export function renderResults(view: ExplorerView, model: ExplorerModel, on: Pick<ExplorerHandlers, 'page'>): void {
   const a = model.analysis;
   if (!a) return;
+  view.results.hidden = false;
   const { tauS, tauF, control } = model.settings;
   const decisions = rejudge(a, { tauS, tauF, controlMargins: control ? a.controlMargins : undefined });
   renderStrips(view, a, tauS);
   renderSummary(view, decisions, model.settings);
-  renderCandidates(view, a, decisions);
+  renderScatter(view, model, decisions);
+  renderCandidates(view, a, decisions, model.tablePage, on);
   renderInlined(view, a, decisions);
 }
+
+/** The τ_s slider spans the run's observed p_i (log scale): from the smallest positive one to the largest. */
+export function renderTauSRange(view: ExplorerView, a: Analysis): void {
+  const ps = a.tools.flatMap((t) => t.p).filter((p) => p > 0);
+  if (!ps.length) return;
+  view.tauS.setRange(Math.floor(Math.log10(Math.min(...ps))), Math.log10(Math.max(...ps)));
+}
+
+/** The scatter of every scored call, with the τ_f line (scatter.ts). */
+export function renderScatter(view: ExplorerView, model: ExplorerModel, decisions: readonly Decision[]): void {
+  const a = model.analysis!;
+  const points: ScatterPoint[] = decisions.flatMap((d, index) => {
+    const c = d.candidate;
+    if (!c.losses) return [];
+    return [{ index, tool: c.tool, losses: c.losses, kept: d.kept, decision: decisionText(d), call: callString(a, c, c.result), window: scoredWindow(a, c.at) }];
+  });
+  view.scatter.update({ points, tools: model.tools?.map((t) => t.name) ?? a.tools.map((t) => t.tool), tauF: model.settings.tauF, worked: WORKED_DEFAULTS });
+}
+
+/** The text around character `at`: 60 characters before, the 5 tokens from `at` (the losses' window), 40 after. */
+function scoredWindow(a: Analysis, at: number): ScatterPoint['window'] {
+  const first = a.offsets.findIndex((o) => o >= at);
+  const start = first < 0 ? a.text.length : a.offsets[first];
+  const end = first < 0 ? a.text.length : a.offsets[Math.min(first + 5, a.offsets.length - 1)];
+  return { before: a.text.slice(Math.max(0, at - 60), at), scored: a.text.slice(start, end), after: a.text.slice(end, end + 40) };
+}
+
+const decisionText = (d: Decision) => (d.kept ? 'kept' : `dropped: ${reasonText(d.outcome)}`);
 
 /** p_i(" [") per tool, with the positions chosen at τ_s outlined. */
 export function renderStrips(view: ExplorerView, a: Analysis, tauS: number): void {
@@ -91,18 +123,43 @@ export function renderStrips(view: ExplorerView, a: Analysis, tauS: number): voi
 
 export function renderSummary(view: ExplorerView, decisions: readonly Decision[], settings: ExplorerState): void {
   const kept = decisions.filter((d) => d.kept).length;
-  view.summary.textContent = `${kept} of ${decisions.length} candidate calls kept at τ_s ${settings.tauS.toFixed(3)}, τ_f ${fmt(settings.tauF)}.`;
+  view.summary.textContent = `${kept} of ${decisions.length} candidate calls kept at τ_s ${settings.tauS === 0 ? '0' : settings.tauS.toExponential(1)}, τ_f ${fmt(settings.tauF)}.`;
+}
+
+/** Kept first, then by usefulness (highest first); calls never scored (tool errors) last. */
+function tableOrder(a: readonly [Decision, number], b: readonly [Decision, number]): number {
+  return Number(b[0].kept) - Number(a[0].kept) || (b[0].usefulness ?? -Infinity) - (a[0].usefulness ?? -Infinity) || a[1] - b[1];
 }
 
 /**
- * Executed calls (scored, or with a tool error) in the main table; calls rejected before execution (unclosed or
+ * Executed calls (scored, or with a tool error) in the main table, folded by default, kept first, `PAGE_ROWS` a
+ * page (every row stays in the document; other pages' are hidden); calls rejected before execution (unclosed or
  * unparsable samples, leakage, duplicates) folded below with counts per reason.
  */
-export function renderCandidates(view: ExplorerView, a: Analysis, decisions: readonly Decision[]): void {
+export function renderCandidates(view: ExplorerView, a: Analysis, decisions: readonly Decision[], page: number, on: Pick<ExplorerHandlers, 'page'>): void {
   const executed = (d: Decision) => d.candidate.losses !== undefined || d.candidate.error !== undefined;
   const rows = decisions.map((d, i) => [d, i] as const);
-  view.table.replaceChildren(tableHead(), h('tbody', {}, ...rows.filter(([d]) => executed(d)).map(([d, i]) => candidateRow(a, d, i))));
+  const shown = rows.filter(([d]) => executed(d)).sort(tableOrder);
+  const pages = Math.max(1, Math.ceil(shown.length / PAGE_ROWS));
+  const current = Math.min(page, pages - 1);
+  view.table.replaceChildren(tableHead(), h('tbody', {}, ...shown.map(([d, i], n) => {
+    const row = candidateRow(a, d, i);
+    row.hidden = Math.floor(n / PAGE_ROWS) !== current;
+    return row;
+  })));
+  const kept = shown.filter(([d]) => d.kept).length;
+  view.tableSummary.textContent = `Table of the ${shown.length} executed calls (${kept} kept, listed first)`;
+  const from = current * PAGE_ROWS;
+  const button = (label: string, to: number, testid: string) => {
+    const b = h('button', { type: 'button', class: 'small', 'data-testid': testid, disabled: to < 0 || to >= pages }, label);
+    b.addEventListener('click', () => on.page(to));
+    return b;
+  };
+  view.pager.replaceChildren(button('← previous', current - 1, 'ex-page-prev'),
+    h('span', { 'data-testid': 'ex-page' }, shown.length ? `rows ${from + 1}–${Math.min(shown.length, from + PAGE_ROWS)} of ${shown.length}` : 'no rows'),
+    button('next →', current + 1, 'ex-page-next'));
   const early = rows.filter(([d]) => !executed(d));
+  view.rejectedDetails.hidden = early.length === 0;
   const byKind = new Map<string, number>();
   for (const [d] of early) byKind.set(d.candidate.outcome.kind, (byKind.get(d.candidate.outcome.kind) ?? 0) + 1);
   view.rejectedSummary.textContent = `${early.length} candidates rejected before execution` +
@@ -143,6 +200,6 @@ function candidateRow(a: Analysis, d: Decision, i: number): HTMLTableRowElement 
     h('td', { class: 'num' }, l ? fmt(l.withResult, 3) : '—'),
     h('td', { class: 'num' }, d.usefulness !== undefined ? fmt(d.usefulness, 3) : '—'),
     h('td', { class: 'num', title: c.control ? `distractor: ${c.control.distractor}` : undefined }, c.control ? fmt(c.control.margin, 3) : '—'),
-    h('td', { class: d.kept ? 'kept' : 'dropped', 'data-testid': `ex-decision-${i}` }, d.kept ? 'kept' : `dropped: ${reasonText(d.outcome)}`),
+    h('td', { class: d.kept ? 'kept' : 'dropped', 'data-testid': `ex-decision-${i}` }, decisionText(d)),
   );
 }

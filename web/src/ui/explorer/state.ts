@@ -57,6 +57,8 @@ export interface ExplorerModel {
   lastDone: number | null;
   /** The last finished run's numbers; τ_s, τ_f and the control re-judge it without the model. */
   analysis: Analysis | null;
+  /** The candidate table's page (0-based; a new run starts at 0). */
+  tablePage: number;
 }
 
 /**

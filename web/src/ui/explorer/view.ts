@@ -2,7 +2,8 @@
  * The explorer's DOM, built once: every control (labelled native inputs) with its listener calling a handler, and
  * the empty output elements the render functions (render.ts) fill. No state lives here beyond what an input holds.
  */
-import { fmt, h, slider } from '../dom.ts';
+import { fmt, h, logSlider, slider } from '../dom.ts';
+import { createScatter, type Scatter } from './scatter.ts';
 import type { ExplorerState, ToolInfo } from './state.ts';
 
 /** What the user did; mount.ts turns each into a state change and a render. */
@@ -21,6 +22,8 @@ export interface ExplorerHandlers {
   programmatic(on: boolean): void;
   run(): void;
   cancel(): void;
+  /** Show another page of the candidate table (0-based). */
+  page(index: number): void;
 }
 
 export interface ExplorerView {
@@ -35,13 +38,23 @@ export interface ExplorerView {
   cancelButton: HTMLButtonElement;
   progress: HTMLProgressElement;
   status: HTMLElement;
+  /** Everything a finished run shows; hidden until the first one (no empty boxes while scoring). */
+  results: HTMLElement;
   strips: HTMLElement;
   summary: HTMLElement;
+  scatter: Scatter;
+  tauS: ReturnType<typeof logSlider>;
+  tableSummary: HTMLElement;
   table: HTMLTableElement;
+  pager: HTMLElement;
+  rejectedDetails: HTMLDetailsElement;
   rejectedSummary: HTMLElement;
   rejectedTable: HTMLTableElement;
   inlined: HTMLElement;
 }
+
+/** Rows per page of the candidate table. */
+export const PAGE_ROWS = 15;
 
 export function buildView(root: HTMLElement, settings: ExplorerState, on: ExplorerHandlers): ExplorerView {
   const textArea = h('textarea', { id: 'ex-text', 'data-testid': 'ex-text', rows: 4 }, settings.text);
@@ -66,13 +79,15 @@ export function buildView(root: HTMLElement, settings: ExplorerState, on: Explor
   const status = h('p', { class: 'muted', 'data-testid': 'ex-status', role: 'status', 'aria-live': 'polite' });
   const progress = h('progress', { max: 1, value: 0, hidden: true, 'aria-label': 'Scoring progress', 'data-testid': 'ex-progress' });
 
-  const tauS = slider({ id: 'ex-tau-s', label: 'τ_s', min: 0, max: 0.2, step: 0.001, value: settings.tauS, format: (v) => v.toFixed(3), onInput: on.tauS });
+  // p_i of a small model sit far below the paper's 0.05 (1e-8 … 4e-4): the slider spans the observed range on a log
+  // scale (renderResults re-spans it after each run); until then 1e-8 … 1e-2.
+  const tauS = logSlider({ id: 'ex-tau-s', label: 'τ_s', lo: -8, hi: -2, value: settings.tauS, onInput: on.tauS });
   const tauF = slider({ id: 'ex-tau-f', label: 'τ_f', min: -5, max: 5, step: 0.05, value: settings.tauF, format: (v) => fmt(v), onInput: on.tauF });
   const k = slider({ id: 'ex-k', label: 'k', min: 1, max: 20, step: 1, value: settings.k, onInput: on.k });
   const m = slider({ id: 'ex-m', label: 'm', min: 0, max: 10, step: 1, value: settings.m, onInput: on.m });
   const controlBox = h('input', { type: 'checkbox', id: 'ex-control', 'data-testid': 'ex-control', checked: settings.control });
   controlBox.addEventListener('change', () => on.control(controlBox.checked));
-  const control = h('label', { for: 'ex-control', title: 'A call kept at τ_f must also beat a wrong result of the same tool (a distractor) by its margin in L_c' },
+  const control = h('label', { class: 'inline', for: 'ex-control', title: 'A call kept at τ_f must also beat a wrong result of the same tool (a distractor) by its margin in L_c' },
     controlBox, ' counterfactual control (the pipeline\'s margins)');
 
   const contextSelect = h('select', { id: 'ex-lm-context', 'data-testid': 'ex-lm-context' },
@@ -82,15 +97,30 @@ export function buildView(root: HTMLElement, settings: ExplorerState, on: Explor
   const lmContext = h('label', { for: 'ex-lm-context', title: 'What the LM\'s p_i(" [") and sampled calls condition on (annotate --lm-context)' }, 'LM context ', contextSelect);
   const programmaticBox = h('input', { type: 'checkbox', id: 'ex-programmatic', 'data-testid': 'ex-programmatic', checked: settings.programmatic });
   programmaticBox.addEventListener('change', () => on.programmatic(programmaticBox.checked));
-  const programmatic = h('label', { for: 'ex-programmatic', title: 'Heuristic positions and the tools\' own proposers beside the LM\'s samples (annotate --no-programmatic: off)' },
+  const programmatic = h('label', { class: 'inline', for: 'ex-programmatic', title: 'Heuristic positions and the tools\' own proposers beside the LM\'s samples (annotate --no-programmatic: off)' },
     programmaticBox, ' programmatic proposers (your own call is one)');
 
   const strips = h('div', { 'data-testid': 'ex-strips' });
-  const table = h('table', { 'data-testid': 'ex-candidates' });
+  const table = h('table', { 'data-testid': 'ex-candidates', class: 'candidates' });
+  const tableSummary = h('summary', { 'data-testid': 'ex-table-summary' });
+  const pager = h('div', { class: 'pager', 'data-testid': 'ex-pager' });
   const rejectedSummary = h('summary', {});
-  const rejectedTable = h('table', { 'data-testid': 'ex-rejected' });
+  const rejectedTable = h('table', { 'data-testid': 'ex-rejected', class: 'candidates' });
+  const rejectedDetails = h('details', { 'data-testid': 'ex-rejected-details' }, rejectedSummary, rejectedTable);
   const summary = h('p', { 'data-testid': 'ex-summary' });
   const inlined = h('p', { class: 'annotated', 'data-testid': 'ex-inlined' });
+  const scatter = createScatter();
+  const results = h('div', { class: 'results', hidden: true, 'data-testid': 'ex-results' },
+    h('h3', {}, 'Text with the kept calls inlined'),
+    inlined,
+    summary,
+    h('h3', {}, 'The filter: every scored call'),
+    scatter.root,
+    h('details', { 'data-testid': 'ex-table-details' }, tableSummary, pager, table),
+    rejectedDetails,
+    h('h3', {}, 'Where calls may start: p_i(" [")'),
+    strips,
+  );
 
   root.append(
     h('h2', { id: 'ex-title' }, 'Explorer'),
@@ -101,24 +131,26 @@ export function buildView(root: HTMLElement, settings: ExplorerState, on: Explor
       h('label', { for: 'ex-date' }, 'Document date', dateInput),
       toolSet,
     ),
-    h('div', { class: 'grid' }, tauS.root, k.root, m.root, tauF.root, control),
-    h('div', { class: 'grid' }, lmContext, programmatic),
+    h('fieldset', {},
+      h('legend', {}, 'Judge the stored numbers (no model run)'),
+      h('div', { class: 'grid' }, tauF.root, tauS.root, control)),
+    h('fieldset', {},
+      h('legend', {}, 'Propose calls (re-runs the model)'),
+      h('div', { class: 'grid' }, k.root, m.root, lmContext, programmatic)),
     h('fieldset', {},
       h('legend', {}, 'Your own call (scored beside the proposed ones; tool empty = none)'),
       h('div', { class: 'grid' },
         h('label', { for: 'ex-own-tool' }, 'Tool', ownTool),
         h('label', { for: 'ex-own-input' }, 'Argument', ownInput),
         h('label', { for: 'ex-own-at' }, 'Before character', ownAt))),
-    h('p', {}, runButton, ' ', cancelButton, ' ', progress),
+    h('div', { class: 'actions' }, runButton, cancelButton, progress),
     status,
-    strips,
-    summary,
-    table,
-    h('details', { 'data-testid': 'ex-rejected-details' }, rejectedSummary, rejectedTable),
-    h('h3', {}, 'Text with kept calls inlined'),
-    inlined,
+    results,
   );
-  return { textArea, sampleSelect, dateInput, toolSet, ownTool, ownInput, ownAt, runButton, cancelButton, progress, status, strips, summary, table, rejectedSummary, rejectedTable, inlined };
+  return {
+    textArea, sampleSelect, dateInput, toolSet, ownTool, ownInput, ownAt, runButton, cancelButton, progress, status,
+    results, strips, summary, scatter, tauS, tableSummary, table, pager, rejectedDetails, rejectedSummary, rejectedTable, inlined,
+  };
 }
 
 /** One checkbox per tool, checked when the settings run it. */
