@@ -1,15 +1,15 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { fstatSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ARGV_FILE_FLAG, HANDOFF_BYTES, cmdlineBytes, planArgv } from './long-argv.ts';
+import { ARGV_FD_FLAG, HANDOFF_BYTES, cmdlineBytes, planArgv } from './long-argv.ts';
 import { TINY_MODEL, runCli } from './testing/cli-child.ts';
 
 /**
  * onnxruntime-node 1.30 segfaults when a session is created in a process whose command line is ~30 KB (exit 139,
- * nothing written). The CLI moves a long command line into a file and re-runs itself (long-argv.ts); these runs
- * pass a >30 KB command line to the two kinds of entry point that create a session: `annotate` with 1,300 input
- * paths and `score` with a long text.
+ * nothing written). The CLI hands a long command line to a re-run of itself on an inherited descriptor
+ * (long-argv.ts); these runs pass a >30 KB command line to the two kinds of entry point that create a session:
+ * `annotate` with 1,300 input paths and `score` with a long text.
  */
 const tmp = mkdtempSync(join(tmpdir(), 'long-argv-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -20,19 +20,33 @@ describe('planArgv', () => {
     expect(planArgv(['node', 'cli.ts', 'score', 'abc'])).toEqual({ kind: 'run', args: ['score', 'abc'] });
   });
 
-  it('reads the arguments a parent handed off, and deletes their file', () => {
+  it('reads the arguments a parent handed off from an open descriptor, and deletes nothing', () => {
     const file = join(tmp, 'argv.json');
     const args = ['annotate', 'a b.jsonl', 'ü\n"x"', '--out', 'o'];
     writeFileSync(file, JSON.stringify(args));
-    expect(planArgv(['node', 'cli.ts', ARGV_FILE_FLAG, file])).toEqual({ kind: 'run', args });
-    expect(existsSync(file)).toBe(false);
+    const fd = openSync(file, 'r');
+    expect(planArgv(['node', 'cli.ts', ARGV_FD_FLAG, String(fd)])).toEqual({ kind: 'run', args });
+    expect(() => fstatSync(fd)).toThrow(/EBADF/); // closed after reading
+    expect(readFileSync(file, 'utf8')).toBe(JSON.stringify(args));
   });
 
-  it('refuses a handed-off file that is not an array of strings, in one line', () => {
+  it('refuses a handed-off descriptor that is not an array of strings, or not an open file, in one line', () => {
     const file = join(tmp, 'bad.json');
     writeFileSync(file, '{"0": "annotate"}');
-    expect(() => planArgv(['node', 'cli.ts', ARGV_FILE_FLAG, file])).toThrow(/--argv-file .*: not a JSON array of strings/);
+    expect(() => planArgv(['node', 'cli.ts', ARGV_FD_FLAG, String(openSync(file, 'r'))])).toThrow(/^--argv-fd \d+: not a JSON array of strings/);
+    expect(() => planArgv(['node', 'cli.ts', ARGV_FD_FLAG, file])).toThrow(/^--argv-fd .*: not a file descriptor above 2/);
+    expect(() => planArgv(['node', 'cli.ts', ARGV_FD_FLAG, '987'])).toThrow(/^--argv-fd 987: cannot read the handed-off arguments \(EBADF/);
+    expect(readFileSync(file, 'utf8')).toBe('{"0": "annotate"}');
   });
+
+  it('toolformer --argv-file <a user\'s file>: refused in one line, the file untouched', async () => {
+    const file = join(tmp, 'my-corpus.jsonl');
+    writeFileSync(file, '{"id":"d1","text":"mine"}\n');
+    const run = await runCli(['--argv-file', file], tmp);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^toolformer: unknown option '--argv-file' \(see --help\)\n$/);
+    expect(readFileSync(file, 'utf8')).toBe('{"id":"d1","text":"mine"}\n');
+  }, 60_000);
 });
 
 describe('a command line over 30 KB', () => {

@@ -5,21 +5,27 @@
  * `/proc/self/cmdline` is about 30 KB or more — measured here: 20,193 bytes loads, 30,215 bytes crashes; a 30 KB
  * environment variable does not; `process.title` does not shorten the kernel's view of argv. A shell glob over
  * ~1,300 shards, or a long `score` text or `generate` prompt, reaches that. The fix is at the process boundary, so
- * it covers every command that loads a model: when the arguments pass `HANDOFF_BYTES`, the CLI writes them to a
- * private temporary file (JSON array, mode 0600) and re-executes itself as `<node> [execArgv] <script>
- * --argv-file <tmp>`; the child reads and deletes the file, restores `process.argv`, and runs as if given the
- * original command line. stdio is inherited, SIGINT/SIGTERM/SIGHUP are forwarded, and the child's exit code (or
- * signal) becomes the parent's. Children the CLI forks itself (--workers) get short argv already.
+ * it covers every command that loads a model: when the arguments pass `HANDOFF_BYTES`, the CLI re-executes itself as
+ * `<node> [execArgv] <script> --argv-fd 3` with the arguments (a JSON array) readable on the child's file descriptor 3
+ * and nowhere else: they are written to a file in a private temporary folder (mode 0700/0600), opened for reading, and
+ * the file and folder are deleted before the child starts — the open descriptor it inherits is the only way to them.
+ * The child reads them, restores `process.argv`, and runs as if given the original command line. Nothing is deleted
+ * by the child, so no flag can make it delete a user's file (an earlier `--argv-file <path>` did: that flag is gone,
+ * and typing it is an unknown-option error that touches nothing). stdio is inherited, SIGINT/SIGTERM/SIGHUP are
+ * forwarded, and the child's exit code (or signal) becomes the parent's. Children the CLI forks itself (--workers)
+ * get short argv already.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /** Arguments (bytes of UTF-8 plus a NUL each) above which the CLI re-executes itself: well below the ~30 KB crash. */
 export const HANDOFF_BYTES = 16 * 1024;
-/** The flag the child is started with; never typed by a user (the file it names is deleted on read). */
-export const ARGV_FILE_FLAG = '--argv-file';
+/** The flag the child is started with, followed by the descriptor that holds its arguments. */
+export const ARGV_FD_FLAG = '--argv-fd';
+/** The child's descriptor for the arguments: the first after stdin, stdout, stderr. */
+const ARGV_FD = 3;
 
 /** Bytes that `argv` adds to `/proc/self/cmdline`. */
 export function cmdlineBytes(argv: readonly string[]): number {
@@ -33,45 +39,65 @@ export function cmdlineBytes(argv: readonly string[]): number {
 export type ArgvPlan = { kind: 'run'; args: string[] } | { kind: 'handed-off'; exit: Promise<never> };
 
 /**
- * Decide from `process.argv`: a child started with `--argv-file` reads its arguments back; a long command line is
+ * Decide from `process.argv`: a child started with `--argv-fd` reads its arguments back; a long command line is
  * handed to a child; anything else runs here.
  */
 export function planArgv(argv: readonly string[] = process.argv, limit = HANDOFF_BYTES): ArgvPlan {
   const [, script, ...args] = argv;
-  if (args[0] === ARGV_FILE_FLAG && args.length === 2) return { kind: 'run', args: readArgvFile(args[1]) };
+  if (args[0] === ARGV_FD_FLAG && args.length === 2) return { kind: 'run', args: readArgvFd(args[1]) };
   if (cmdlineBytes(argv) + cmdlineBytes(process.execArgv) <= limit) return { kind: 'run', args };
   return { kind: 'handed-off', exit: handOff(script, args) };
 }
 
-function readArgvFile(path: string): string[] {
+/**
+ * The arguments on descriptor `fd` (a decimal string): a regular file holding a JSON array of strings, read from
+ * where it stands and then closed. Nothing is deleted: the parent removed the file before this process started.
+ */
+function readArgvFd(fdText: string): string[] {
+  const fail = (why: string) => new Error(`${ARGV_FD_FLAG} ${fdText}: ${why} (this flag is for the CLI's own hand-off of a long command line, not for typing)`);
+  const fd = /^\d+$/.test(fdText) ? Number(fdText) : NaN;
+  if (!(fd > 2)) throw fail('not a file descriptor above 2');
   let args: unknown;
   try {
-    args = JSON.parse(readFileSync(path, 'utf8'));
+    if (!fstatSync(fd).isFile()) throw fail('not an open regular file');
+    args = JSON.parse(readFileSync(fd, 'utf8'));
   } catch (e) {
-    throw new Error(`${ARGV_FILE_FLAG} ${path}: cannot read the handed-off arguments (${(e as Error).message})`);
+    throw e instanceof Error && e.message.startsWith(ARGV_FD_FLAG) ? e : fail(`cannot read the handed-off arguments (${(e as Error).message})`);
   } finally {
-    rmSync(path, { force: true });
+    try {
+      closeSync(fd);
+    } catch {
+      // EBADF: there was nothing open to close.
+    }
   }
-  if (!Array.isArray(args) || !args.every((a) => typeof a === 'string')) throw new Error(`${ARGV_FILE_FLAG} ${path}: not a JSON array of strings`);
+  if (!Array.isArray(args) || !args.every((a) => typeof a === 'string')) throw fail('not a JSON array of strings');
   return args;
 }
 
-function handOff(script: string, args: string[]): Promise<never> {
+/** The arguments as an open, already unlinked file: readable through the returned descriptor only. */
+function unlinkedArgvFile(args: string[]): number {
   const dir = mkdtempSync(join(tmpdir(), 'toolformer-argv-'));
-  const file = join(dir, 'argv.json');
-  writeFileSync(file, JSON.stringify(args), { mode: 0o600 });
-  const cleanup = () => rmSync(dir, { recursive: true, force: true });
-  const child = spawn(process.execPath, [...process.execArgv, script, ARGV_FILE_FLAG, file], { stdio: 'inherit' });
+  try {
+    const file = join(dir, 'argv.json');
+    writeFileSync(file, JSON.stringify(args), { mode: 0o600 });
+    return openSync(file, 'r');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function handOff(script: string, args: string[]): Promise<never> {
+  const fd = unlinkedArgvFile(args);
+  const child = spawn(process.execPath, [...process.execArgv, script, ARGV_FD_FLAG, String(ARGV_FD)], { stdio: ['inherit', 'inherit', 'inherit', fd] });
+  closeSync(fd); // the child holds its own copy
   const forward = (signal: NodeJS.Signals) => () => child.kill(signal);
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, forward(signal));
   return new Promise<never>(() => {
     child.on('error', (e) => {
-      cleanup();
-      console.error(`toolformer: cannot re-run with the long command line moved to a file: ${e.message}`);
+      console.error(`toolformer: cannot re-run with the long command line handed over: ${e.message}`);
       process.exit(1);
     });
     child.on('exit', (code, signal) => {
-      cleanup(); // the child deleted the file; the folder goes too, also when the child died before reading it
       if (signal) {
         process.removeAllListeners(signal);
         process.kill(process.pid, signal);

@@ -1,10 +1,11 @@
-import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emptyStats } from '../core/stats.ts';
 import { statsProblem } from './resume-checks.ts';
 import { TINY_MODEL, runCli } from './testing/cli-child.ts';
+import { folderSnapshot } from './testing/folder-snapshot.ts';
 
 /**
  * A run's files are checked before anything is changed (issue 32 item 8): a checkpoint that does not fit its files or
@@ -17,20 +18,6 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 const oneLine = /^toolformer: [^\n]+\n$/;
 const annotate = (out: string, ...extra: string[]) =>
   runCli(['annotate', 'corpus.jsonl', '--model', TINY_MODEL, '--out', out, '--tools', 'Calculator', '--no-lm-proposals', '--quiet', '--chunk', '1', ...extra], tmp);
-
-/** Every file under `dir` (relative path → bytes), to compare before and after a refused command. */
-function snapshot(dir: string): Record<string, string> {
-  const files: Record<string, string> = {};
-  const walk = (sub: string) => {
-    for (const name of readdirSync(join(dir, sub))) {
-      const rel = join(sub, name);
-      if (statSync(join(dir, rel)).isDirectory()) walk(rel);
-      else files[rel] = readFileSync(join(dir, rel), 'latin1');
-    }
-  };
-  walk('');
-  return files;
-}
 
 /** A copy of the finished run with its checkpoint changed by `damage`. */
 function damagedCopy(name: string, damage: (checkpoint: Record<string, any>) => void): string {
@@ -78,12 +65,12 @@ describe('--resume of a damaged or different run: one line, every file byte-unch
     ['--max-docs lowered on a finished run', () => damagedCopy('max-docs', () => {}), /cannot resume max-docs with --max-docs 1: the run was made with --max-docs none/, ['--max-docs', '1']],
   ] as const)('%s', async (_name, make, message, extra: readonly string[] = []) => {
     const out = make();
-    const before = snapshot(join(tmp, out));
+    const before = folderSnapshot(join(tmp, out));
     const run = await annotate(out, '--workers', '1', '--resume', ...extra);
     expect(run.stderr).toMatch(oneLine);
     expect(run.stderr).toMatch(message);
     expect(run.code).toBe(1);
-    expect(snapshot(join(tmp, out))).toEqual(before);
+    expect(folderSnapshot(join(tmp, out))).toEqual(before);
   }, 120_000);
 
   it('a resume with another batch size leaves config.json as the run wrote it', async () => {
@@ -100,21 +87,21 @@ describe('shards and merge', () => {
   it('--shard 1/2 --seed 5 into a seed-0 sharded run: refused before config.json is written', async () => {
     const first = await annotate('sharded', '--shard', '0/2');
     expect(first.code).toBe(0);
-    const before = snapshot(join(tmp, 'sharded'));
+    const before = folderSnapshot(join(tmp, 'sharded'));
     const other = await annotate('sharded', '--shard', '1/2', '--seed', '5');
     expect(other.stderr).toMatch(oneLine);
     expect(other.stderr).toMatch(/sharded\/manifest\.json belongs to another run/);
     expect(other.code).toBe(1);
-    expect(snapshot(join(tmp, 'sharded'))).toEqual(before);
+    expect(folderSnapshot(join(tmp, 'sharded'))).toEqual(before);
   }, 120_000);
 
   it('--shard into a single-process run: refused, nothing written', async () => {
     const out = damagedCopy('plain', () => {});
-    const before = snapshot(join(tmp, out));
+    const before = folderSnapshot(join(tmp, out));
     const run = await annotate(out, '--shard', '0/2');
     expect(run.stderr).toMatch(/plain holds a run made without --shard or --queue/);
     expect(run.code).toBe(1);
-    expect(snapshot(join(tmp, out))).toEqual(before);
+    expect(folderSnapshot(join(tmp, out))).toEqual(before);
   }, 120_000);
 
   it('merge with a truncated chunk names the file, leaves no *.tmp and no merged files', async () => {

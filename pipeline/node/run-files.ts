@@ -108,10 +108,7 @@ export class RunFiles<S> {
   static assertUsableOutDir(dir: string): void {
     const abs = resolve(dir);
     if (abs === parse(abs).root) throw new Error(`--out ${dir} is the root directory: pass a directory for this run's files (e.g. --out out/run)`);
-    // The real place: the nearest existing ancestor, with links resolved.
-    let existing = abs;
-    while (!existsSync(existing) && dirname(existing) !== existing) existing = dirname(existing);
-    const real = join(realpathSync(existing), relative(existing, abs));
+    const { real, existing } = realPlace(abs);
     for (const virtual of ['/proc', '/sys', '/dev']) {
       if (real === virtual || real.startsWith(`${virtual}/`)) throw new Error(`--out ${dir} is under ${virtual}, not a place for files: pass a directory on disk (e.g. --out out/run)`);
     }
@@ -164,6 +161,17 @@ export class RunFiles<S> {
     writeFileSync(tmp, JSON.stringify(value, null, 2) + '\n');
     renameSync(tmp, join(dir, name));
   }
+}
+
+/**
+ * Where `path` is or would be: its nearest existing ancestor with links resolved (`existing`, as given), and the
+ * rest of the path below it (`real`). Two paths with the same `real` name the same place, links or not.
+ */
+export function realPlace(path: string): { real: string; existing: string } {
+  const abs = resolve(path);
+  let existing = abs;
+  while (!existsSync(existing) && dirname(existing) !== existing) existing = dirname(existing);
+  return { real: join(realpathSync(existing), relative(existing, abs)), existing };
 }
 
 /** What is wrong with a parsed checkpoint.json, or null: counts that are non-negative integers, a length per file. */

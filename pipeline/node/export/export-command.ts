@@ -10,11 +10,12 @@
  * Written into a temporary sibling directory and renamed into place, so a killed export leaves no half dataset.
  */
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve, sep } from 'node:path';
 import { datasetCard } from '../../core/export/card.ts';
 import type { ExportDoc } from '../../core/export/dataset-record.ts';
 import { TOOL_SPECS } from '../../core/tools/registry.ts';
 import type { ToolSpec } from '../../core/tools/spec.ts';
+import { realPlace } from '../run-files.ts';
 import { type ExportFormatSpec, exportFormat } from './formats.ts';
 import { type RunInfo, countTrainRecords, exportDocs, readRun } from './run-dataset.ts';
 
@@ -60,6 +61,7 @@ export async function exportRun(runDir: string, options: ExportOptions, specs: r
   const format = exportFormat(options.format);
   const run = readRun(runDir);
   const out = resolve(options.out ?? join(runDir, 'export', format.name));
+  assertNotRunOrAbove(out, runDir);
   if (existsSync(out) && !options.overwrite) throw new Error(`${out} already exists: pass --overwrite to replace it, or choose another --out`);
   const tmp = join(dirname(out), `.${basename(out)}.tmp-${process.pid}`);
   rmSync(tmp, { recursive: true, force: true });
@@ -90,6 +92,18 @@ export async function exportRun(runDir: string, options: ExportOptions, specs: r
   } catch (e) {
     rmSync(tmp, { recursive: true, force: true });
     throw e;
+  }
+}
+
+/**
+ * `--out` replaces its folder (with --overwrite): the run itself, or a folder holding it, would be deleted with the
+ * data it is exported from. Refused whether or not --overwrite is given; links are resolved first.
+ */
+function assertNotRunOrAbove(out: string, runDir: string): void {
+  const [target, run] = [realPlace(out).real, realPlace(runDir).real];
+  if (target === run) throw new Error(`--out ${out} is the run ${runDir} itself: exporting there would replace the run's files; pass another --out (default <run>/export/<format>)`);
+  if (run.startsWith(target.endsWith(sep) ? target : target + sep)) {
+    throw new Error(`--out ${out} holds the run ${runDir}: exporting there would replace the run's files; pass another --out (default <run>/export/<format>)`);
   }
 }
 
