@@ -206,6 +206,29 @@ program
     console.log(`overlap with the finetuning data: ${report.overlap.prompts.length} of ${report.prompts} prompts`);
   });
 
+const toolkens = program.command('toolkens').description("ToolkenGPT's toolkens on a frozen model: one trained output row per tool");
+toolkens
+  .command('train')
+  .description('train one toolken per tool (W_τ only, the model frozen) from the kept calls of a run; write a safetensors file and its card')
+  .argument('<inputs...>', "a run directory (its train.jsonl) or JSONL files of {text} with calls inlined")
+  .option('--model <dir|org/name>', 'the frozen Hugging Face ONNX causal-LM directory', DEFAULT_MODEL)
+  .addOption(dtypeOption())
+  .requiredOption('--out <file>', 'the toolkens file (.safetensors); the card is written next to it (.md)')
+  .option('--seed <n>', 'initial W_τ, validation split and batch order', integer('--seed'), 1)
+  .option('--lr <x>', 'Adam step size', number('--lr'), 1e-3)
+  .option('--epochs <n>', 'most epochs', integer('--epochs'), 10)
+  .option('--batch-size <n>', 'positions per Adam step', integer('--batch-size'), 64)
+  .option('--val <share>', 'share of the records held out for early stopping', number('--val'), 0.1)
+  .option('--patience <n>', 'epochs without a better validation loss before stopping', integer('--patience'), 2)
+  .option('--only-toolkens', 'mask every word label: only toolken decisions count (ToolkenGPT only_functoken)')
+  .option('--tools <list>', 'comma-separated tools, one toolken each (default: every tool the data calls)')
+  .option('--max-positions <n>', 'most labelled positions cached (memory: n × hidden size × 4 bytes)', integer('--max-positions'), 200_000)
+  .option('--quiet', 'no progress')
+  .action(async (inputs: string[], opts) => {
+    const { toolkensTrain } = await import('./toolkens-command.ts');
+    await toolkensTrain(inputs, opts);
+  });
+
 program
   .command('loss')
   .description('held-out loss without calls (nats/token) of a model on a corpus: ≥ --tokens tokens in context-sized windows, per-window means kept')
