@@ -7,7 +7,7 @@ import { dirname, join, resolve } from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { readJsonl } from '../../io/jsonl.ts';
 import type { EvalPrompt, KbFact } from '../tasks.ts';
-import { buildEvalSet, type Phrasing } from './eval-sets.ts';
+import { buildEvalSet, positiveControlPrompts, type Phrasing } from './eval-sets.ts';
 import { chooseHeldOut, type CorpusDoc, type HeldOut } from './heldout.ts';
 
 export const ROOT = resolve(import.meta.dirname, '../../..');
@@ -16,6 +16,8 @@ export const HELDOUT_FILE = join(HERE, 'heldout.json');
 /** The committed eval set; EXPERIMENT_PROMPTS points a smoke test at a smaller one. */
 export const PROMPTS_FILE = process.env.EXPERIMENT_PROMPTS ?? join(HERE, 'prompts.jsonl');
 export const PHRASINGS_FILE = join(HERE, 'phrasings.json');
+/** The positive control (eval-sets.ts positiveControlPrompts), built from the committed eval set. */
+export const POSITIVE_FILE = join(HERE, 'positive-control.jsonl');
 
 /** The repository's JSONL reader (file:line errors). */
 export { readJsonl };
@@ -58,4 +60,10 @@ export function evalSet(): { prompts: EvalPrompt[]; phrasings: Phrasing[] } {
   writeJsonl(PROMPTS_FILE, set.prompts);
   writeFileSync(PHRASINGS_FILE, JSON.stringify(set.phrasings, null, 2) + '\n');
   return set;
+}
+
+/** The committed positive-control set (written from the eval set when missing). */
+export function positiveControlSet(): EvalPrompt[] {
+  if (!existsSync(POSITIVE_FILE)) writeJsonl(POSITIVE_FILE, positiveControlPrompts(evalSet().prompts));
+  return readJsonl<EvalPrompt>(POSITIVE_FILE);
 }

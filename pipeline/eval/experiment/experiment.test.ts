@@ -5,7 +5,7 @@ import { parseCall } from '../../core/call-syntax.ts';
 import { stripCalls } from '../../core/generate/generate.ts';
 import { clusteredWilson, majorityRate, wilson } from '../metrics.ts';
 import { armAll, armNoCalls, armRandom, callsPerTool, mentionsAny, ranCalls, withoutHeldOutCalls, type CallRow, type TrainRecord } from './arms.ts';
-import { buildEvalSet, fitLeft } from './eval-sets.ts';
+import { buildEvalSet, fitLeft, positiveControlPrompts } from './eval-sets.ts';
 import { chooseHeldOut, isHeldOutDoc, type CorpusDoc } from './heldout.ts';
 import { lossWindows } from './loss.ts';
 import { describeOverlap, overlapReport, phrasingRegex, type OverlapReport } from './overlap.ts';
@@ -149,6 +149,18 @@ describe('held-out lists and eval set (real corpus)', () => {
         expect(after.replace(/^ \$?/, ' ').startsWith(` ${p.answers[0]}`)).toBe(true);
       }
       if (p.phrasing === 'factbook-cloze') expect(doc.text).toContain(`Capital: name: ${p.answers[0]}`);
+    }
+  });
+
+  it('the positive control puts every held-out capital subject, and only those, in the training templates', () => {
+    const positive = positiveControlPrompts(set.prompts);
+    expect(readJsonl(join(import.meta.dirname, 'positive-control.jsonl'))).toEqual(JSON.parse(JSON.stringify(positive)));
+    const trainSubjects = new Set(splitFacts(capitalFacts()).train.map((f) => /capital of (.*)\?$/.exec(f.question)![1]));
+    const heldOutSubjects = new Set(set.prompts.filter((p) => p.family === 'capitals' && !p.real).map((p) => p.subject));
+    expect(new Set(positive.map((p) => p.subject))).toEqual(heldOutSubjects);
+    for (const p of positive) {
+      expect(trainSubjects.has(p.subject!), p.subject).toBe(false);
+      expect(p.prompt.endsWith(`The capital of ${p.subject} is`)).toBe(true);
     }
   });
 

@@ -295,6 +295,7 @@ export function writeReport(p: Paths): void {
         `[${(m - half).toFixed(4)}, ${(m + half).toFixed(4)}] (target ≤ 0.05).`);
     }
   }
+  L.push('', ...positiveControlSection(p), '');
   L.push('', ...limitsSection(p, losses), '');
   writeFileSync(join(RESULTS, 'report.md'), L.join('\n') + '\n');
   writeFileSync(join(RESULTS, 'loop.md'), loopTable(p, byArm, losses).join('\n') + '\n');
@@ -306,6 +307,38 @@ export function writeReport(p: Paths): void {
     return [runName(r), { model: relative(ROOT, p.model(r)), families: e?.families }];
   }));
   writeFileSync(join(RESULTS, 'summary.json'), JSON.stringify(summary, null, 2) + '\n');
+}
+
+/**
+ * The positive control (issue 31 item 2): each run's model on the eval set's held-out capital subjects written in the
+ * KB prose's own training templates, with and without tools (runs/<run>/positive-trials.jsonl). Rows appear for the
+ * runs whose positive control has run; the rest are listed as still to run.
+ */
+function positiveControlSection(p: Paths): string[] {
+  const L = ['## Positive control: held-out subjects in the training templates (capitals; % [95 % interval clustered by prompt])', ''];
+  const all = [...schedule(), ...LIMIT_RUNS];
+  const read = (r: Run) => {
+    const f = join(p.committed(r), 'positive-trials.jsonl');
+    return existsSync(f) ? readJsonl<TrialRecord>(f) : null;
+  };
+  const done = all.filter((r) => read(r) !== null);
+  L.push('The prompts are "The capital of X is" and "X is a country. The capital of X is" (tasks.ts trainDocs\'s templates) for the ' +
+    'held-out subjects of the capitals family (eval-sets.ts positiveControlPrompts, positive-control.jsonl). A model that learned to call ' +
+    'in its training format scores here; the gap to the families above is what it fails to carry to new phrasings.', '');
+  if (done.length === 0) return [...L, 'Not run yet.'];
+  const groups = new Map<string, Run[]>();
+  for (const r of done) groups.set(r.steps ? runName(r) : `(${r.arm}) ${ARM_NAMES[r.arm]}`, [...(groups.get(r.steps ? runName(r) : `(${r.arm}) ${ARM_NAMES[r.arm]}`) ?? []), r]);
+  L.push('| run | seeds | prompts | with tools | without tools | calls made (with tools) |', '|---|---|---:|---|---|---|');
+  for (const [label, runs] of groups) {
+    const trialsOf = runs.map((r) => read(r)!);
+    const withTools = cell(trialsOf.map((ts) => ts.filter((t) => t.tools)), () => true, (t) => t.correct);
+    const without = cell(trialsOf.map((ts) => ts.filter((t) => !t.tools)), () => true, (t) => t.correct);
+    const called = cell(trialsOf.map((ts) => ts.filter((t) => t.tools)), () => true, (t) => t.calls.length > 0);
+    L.push(`| ${label} | ${runs.map((r) => r.seed).join(', ')} | ${withTools.byPrompt.size} | ${cci(withTools, false)} | ${cci(without, false)} | ${cci(called, false)} |`);
+  }
+  const missing = all.filter((r) => read(r) === null);
+  if (missing.length) L.push('', `Still to run (their models must be finetuned again on this machine; \`npm run experiment\` does it): ${missing.map(runName).join(', ')}.`);
+  return L;
 }
 
 /**

@@ -14,12 +14,12 @@
  * small results are committed under pipeline/eval/experiment/results/.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, renameSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, renameSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { mulberry32 } from '../../onnx/random.ts';
 import { trainDocs } from '../tasks.ts';
 import { armAll, armNoCalls, armRandom, callsPerTool, mentionsAny, withoutHeldOutCalls, withoutHeldOutRows, type CallRow, type TrainRecord } from './arms.ts';
-import { ROOT, corpus, evalSet, heldOut, readJsonl, readKb, writeJsonl, HELDOUT_FILE, PROMPTS_FILE } from './corpus-files.ts';
+import { ROOT, corpus, evalSet, heldOut, positiveControlSet, readJsonl, readKb, writeJsonl, HELDOUT_FILE, POSITIVE_FILE, PROMPTS_FILE } from './corpus-files.ts';
 import { heldOutSubjects, isHeldOutDoc, type CorpusDoc } from './heldout.ts';
 import { ANNOTATE, LIMIT_RUNS, LOSS_TOKENS, MIX, STEPS, runName, schedule, type Run } from './plan.ts';
 import { RESULTS, writeReport } from './report.ts';
@@ -29,7 +29,7 @@ import { stripCalls } from '../../core/generate/generate.ts';
 import { capitalFacts, splitFacts } from '../../train/data-synthetic.ts';
 import { copyInto, readJson, toolformer, writeJson, type Step } from './steps.ts';
 import { armFiles, OUT, paths, WORK } from './paths.ts';
-import { shipModel } from './ship-model.ts';
+import { SHIPPED, shipModel } from './ship-model.ts';
 
 /** 1 / the share of the non-held-out corpus used as the base-mixture corpus. */
 const BASE_CORPUS_SHARE_INV = 4;
@@ -186,7 +186,7 @@ function finetuneStep(r: Run): Step {
   return {
     name: `finetune ${runName(r)}`,
     done: () => (existsSync(join(model, 'onnx/model.onnx')) && existsSync(join(model, 'train-record.json'))) ||
-      (existsSync(join(paths.committed(r), 'trials.jsonl')) && existsSync(join(paths.committed(r), 'loss.json'))),
+      ['trials.jsonl', 'loss.json', 'positive-trials.jsonl'].every((f) => existsSync(join(paths.committed(r), f))),
     run: () => {
       const resume = existsSync(join(work, 'checkpoint.bin')) ? ['--resume'] : []; // the trainer's one checkpoint file
       toolformer(['finetune', '--data', ...armFiles(r.arm), '--corpus', paths.baseCorpus, '--out', model, '--work', work,
@@ -215,6 +215,30 @@ function evalStep(r: Run): Step {
   };
 }
 
+/**
+ * The positive control (issue 31 item 2): the run's model on the held-out subjects in the training templates, with
+ * and without tools. Runs whose model is gone (a fresh machine) finetune again first: finetuneStep is not done until
+ * this file is committed, and the finetune is deterministic in its seed.
+ */
+function positiveStep(r: Run): Step {
+  const out = join(paths.eval(r), 'positive');
+  const committed = join(paths.committed(r), 'positive-trials.jsonl');
+  return {
+    name: `positive control ${runName(r)}`,
+    done: () => existsSync(committed),
+    run: () => {
+      positiveControlSet();
+      // models/toolformer is the limit run (ship-model.ts), so it stands in for that run's model where out/ lost it.
+      const model = !existsSync(paths.model(r)) && runName(r) === runName(LIMIT_RUNS[0]) && existsSync(SHIPPED) ? SHIPPED : paths.model(r);
+      if (!existsSync(join(out, 'trials.jsonl'))) {
+        toolformer(['eval', '--model', model, '--set', POSITIVE_FILE, '--trials', '0', '--out', out, '--quiet', '--data', ...armFiles(r.arm)]);
+      }
+      mkdirSync(paths.committed(r), { recursive: true });
+      cpSync(join(out, 'trials.jsonl'), committed);
+    },
+  };
+}
+
 function lossStep(r: Run): Step {
   return {
     name: `held-out loss ${runName(r)}`,
@@ -239,7 +263,7 @@ export function steps(): Step[] {
     annotateStep('annotate corpus', paths.input, paths.annCorpus),
     { name: 'arms a, d', done: () => existsSync(paths.arm('a')) && existsSync(paths.arm('d')), run: writeArmsAD },
   ];
-  const perRun = (r: Run) => [finetuneStep(r), evalStep(r), lossStep(r)];
+  const perRun = (r: Run) => [finetuneStep(r), evalStep(r), lossStep(r), positiveStep(r)];
   const runs = schedule();
   // Seed 1 of (a) and (d) first, then the KB prose annotation and the other arms' files, then everything else.
   out.push(...runs.slice(0, 2).flatMap(perRun));
@@ -264,6 +288,17 @@ async function main(): Promise<void> {
     writeReport(paths);
     return;
   }
+  if (cmd === 'positive') {
+    // The positive control alone, for every run whose model is on disk (and the limit run through models/toolformer).
+    for (const r of [...schedule(), ...LIMIT_RUNS]) {
+      const step = positiveStep(r);
+      if (step.done() || !(existsSync(paths.model(r)) || runName(r) === runName(LIMIT_RUNS[0]))) continue;
+      console.error(`[experiment] ${new Date().toISOString()} step: ${step.name}`);
+      step.run();
+    }
+    writeReport(paths);
+    return;
+  }
   if (cmd === 'snapshot') {
     for (const name of ['corpus', 'kbprose']) snapshot(name);
     return;
@@ -280,7 +315,7 @@ async function main(): Promise<void> {
     shipModel(run);
     return;
   }
-  if (cmd !== 'next') throw new Error(`usage: run.ts next | status | report | snapshot | toolformer (got ${cmd})`);
+  if (cmd !== 'next') throw new Error(`usage: run.ts next | status | report | positive | snapshot | toolformer (got ${cmd})`);
   const next = steps().find((s) => !s.done());
   if (!next) {
     writeReport(paths);
