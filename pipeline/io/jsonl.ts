@@ -22,17 +22,54 @@ function parseLine(text: string): { value: unknown } | { reason: string } {
 }
 
 /**
- * Every record of the file, in order. A line that is not JSON throws an Error naming `file:line`, unless
- * `onBadLine` is given: then it is reported there and skipped, and the rest is read.
+ * Every record of the file, in order. A line that is not JSON — or, with `recordProblem`, a value it finds wrong
+ * (`null`, `[]`, a record without a field the reader needs) — throws an Error naming `file:line`, unless `onBadLine`
+ * is given: then it is reported there and skipped, and the rest is read.
  */
-export function readJsonl<T = unknown>(file: string, onBadLine?: (bad: BadLine) => void): T[] {
+export function readJsonl<T = unknown>(file: string, onBadLine?: (bad: BadLine) => void, recordProblem?: (value: unknown) => string | null): T[] {
   const records: T[] = [];
   readFileSync(file, 'utf8').split('\n').forEach((text, i) => {
     if (!text.trim()) return;
     const parsed = parseLine(text);
-    if ('value' in parsed) records.push(parsed.value as T);
-    else if (onBadLine) onBadLine({ file, line: i + 1, reason: parsed.reason });
-    else throw new Error(`${file}:${i + 1}: ${parsed.reason}`);
+    const reason = 'value' in parsed ? recordProblem?.(parsed.value) ?? null : parsed.reason;
+    if (reason === null) records.push((parsed as { value: unknown }).value as T);
+    else if (onBadLine) onBadLine({ file, line: i + 1, reason });
+    else throw new Error(`${file}:${i + 1}: ${reason}`);
   });
   return records;
+}
+
+/** What a value is, for a bad-record reason: `null`, `a list`, `a number`, … */
+export const kindOf = (value: unknown): string => (value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value === 'object' ? 'an object' : `a ${typeof value}`);
+
+/**
+ * Why `value` is not a record with a string `text` (and, when `idRequired`, a non-empty string `id`; otherwise an
+ * `id` that is absent or a string), or null.
+ */
+export function textRecordProblem(value: unknown, idRequired: boolean): string | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return `not a record (${kindOf(value)})`;
+  const r = value as Record<string, unknown>;
+  const idOk = typeof r.id === 'string' ? r.id !== '' || !idRequired : r.id === undefined && !idRequired;
+  if (!idOk) return r.id === undefined ? 'no "id"' : `"id" is ${r.id === '' ? 'empty' : kindOf(r.id)}, not a non-empty string`;
+  if (typeof r.text !== 'string') return `"text" is ${r.text === undefined ? 'missing' : kindOf(r.text)}, not a string`;
+  return null;
+}
+
+/**
+ * A `BadLine` reporter for a command's stderr: one line per bad record for the first `shown`, then one line for
+ * the rest when `done()` is called. `count` says how many were reported.
+ */
+export function badLineReporter(prefix: string, write: (line: string) => void, shown = 20) {
+  let count = 0;
+  return {
+    report: (bad: BadLine) => {
+      if (++count <= shown) write(`${prefix}: ${bad.file}:${bad.line}: ${bad.reason}; record skipped`);
+    },
+    done: () => {
+      if (count > shown) write(`${prefix}: ${count - shown} more bad records skipped (${count} in all)`);
+    },
+    get count() {
+      return count;
+    },
+  };
 }

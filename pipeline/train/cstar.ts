@@ -5,7 +5,7 @@
 import { mulberry32, type Random } from '../onnx/random.ts';
 import type { Batch } from './data.ts';
 import type { BpeTokenizer } from './tokenizer.ts';
-import { type BadLine, readJsonl } from '../io/jsonl.ts';
+import { badLineReporter, readJsonl, textRecordProblem } from '../io/jsonl.ts';
 import { fnv1a } from '../core/text/hash.ts';
 
 export interface CStarRecord {
@@ -76,15 +76,27 @@ export class CallWindows {
   }
 }
 
+/** Why a parsed line is not a C* record, or null: an id, a text, and `calls` / `anchors` of the right shape. */
+export function cstarRecordProblem(value: unknown): string | null {
+  const problem = textRecordProblem(value, true);
+  if (problem) return problem;
+  const r = value as Record<string, unknown>;
+  if (r.calls !== undefined && !(Array.isArray(r.calls) && r.calls.every((c) => typeof (c as { tool?: unknown } | null)?.tool === 'string'))) return '"calls" is not a list of {tool}';
+  if (r.anchors !== undefined && !(Array.isArray(r.anchors) && r.anchors.every((a) => Number.isInteger(a) && a >= 0))) return '"anchors" is not a list of offsets';
+  return null;
+}
+
 /**
  * Every record of every file, split train/validation by id (1 in 10 held out for the C* validation loss). A line
- * that is not JSON is reported on stderr (file:line: reason) and skipped; the rest is read.
+ * that is not JSON or not a C* record (`null`, `[]`, no id, a text that is not a string) is reported on stderr
+ * (file:line: reason) and skipped; the rest is read. `badRecords`: how many were skipped.
  */
-export function readCStar(files: readonly string[]): { records: CStarRecord[]; train: CStarRecord[]; val: CStarRecord[] } {
-  const report = (bad: BadLine) => console.error(`finetune: ${bad.file}:${bad.line}: ${bad.reason}; line skipped`);
-  const records = files.flatMap((path) => readJsonl<CStarRecord>(path, report));
+export function readCStar(files: readonly string[], write: (line: string) => void = (line) => console.error(line)): { records: CStarRecord[]; train: CStarRecord[]; val: CStarRecord[]; badRecords: number } {
+  const bad = badLineReporter('finetune', write);
+  const records = files.flatMap((path) => readJsonl<CStarRecord>(path, bad.report, cstarRecordProblem));
+  bad.done();
   const isVal = (r: CStarRecord): boolean => fnv1a(r.id) % 10 === 0;
-  return { records, train: records.filter((r) => !isVal(r)), val: records.filter(isVal) };
+  return { records, train: records.filter((r) => !isVal(r)), val: records.filter(isVal), badRecords: bad.count };
 }
 
 /** Calls by tool in `records`. */

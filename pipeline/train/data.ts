@@ -11,7 +11,7 @@
  *   repeat  0.10 / 0.10  a corpus span of 8–48 tokens repeated after a gap (plain induction)
  * Documents are split train/validation by a hash of their id (1 in 50 is validation).
  */
-import { readFileSync } from 'node:fs';
+import { type BadLine, readJsonl as readJsonlValues, textRecordProblem } from '../io/jsonl.ts';
 import { mulberry32, type SeekableRandom } from '../onnx/random.ts';
 import type { BpeTokenizer } from './tokenizer.ts';
 import { restateText, toolText, type Fact } from './data-synthetic.ts';
@@ -38,16 +38,26 @@ export function mixtureAt(step: number): Mixture {
   return MIXTURE_SCHEDULE.filter((p) => p.fromStep <= step).at(-1)!.mixture;
 }
 
-export function readJsonl(path: string): Doc[] {
-  return readFileSync(path, 'utf8').split('\n').filter((l) => l.trim()).map((l) => {
-    const o = JSON.parse(l) as { id?: string; text: string };
-    return { id: o.id ?? '', text: o.text };
-  });
+/**
+ * The corpus documents of a .jsonl file: records with a string `text` (and an optional string `id`). A line that is
+ * not such a record throws naming `file:line`, unless `onBadLine` is given: then it is reported and skipped.
+ */
+export function readJsonl(path: string, onBadLine?: (bad: BadLine) => void): Doc[] {
+  return readJsonlValues<{ id?: string; text: string }>(path, onBadLine, (v) => textRecordProblem(v, false)).map((o) => ({ id: o.id ?? '', text: o.text }));
 }
 
+/**
+ * Documents split train/validation by a hash of their id (1 in 50 is validation). A corpus too small for the hash
+ * to pick one (under ~50 documents) gives its last document to validation, so that both parts are non-empty; fewer
+ * than two documents is a one-line error.
+ */
 export function splitDocs(docs: Doc[]): { train: Doc[]; val: Doc[] } {
+  if (docs.length < 2) throw new Error(`the corpus has ${docs.length} usable document${docs.length === 1 ? '' : 's'}: at least 2 are needed (one is held out for the validation loss and the probes)`);
   const isVal = (d: Doc): boolean => fnv1a(d.id || d.text.slice(0, 200)) % 50 === 0;
-  return { train: docs.filter((d) => !isVal(d)), val: docs.filter(isVal) };
+  const [train, val] = [docs.filter((d) => !isVal(d)), docs.filter(isVal)];
+  if (val.length === 0) val.push(train.pop()!);
+  if (train.length === 0) train.push(val.pop()!);
+  return { train, val };
 }
 
 /** All documents' tokens in one stream, separated by `<|endoftext|>`. */

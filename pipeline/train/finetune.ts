@@ -23,6 +23,7 @@ import { readGpt2Onnx } from '../onnx/onnx-weights.ts';
 import { AdamW } from './adamw.ts';
 import { CHECKPOINT_FILE } from './checkpoint.ts';
 import { constructedLrScale } from './construct.ts';
+import { badLineReporter } from '../io/jsonl.ts';
 import { CallWindows, countCalls, readCStar } from './cstar.ts';
 import { capitalFacts, splitFacts } from './data-synthetic.ts';
 import { Batcher, MIXTURE_SCHEDULE, readJsonl, splitDocs, validationBatch, type BatcherState } from './data.ts';
@@ -89,10 +90,13 @@ export async function finetune(o: FinetuneOptions, hooks: FinetuneHooks = {}): P
   if (config.vocabSize !== tok.vocabSize) throw new Error(`finetune: tokenizer has ${tok.vocabSize} tokens, the model ${config.vocabSize}`);
   const T = config.nPositions;
 
-  const { records, train: cTrain, val: cVal } = readCStar(o.data);
+  // Bad records (not JSON, null, [], no id, a text that is not a string) are named on stderr and skipped.
+  const { records, train: cTrain, val: cVal, badRecords } = readCStar(o.data, echo);
   const upsampled = Array.from({ length: Math.max(1, o.upsample) }, () => cTrain).flat();
 
-  const docs = o.corpus.flatMap(readJsonl);
+  const badDocs = badLineReporter('finetune', echo);
+  const docs = o.corpus.flatMap((path) => readJsonl(path, badDocs.report));
+  badDocs.done();
   const { train, val } = splitDocs(docs);
   const facts = splitFacts(capitalFacts());
   const model = new Gpt2(config, o.batch * T);
@@ -159,7 +163,7 @@ export async function finetune(o: FinetuneOptions, hooks: FinetuneHooks = {}): P
   else if (o.resume) log.write({ event: 'resume', note: 'no checkpoint: starting from the base model' });
 
   const data = { files: o.data, records: records.length, trainRecords: cTrain.length, valRecords: cVal.length,
-    trainWindows: windows.size, calls: countCalls(cTrain) };
+    trainWindows: windows.size, calls: countCalls(cTrain), ...(badRecords + badDocs.count > 0 && { badRecords: { data: badRecords, corpus: badDocs.count } }) };
   log.write({ event: 'start', config, params: model.numParams, options: o, step: loop.state.step, data });
   const { state, final } = loop.run();
   bar?.stop();

@@ -71,7 +71,7 @@ export async function trainModel(o: TrainModelOptions, hooks: TrainModelHooks = 
   const echo = hooks.echo ?? ((line: string) => console.log(line));
   const log = new RunLog(join(o.work, 'log.jsonl'), (line) => echo(line));
 
-  const docs = o.corpus.flatMap(readJsonl);
+  const docs = o.corpus.flatMap((path) => readJsonl(path));
   const { train, val } = splitDocs(docs);
   const tokPath = join(o.work, 'tokenizer.json');
   let tok: BpeTokenizer;
