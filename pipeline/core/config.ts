@@ -79,6 +79,18 @@ export interface AnnotateConfig {
    * and `id`. Part of the config because it changes what is read (a resume must use the same).
    */
   inputColumns?: { text?: string; id?: string };
+  /** The reader's byte budgets (`--max-record-bytes` …); absent: the defaults. Part of the config: it changes what is read. */
+  inputLimits?: InputLimits;
+}
+
+/** What one input record or decoding step may cost, bytes; each breach is one bad record or one refusal line. */
+export interface InputLimits {
+  /** The largest record: a JSONL line (after decompression), a .txt file, a Parquet text cell. @default 4 MiB */
+  maxRecordBytes?: number;
+  /** The largest window a .zst frame may declare (the decoder allocates it). @default 8 MiB */
+  maxZstdWindowBytes?: number;
+  /** Decoded bytes of one Parquet read: a bigger row group is read in slices of rows; a page over it is refused. @default 128 MiB */
+  maxRowGroupBytes?: number;
 }
 
 /** The defaults for the tools of `specs` (@default TOOL_SPECS, the registry's list), with `overrides`. */

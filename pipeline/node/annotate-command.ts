@@ -2,7 +2,7 @@ import { closeSync, mkdirSync, openSync, readSync, rmSync, statSync } from 'node
 import { availableParallelism } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { SingleBar } from 'cli-progress';
-import { type AnnotateConfig, type ToolThresholds, defaultConfig, validateConfig } from '../core/config.ts';
+import { type AnnotateConfig, type InputLimits, type ToolThresholds, defaultConfig, validateConfig } from '../core/config.ts';
 import { TOOL_NAMES, TOOL_SPECS } from '../core/tools/registry.ts';
 import type { RunStats } from '../core/stats.ts';
 import type { PipelineParts } from '../core/stages/work.ts';
@@ -74,6 +74,10 @@ export interface AnnotateFlags {
   textColumn?: string;
   /** The record field / Parquet column holding the id. @default "id" */
   idColumn?: string;
+  /** The reader's byte budgets (config `inputLimits`): a record, a zstd window, one Parquet read. */
+  maxRecordBytes?: number;
+  maxZstdWindow?: number;
+  maxRowGroupBytes?: number;
 }
 
 /** Threshold flags (--tau-s, --tau-f, --k, --m, --control-margin) override every tool's, the MCP servers' tools included. */
@@ -85,6 +89,22 @@ function applyThresholdFlags(thresholds: Iterable<ToolThresholds>, flags: Annota
     if (flags.m !== undefined) t.m = flags.m;
     if (flags.controlMargin !== undefined) t.controlMargin = flags.controlMargin; // one margin for every tool
   }
+}
+
+/** `inputLimits` from the budget flags, only those given (a default run's config.json stays as it was). */
+function inputLimitsOf(flags: AnnotateFlags): Partial<AnnotateConfig> {
+  const given: [keyof InputLimits, string, number | undefined][] = [
+    ['maxRecordBytes', '--max-record-bytes', flags.maxRecordBytes],
+    ['maxZstdWindowBytes', '--max-zstd-window', flags.maxZstdWindow],
+    ['maxRowGroupBytes', '--max-row-group-bytes', flags.maxRowGroupBytes],
+  ];
+  const limits: InputLimits = {};
+  for (const [key, flag, value] of given) {
+    if (value === undefined) continue;
+    if (value < 1) throw new Error(`${flag} must be at least 1 byte (got ${value})`);
+    limits[key] = value;
+  }
+  return Object.keys(limits).length > 0 ? { inputLimits: limits } : {};
 }
 
 /** Turn CLI flags into a validated config; a bad value is a one-line error naming the fix. */
@@ -109,6 +129,7 @@ export function configFromFlags(flags: AnnotateFlags): AnnotateConfig {
     ...(flags.textColumn !== undefined || flags.idColumn !== undefined
       ? { inputColumns: { ...(flags.textColumn !== undefined && { text: flags.textColumn }), ...(flags.idColumn !== undefined && { id: flags.idColumn }) } }
       : {}),
+    ...inputLimitsOf(flags),
   });
   applyThresholdFlags(Object.values(config.thresholds), flags);
   // Checked here, not only in validateConfig, so that the message names the flag.

@@ -95,7 +95,7 @@ export async function runAnnotate(parts: PipelineParts, options: RunOptions): Pr
 
   // Reads the corpus; bad records are queued for errors.jsonl; items done before a resume are skipped.
   async function* documents(): AsyncIterable<Doc> {
-    for await (const item of readCorpus(options.inputs, { columns: config.inputColumns })) {
+    for await (const item of readCorpus(options.inputs, { columns: config.inputColumns, limits: config.inputLimits })) {
       const index = items;
       if (checkpoint && index < checkpoint.items) {
         items++;

@@ -129,11 +129,11 @@ describe('readCorpus on bad input', () => {
     const items = await collect([join(dir, 'big.jsonl')]);
     expect(summary(items)).toEqual(['too-long@big.jsonl:1', 'doc after-big@2']);
     const e = items[0];
-    expect(e.kind === 'error' && e.reason).toBe(`record is ${20 + 160 * 65536 + 2} bytes, over the 1048576-byte cap`);
+    expect(e.kind === 'error' && e.reason).toBe(`record is ${20 + 160 * 65536 + 2} bytes, over the 4194304-byte cap`); // the default cap, 4 MiB
   });
 
   it('applies the cap to .txt files by size, before reading them', async () => {
-    const items = await collect([join(dir, 'big.txt')], { maxDocBytes: 1000 });
+    const items = await collect([join(dir, 'big.txt')], { limits: { maxRecordBytes: 1000 } });
     expect(summary(items)).toEqual(['too-long@big.txt']);
   });
 });

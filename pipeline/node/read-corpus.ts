@@ -3,9 +3,11 @@
  * each bad record or file becomes an `error` item with its file, line and reason, and the stream goes on.
  *
  *   .jsonl  one record per line, `{id?, text, source?, date?}`; streamed line by line (a line is never held in memory
- *           beyond `maxDocBytes`, so a 10 MB single-line record is reported, not loaded). A missing `id` becomes
- *           `<path under the inputs' root>:<line>` ("a/part.jsonl:3"); blank lines are not records; a file with no
- *           record is an `empty-text` error; a record holding a NUL byte is a `binary` error (the others still read).
+ *           beyond `maxRecordBytes`, so a 1 GiB single-line record is one `too-long` error with its size, not loaded,
+ *           and the lines around it are read). A missing `id` becomes `<path under the inputs' root>:<line>`
+ *           ("a/part.jsonl:3"), and an id already seen in another file becomes `<that path>:<id>`; blank lines are
+ *           not records (a run of them is skipped in bulk); a file with no record is an `empty-text` error; a record
+ *           holding a NUL byte is a `binary` error (the others still read).
  *   .txt    one document per file (decision: a text file is a document; split it yourself for finer units),
  *           `id` = the file path, `source` = the file path, no date.
  *   .jsonl.gz, .jsonl.zst, .parquet   record formats of their own (corpus-formats/): the same record checks and ids;
@@ -18,11 +20,12 @@
  */
 import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
+import type { InputLimits } from '../core/config.ts';
 import type { Doc } from '../core/document.ts';
 import { type Listed, type SkippedFiles, listCorpusFiles, summarizeSkips } from './corpus-files.ts';
-import { CorruptStreamError, decompressedChunks } from './corpus-formats/compressed.ts';
+import { CorruptStreamError, DEFAULT_MAX_ZSTD_WINDOW_BYTES, WindowTooLargeError, decompressedChunks } from './corpus-formats/compressed.ts';
 import { remapColumns } from './corpus-formats/index.ts';
-import { type RecordColumns, parquetRecords } from './corpus-formats/parquet.ts';
+import { DEFAULT_MAX_ROW_GROUP_BYTES, type RecordColumns, parquetRecords } from './corpus-formats/parquet.ts';
 
 export type CorpusErrorCode =
   | 'missing-path' // a path given as input does not exist
@@ -36,8 +39,9 @@ export type CorpusErrorCode =
   | 'missing-field' // no `text`
   | 'wrong-type' // `id`, `text`, `source` or `date` of the wrong type, or a date that is not YYYY-MM-DD / YYYY
   | 'empty-text' // text empty or whitespace only; a .jsonl file with no record
-  | 'duplicate-id' // an id already seen earlier in this stream (the first one wins)
-  | 'too-long' // a record over `maxDocBytes`
+  | 'duplicate-id' // an id already seen earlier in the same file (the first one wins)
+  | 'too-long' // a record over `maxRecordBytes` (a line, a .txt file, a Parquet cell)
+  | 'over-budget' // a zstd window or a Parquet page over its cap: the file or the rows it holds are not read
   | 'corrupt'; // a compressed stream that breaks off, a Parquet file or row group that cannot be decoded
 
 export type CorpusItem = CorpusDoc | CorpusError;
@@ -62,16 +66,20 @@ export interface ReadCorpusOptions {
   /** Told of each path the walker skipped, in order. */
   onSkip?: (skipped: Extract<Listed, { kind: 'skipped' }>) => void;
   /**
-   * Largest record accepted, in bytes of UTF-8 (a JSONL line or a whole .txt file). Longer ones are reported as
-   * `too-long` without being held in memory.
-   * @default 1_048_576 (1 MiB)
+   * The byte budgets (the config's `inputLimits`): the largest record (a JSONL line, a whole .txt file, a Parquet
+   * cell — longer ones are `too-long` without being held in memory), the largest zstd window, the decoded bytes of
+   * one Parquet read. @default DEFAULT_INPUT_LIMITS
    */
-  maxDocBytes?: number;
+  limits?: InputLimits;
   /** Which fields (JSONL) or columns (Parquet) hold the text and the id. @default {text: "text", id: "id"} */
   columns?: RecordColumns;
 }
 
-export const DEFAULT_MAX_DOC_BYTES = 1 << 20;
+export const DEFAULT_INPUT_LIMITS: Required<InputLimits> = {
+  maxRecordBytes: 4 << 20,
+  maxZstdWindowBytes: DEFAULT_MAX_ZSTD_WINDOW_BYTES,
+  maxRowGroupBytes: DEFAULT_MAX_ROW_GROUP_BYTES,
+};
 /** Bytes inspected for NUL to call a file binary. */
 const SNIFF_BYTES = 8192;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -81,13 +89,20 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
  * one entry here. The walker (corpus-files.ts) lists only files of these kinds, for the reader and the fingerprint.
  */
 const READERS: Record<string, FileReader> = {
-  '.jsonl': (file, o) => readJsonl(file.path, file.idBase, o.maxBytes, o.seen, o.columns),
-  '.jsonl.gz': (file, o) => readJsonl(file.path, file.idBase, o.maxBytes, o.seen, o.columns, decompressedChunks(file.path, 'gzip')),
-  '.jsonl.zst': (file, o) => readJsonl(file.path, file.idBase, o.maxBytes, o.seen, o.columns, decompressedChunks(file.path, 'zstd')),
-  '.parquet': (file, o) => readParquet(file.path, file.idBase, o.maxBytes, o.seen, o.columns),
-  '.txt': (file, o) => readTxt(file.path, o.maxBytes, o.seen),
+  '.jsonl': (file, o) => readJsonl(file, o),
+  '.jsonl.gz': (file, o) => readJsonl(file, o, decompressedChunks(file.path, 'gzip')),
+  '.jsonl.zst': (file, o) => readJsonl(file, o, decompressedChunks(file.path, 'zstd', { maxWindowBytes: o.limits.maxZstdWindowBytes })),
+  '.parquet': (file, o) => readParquet(file, o),
+  '.txt': (file, o) => readTxt(file, o),
 };
-type FileReader = (file: Extract<Listed, { kind: 'file' }>, o: { maxBytes: number; seen: Set<string>; columns: RecordColumns }) => AsyncGenerator<CorpusItem>;
+type ListedFile = Extract<Listed, { kind: 'file' }>;
+/** What every file reader shares over one stream: the budgets, the ids seen so far (id → idBase of its file), the columns. */
+interface ReadContext {
+  limits: Required<InputLimits>;
+  seen: Map<string, string>;
+  columns: RecordColumns;
+}
+type FileReader = (file: ListedFile, o: ReadContext) => AsyncGenerator<CorpusItem>;
 export const CORPUS_SUFFIXES = Object.keys(READERS);
 
 /** The files, skips and errors the reader goes through for `paths`, in its order (the fingerprint hashes the same). */
@@ -106,7 +121,8 @@ export function withSkippedInputs<T extends { skippedInputs?: SkippedFiles }>(st
  * `summarizeSkips(listInputs(paths))` counts them.
  */
 export async function* readCorpus(paths: string[], opts: ReadCorpusOptions = {}): AsyncGenerator<CorpusItem> {
-  const context = { maxBytes: opts.maxDocBytes ?? DEFAULT_MAX_DOC_BYTES, seen: new Set<string>(), columns: opts.columns ?? {} };
+  const limits = { ...DEFAULT_INPUT_LIMITS, ...definedOnly(opts.limits ?? {}) };
+  const context: ReadContext = { limits, seen: new Map(), columns: opts.columns ?? {} };
   for (const listed of listInputs(paths)) {
     if (listed.kind === 'skipped') opts.onSkip?.(listed);
     else if (listed.kind === 'error') yield err(listed.code, listed.path, undefined, listed.reason);
@@ -114,15 +130,19 @@ export async function* readCorpus(paths: string[], opts: ReadCorpusOptions = {})
   }
 }
 
+const definedOnly = <T extends object>(o: T): Partial<T> => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+
 /** A Parquet file's rows through the same record checks as JSONL lines (row = line, fallback id `<idBase>:<row>`). */
-async function* readParquet(path: string, idBase: string, maxBytes: number, seen: Set<string>, columns: RecordColumns): AsyncGenerator<CorpusItem> {
-  for await (const item of parquetRecords(path, columns, maxBytes)) {
+async function* readParquet(file: ListedFile, o: ReadContext): AsyncGenerator<CorpusItem> {
+  const { path, idBase } = file;
+  for await (const item of parquetRecords(path, o.columns, { maxCellBytes: o.limits.maxRecordBytes, maxReadBytes: o.limits.maxRowGroupBytes })) {
     if (item.kind === 'error') yield err(item.code, path, item.row, item.reason);
-    else yield parseRecord(item.value, path, item.row, `${idBase}:${item.row}`, seen);
+    else yield parseRecord(item.value, file, item.row, o.seen);
   }
 }
 
-async function* readTxt(path: string, maxBytes: number, seen: Set<string>): AsyncGenerator<CorpusItem> {
+async function* readTxt({ path, idBase }: ListedFile, o: ReadContext): AsyncGenerator<CorpusItem> {
+  const maxBytes = o.limits.maxRecordBytes;
   let bytes: Buffer;
   try {
     const size = (await stat(path)).size;
@@ -144,17 +164,12 @@ async function* readTxt(path: string, maxBytes: number, seen: Set<string>): Asyn
     yield err('invalid-utf8', path, undefined, 'not valid UTF-8');
     return;
   }
-  yield checkDoc({ id: path, text: stripBom(text), source: path }, path, 1, seen);
+  yield checkDoc({ id: path, text: stripBom(text), source: path }, path, 1, idBase, o.seen);
 }
 
-async function* readJsonl(
-  path: string,
-  idBase: string,
-  maxBytes: number,
-  seen: Set<string>,
-  columns: RecordColumns,
-  bytes: AsyncIterable<Buffer> = createReadStream(path),
-): AsyncGenerator<CorpusItem> {
+async function* readJsonl(file: ListedFile, o: ReadContext, bytes: AsyncIterable<Buffer> = createReadStream(file.path)): AsyncGenerator<CorpusItem> {
+  const { path } = file;
+  const maxBytes = o.limits.maxRecordBytes;
   let records = 0;
   try {
     for await (const line of jsonlLines(bytes, maxBytes)) {
@@ -189,10 +204,12 @@ async function* readJsonl(
         continue;
       }
       // A record without an id: its file's path under the inputs' root and its line, distinct across shards.
-      yield parseRecord(remapColumns(value, columns), path, line.line, `${idBase}:${line.line}`, seen);
+      yield parseRecord(remapColumns(value, o.columns), file, line.line, o.seen);
     }
   } catch (e) {
-    yield e instanceof CorruptStreamError ? err('corrupt', path, undefined, e.message) : err('unreadable', path, undefined, message(e));
+    if (e instanceof CorruptStreamError) yield err('corrupt', path, undefined, e.message);
+    else if (e instanceof WindowTooLargeError) yield err('over-budget', path, undefined, e.message);
+    else yield err('unreadable', path, undefined, message(e));
     return;
   }
   if (records === 0) yield err('empty-text', path, undefined, 'no records: the file is empty or holds only blank lines');
@@ -235,6 +252,13 @@ async function* jsonlLines(bytes: AsyncIterable<Buffer>, maxBytes: number): Asyn
     }
     let pos = 0;
     while (pos < chunk.length) {
+      if (size === 0 && chunk[pos] === 10) {
+        // Blank lines are not records: a run of them is counted, not split one by one (a newline bomb is 1 GiB of them).
+        const end = endOfNewlines(chunk, pos);
+        line += end - pos;
+        pos = end;
+        continue;
+      }
       const nl = chunk.indexOf(10, pos);
       const end = nl === -1 ? chunk.length : nl;
       const piece = chunk.subarray(pos, end);
@@ -247,6 +271,15 @@ async function* jsonlLines(bytes: AsyncIterable<Buffer>, maxBytes: number): Asyn
     }
   }
   if (size > 0) yield finish();
+}
+
+const NEWLINES = Buffer.alloc(4096, 10);
+
+/** The index of the first byte at or after `pos` that is not "\n" (memcmp over 4 KiB runs, then byte by byte). */
+function endOfNewlines(chunk: Buffer, pos: number): number {
+  while (pos + NEWLINES.length <= chunk.length && chunk.compare(NEWLINES, 0, NEWLINES.length, pos, pos + NEWLINES.length) === 0) pos += NEWLINES.length;
+  while (pos < chunk.length && chunk[pos] === 10) pos++;
+  return pos;
 }
 
 /** The first byte that is not whitespace (or a UTF-8 BOM) is "{". */
@@ -275,8 +308,9 @@ function stripBom(s: string): string {
   return s.charCodeAt(0) === 0xfeff ? s.slice(1) : s;
 }
 
-/** Validate one parsed JSONL value as a Doc. */
-function parseRecord(value: unknown, file: string, line: number, fallbackId: string, seen: Set<string>): CorpusItem {
+/** Validate one parsed JSONL value (or Parquet row) of `listed` as a Doc; without an id it gets `<idBase>:<line>`. */
+function parseRecord(value: unknown, listed: ListedFile, line: number, seen: Map<string, string>): CorpusItem {
+  const file = listed.path;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     const what = value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;
     return err('not-an-object', file, line, `record is ${what}, expected an object`);
@@ -293,17 +327,26 @@ function parseRecord(value: unknown, file: string, line: number, fallbackId: str
     return err('wrong-type', file, line, `"date" is ${JSON.stringify(date.slice(0, 40))}, expected YYYY-MM-DD or YYYY`);
   }
   if (rec.text === null) return err('wrong-type', file, line, '"text" is null, expected a string');
-  const id = typeof rec.id === 'string' && rec.id !== '' ? rec.id : fallbackId;
+  const id = typeof rec.id === 'string' && rec.id !== '' ? rec.id : `${listed.idBase}:${line}`;
   const doc: Doc = { id, text: rec.text as string, source: typeof rec.source === 'string' ? rec.source : file };
   if (typeof date === 'string') doc.date = date;
-  return checkDoc(doc, file, line, seen);
+  return checkDoc(doc, file, line, listed.idBase, seen);
 }
 
-/** The checks shared by .jsonl records and .txt files: non-empty text, unique id. */
-function checkDoc(doc: Doc, file: string, line: number, seen: Set<string>): CorpusItem {
+/**
+ * The checks shared by records and .txt files: non-empty text, unique id. An id first seen in another file (two
+ * shards that both number their rows from 0) is made distinct as `<idBase>:<id>`, as ids of records without one
+ * are; an id repeated within one file is a `duplicate-id` (the first kept).
+ */
+function checkDoc(doc: Doc, file: string, line: number, idBase: string, seen: Map<string, string>): CorpusItem {
   if (doc.text.trim() === '') return err('empty-text', file, line, `document ${JSON.stringify(doc.id)} has no text`);
-  if (seen.has(doc.id)) return err('duplicate-id', file, line, `id ${JSON.stringify(doc.id)} already seen; first kept`);
-  seen.add(doc.id);
+  const firstIn = seen.get(doc.id);
+  if (firstIn !== undefined) {
+    const distinct = `${idBase}:${doc.id}`;
+    if (firstIn === idBase || seen.has(distinct)) return err('duplicate-id', file, line, `id ${JSON.stringify(doc.id)} already seen; first kept`);
+    doc = { ...doc, id: distinct };
+  }
+  seen.set(doc.id, idBase);
   return { kind: 'doc', doc, file, line };
 }
 

@@ -2,17 +2,25 @@
  * `.jsonl.gz` and `.jsonl.zst`: the decompressed bytes of a file as a stream of chunks, for the JSONL reader to split
  * into records exactly as it splits a `.jsonl` (same line numbers, same bad-record handling, same ids).
  *
- *   .gz   node:zlib's gunzip (multi-member files, as `cat a.gz b.gz` makes, are read whole).
- *   .zst  fzstd's streaming decompressor (Node 20's zlib has no zstd); multi-frame files are read whole.
+ *   .gz   node:zlib's gunzip (multi-member files, as `cat a.gz b.gz` makes, are read whole), 64 KiB out at a time.
+ *   .zst  fzstd's streaming decompressor (Node 20's zlib has no zstd), fed one block at a time by `ZstdFraming`
+ *         (zstd-framing.ts), which refuses a frame whose declared window is over the cap before fzstd allocates it.
  *
- * Memory: one input chunk (64 KiB) and what it decompresses to (a zstd block is at most 128 KiB), never the file.
- * A truncated or corrupt stream throws `CorruptStreamError` after every complete chunk before it was yielded, so
- * the reader keeps the records it could read and reports the rest of the file.
+ * Memory is flat in the decompressed size: one input chunk (64 KiB) and what one push decompresses to (gzip: 64 KiB;
+ * zstd: one or a few blocks of at most 128 KiB each, plus the frame's window, at most `maxWindowBytes`). Why zstd is
+ * fed block by block: fzstd decodes every complete block of a push before returning, so a 64 KiB chunk of 4-byte RLE
+ * blocks would decompress to 2 GiB at once. Why the window is capped: fzstd allocates the declared window and moves
+ * it on every block, so a 4 KB frame declaring 1.875 GiB costs 2 GB and hours (the probe's "window bomb").
+ * A truncated or corrupt stream throws `CorruptStreamError` after every complete chunk before it was yielded, so the
+ * reader keeps the records it could read and reports the rest of the file; a window over the cap throws
+ * `WindowTooLargeError` before any of that frame is decoded.
  */
 import { createReadStream } from 'node:fs';
 import { createGunzip } from 'node:zlib';
 import { Decompress } from 'fzstd';
+import { DEFAULT_MAX_ZSTD_WINDOW_BYTES, WindowTooLargeError, ZstdFraming } from './zstd-framing.ts';
 
+export { DEFAULT_MAX_ZSTD_WINDOW_BYTES, WindowTooLargeError };
 export type Compression = 'gzip' | 'zstd';
 
 /** File names the compressed JSONL reader takes (lower-cased suffix → compression). */
@@ -36,15 +44,23 @@ export class CorruptStreamError extends Error {
   }
 }
 
+export interface DecompressLimits {
+  /** The largest window a zstd frame may declare, bytes. @default DEFAULT_MAX_ZSTD_WINDOW_BYTES (8 MiB) */
+  maxWindowBytes?: number;
+}
+
+/** Decompressed output chunk of gunzip, bytes (zlib's default is 16 KiB: more chunks, more per-chunk work). */
+const GUNZIP_CHUNK = 64 * 1024;
+
 /** The decompressed bytes of `path`, chunk by chunk. Throws CorruptStreamError at the point the stream breaks. */
-export function decompressedChunks(path: string, compression: Compression): AsyncIterable<Buffer> {
-  return compression === 'gzip' ? gunzipChunks(path) : zstdChunks(path);
+export function decompressedChunks(path: string, compression: Compression, limits: DecompressLimits = {}): AsyncIterable<Buffer> {
+  return compression === 'gzip' ? gunzipChunks(path) : zstdChunks(path, limits.maxWindowBytes ?? DEFAULT_MAX_ZSTD_WINDOW_BYTES);
 }
 
 async function* gunzipChunks(path: string): AsyncGenerator<Buffer> {
   let out = 0;
   const source = createReadStream(path);
-  const gunzip = createGunzip();
+  const gunzip = createGunzip({ chunkSize: GUNZIP_CHUNK });
   // pipe() does not forward errors: an open/read error of the file ends the gunzip stream with that error.
   source.on('error', (e) => gunzip.destroy(e));
   source.pipe(gunzip);
@@ -63,44 +79,33 @@ async function* gunzipChunks(path: string): AsyncGenerator<Buffer> {
   }
 }
 
-async function* zstdChunks(path: string): AsyncGenerator<Buffer> {
+async function* zstdChunks(path: string, maxWindowBytes: number): AsyncGenerator<Buffer> {
   let out = 0;
   let pending: Buffer[] = [];
-  let ended = false;
-  const zstd = new Decompress((data, final) => {
-    pending.push(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
-    if (final) ended = true;
+  const zstd = new Decompress((data) => {
+    if (data.length > 0) pending.push(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
   });
-  const push = (chunk: Uint8Array, final: boolean) => {
-    try {
-      zstd.push(chunk, final);
-    } catch (e) {
-      throw new CorruptStreamError('zstd', out + pending.reduce((n, b) => n + b.length, 0), (e as Error).message);
-    }
-  };
-  const drain = function* () {
-    const ready = pending;
-    pending = [];
-    for (const b of ready) {
-      out += b.length;
-      yield b;
-    }
-  };
+  const framing = new ZstdFraming(maxWindowBytes);
+  const fail = (cause: string) => new CorruptStreamError('zstd', out, cause);
   for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
-    try {
-      push(chunk, false);
-    } catch (e) {
-      yield* drain(); // what decoded before the bad block still counts
-      throw e;
+    const { pieces, error } = framing.cut(chunk);
+    for (const piece of pieces) {
+      let broken: unknown = null;
+      try {
+        zstd.push(piece, false); // one block: at most 128 KiB out
+      } catch (e) {
+        broken = e;
+      }
+      const ready = pending; // what decoded before a bad block still counts
+      pending = [];
+      for (const b of ready) {
+        out += b.length;
+        yield b;
+      }
+      if (broken) throw fail((broken as Error).message);
     }
-    yield* drain();
+    if (error) throw error instanceof WindowTooLargeError ? error : fail(error.message);
   }
-  try {
-    push(new Uint8Array(0), true);
-  } catch (e) {
-    yield* drain();
-    throw e;
-  }
-  yield* drain();
-  if (!ended && out > 0) throw new CorruptStreamError('zstd', out, 'the last frame never ended');
+  const unfinished = framing.unfinished();
+  if (unfinished) throw fail(unfinished);
 }

@@ -1,8 +1,8 @@
 /**
  * Parquet files (one file, or a directory of shards: the reader's walker finds them) as raw records for the
- * corpus reader's record checks. Read with hyparquet, one row group at a time and only the columns a record needs
- * (text, id, and `source`/`date` when the file has them), so memory is one row group of those columns, never the
- * file. Row numbers are 1-based over the whole file (the `line` of a JSONL record), so a record without an id gets
+ * corpus reader's record checks. Read with hyparquet, one row group (or a slice of one, see the budget below) at a
+ * time and only the columns a record needs (text, id, and `source`/`date` when the file has them), so memory is one
+ * read of those columns, never the file. Row numbers are 1-based over the whole file (the `line` of a JSONL record), so a record without an id gets
  * `<file name>:<row>` as a JSONL line does.
  *
  * Column values: the id may be a string or an integer (written in decimal); a `date` may be a string (an ISO
@@ -10,7 +10,7 @@
  * a `source` or `date` column of another type (a struct, a number) is not read.
  * A row group that cannot be decoded is one `corrupt` error for its rows; the next row group is read.
  */
-import { type FileMetaData, type SchemaElement, asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects, parquetSchema } from 'hyparquet';
+import { type FileMetaData, type ParquetParsers, type SchemaElement, asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects, parquetSchema } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 
 export const PARQUET_SUFFIX = '.parquet';
@@ -25,14 +25,49 @@ export interface RecordColumns {
 }
 export const DEFAULT_COLUMNS = { text: 'text', id: 'id' } as const;
 
+/** Decoded bytes one Parquet read may hold (a row group, or a slice of one). */
+export const DEFAULT_MAX_ROW_GROUP_BYTES = 128 << 20;
+
+/** What reading a Parquet file may cost, bytes. */
+export interface ParquetBudget {
+  /** A string cell longer than this is a `too-long` bad record, never made a string. @default Infinity */
+  maxCellBytes?: number;
+  /** Decoded bytes of one read: see parquetRecords. @default DEFAULT_MAX_ROW_GROUP_BYTES */
+  maxReadBytes?: number;
+}
+
 export type RawRecordItem =
   /** `value` is a record object for the reader's checks: {id?, text, source?, date?}. */
   | { kind: 'record'; row: number; value: Record<string, unknown> }
   /** Codes of read-corpus.ts's CorpusErrorCode (named here, not imported: the reader imports this module). */
-  | { kind: 'error'; code: 'corrupt' | 'missing-field' | 'too-long'; row?: number; reason: string };
+  | { kind: 'error'; code: 'corrupt' | 'missing-field' | 'too-long' | 'invalid-utf8' | 'over-budget'; row?: number; reason: string };
 
-/** Every row of a Parquet file as a raw record, in file order; a bad file or row group is an error item. */
-export async function* parquetRecords(path: string, columns: RecordColumns = {}, maxBytes = Infinity): AsyncGenerator<RawRecordItem> {
+/** A string cell the reader cannot take, decided from its bytes before any string is made. */
+class BadCell {
+  constructor(
+    readonly code: 'too-long' | 'invalid-utf8',
+    readonly bytes: number,
+  ) {}
+}
+
+/** One read decoded more string bytes than its budget: a page too big to read within it. */
+class OverBudget extends Error {}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * Every row of a Parquet file as a raw record, in file order; a bad file or row group is an error item.
+ *
+ * Budget: a row group whose columns (those read) decode to more than `maxReadBytes` by its metadata is read in slices
+ * of rows, each planned at half the budget (a slice also decodes the pages it starts and ends in), so memory is one
+ * slice, and a consumer that stops (`--max-docs`) stops the decoding. Strings are made by our own parser: a cell over
+ * `maxCellBytes` or not valid UTF-8 is a bad record of its own (never a string, never U+FFFD), and the bytes of the
+ * strings made count against the budget; a read that passes it (one page bigger than the budget, or metadata that
+ * lied) is stopped, and the rest of its row group is one `over-budget` error.
+ */
+export async function* parquetRecords(path: string, columns: RecordColumns = {}, budget: ParquetBudget = {}): AsyncGenerator<RawRecordItem> {
+  const maxCell = budget.maxCellBytes ?? Infinity;
+  const maxRead = budget.maxReadBytes ?? DEFAULT_MAX_ROW_GROUP_BYTES;
   const textColumn = columns.text ?? DEFAULT_COLUMNS.text;
   const idColumn = columns.id ?? DEFAULT_COLUMNS.id;
   let file;
@@ -59,31 +94,57 @@ export async function* parquetRecords(path: string, columns: RecordColumns = {},
     isString(elements.get('date')) || isDateType(elements.get('date')) ? 'date' : null,
   ];
   const wanted = [textColumn, ...optional.filter((n): n is string => n !== null && n !== textColumn)];
+  let decoded = 0; // string bytes made by the current read
+  const stringFromBytes = (bytes: Uint8Array | undefined) => {
+    if (bytes === undefined) return bytes;
+    if (bytes.length > maxCell) return new BadCell('too-long', bytes.length);
+    decoded += bytes.length;
+    if (decoded > maxRead) throw new OverBudget();
+    try {
+      return utf8.decode(bytes);
+    } catch {
+      return new BadCell('invalid-utf8', bytes.length);
+    }
+  };
   let start = 0;
+  const groups = metadata.row_groups.length;
   for (const [g, group] of metadata.row_groups.entries()) {
     const rows = Number(group.num_rows);
-    const first = start + 1; // 1-based
-    let objects: Record<string, unknown>[];
-    try {
-      objects = await parquetReadObjects({ file, metadata, columns: wanted, rowStart: start, rowEnd: start + rows, compressors });
-      if (objects.length !== rows) throw new Error(`decoded ${objects.length} of its ${rows} rows`);
-    } catch (e) {
-      const last = start + rows;
-      yield { kind: 'error', code: 'corrupt', row: first, reason: `row group ${g + 1} of ${metadata.row_groups.length} (rows ${first}–${last}) cannot be decoded, skipped: ${message(e)}` };
-      start += rows;
-      continue;
-    }
-    for (const [i, row] of objects.entries()) {
-      const rowNumber = first + i;
-      const text = row[textColumn];
-      if (typeof text === 'string' && Buffer.byteLength(text) > maxBytes) {
-        yield { kind: 'error', code: 'too-long', row: rowNumber, reason: `record is ${Buffer.byteLength(text)} bytes, over the ${maxBytes}-byte cap` };
-        continue;
+    const end = start + rows;
+    const where = (from: number) => `row group ${g + 1} of ${groups} (rows ${from + 1}–${end})`;
+    const size = group.columns.filter((c) => wanted.includes(c.meta_data?.path_in_schema[0] ?? '')).reduce((n, c) => n + Number(c.meta_data?.total_uncompressed_size ?? 0), 0);
+    const sliceRows = size <= maxRead ? rows : Math.max(1, Math.floor(rows / Math.ceil(size / (maxRead / 2))));
+    for (let from = start; from < end; from += sliceRows) {
+      const to = Math.min(from + sliceRows, end);
+      let objects: Record<string, unknown>[];
+      decoded = 0;
+      try {
+        objects = await parquetReadObjects({ file, metadata, columns: wanted, rowStart: from, rowEnd: to, compressors, useOffsetIndex: true, parsers: { stringFromBytes } as Partial<ParquetParsers> });
+        if (objects.length !== to - from) throw new Error(`decoded ${objects.length} of its ${to - from} rows`);
+      } catch (e) {
+        // The rest of the row group, in one line: the same page (or damage) would stop every later slice too.
+        yield e instanceof OverBudget
+          ? { kind: 'error', code: 'over-budget', row: from + 1, reason: `${where(from)}: a page decodes to over the ${maxRead}-byte budget (--max-row-group-bytes), skipped` }
+          : { kind: 'error', code: 'corrupt', row: from + 1, reason: `${where(from)} cannot be decoded, skipped: ${message(e)}` };
+        break;
       }
-      yield { kind: 'record', row: rowNumber, value: recordOf(row, textColumn, idColumn) };
+      for (const [i, row] of objects.entries()) yield recordItem(row, from + i + 1, textColumn, idColumn, maxCell);
     }
-    start += rows;
+    start = end;
   }
+}
+
+/** A decoded row as a raw record, or the error of its first bad cell. */
+function recordItem(row: Record<string, unknown>, rowNumber: number, textColumn: string, idColumn: string, maxCell: number): RawRecordItem {
+  for (const [column, value] of Object.entries(row)) {
+    if (!(value instanceof BadCell)) continue;
+    const reason =
+      value.code === 'too-long'
+        ? `record is ${value.bytes} bytes${column === textColumn ? '' : ` in column "${column}"`}, over the ${maxCell}-byte cap`
+        : `column "${column}" is not valid UTF-8 (${value.bytes} bytes)`;
+    return { kind: 'error', code: value.code, row: rowNumber, reason };
+  }
+  return { kind: 'record', row: rowNumber, value: recordOf(row, textColumn, idColumn) };
 }
 
 const isString = (e: SchemaElement | undefined) => e?.type === 'BYTE_ARRAY' && !e.num_children;

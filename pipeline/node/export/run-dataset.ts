@@ -62,7 +62,7 @@ export async function* exportDocs(run: RunInfo, specs: readonly ToolSpec[]): Asy
     throw new Error(`the run's inputs (${inputs.join(', ')}) are not the files it read (their SHA-256 differs, or they moved): run export from the directory the run was started in, with its input files unchanged`);
   }
   const bySpec = new Map(specs.map((s) => [s.name, s]));
-  const corpus = readCorpus(inputs, { columns: config.inputColumns })[Symbol.asyncIterator]();
+  const corpus = readCorpus(inputs, { columns: config.inputColumns, limits: config.inputLimits })[Symbol.asyncIterator]();
   for await (const record of jsonLines<TrainRecord>(join(run.dir, 'train.jsonl'))) {
     let original: string | undefined;
     for (let next = await corpus.next(); !next.done; next = await corpus.next()) {

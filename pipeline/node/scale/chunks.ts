@@ -46,6 +46,8 @@ export interface ChunkPlan {
   startDocs?: number;
   /** Which fields/columns hold the text and id (the config's `inputColumns`). */
   columns?: AnnotateConfig['inputColumns'];
+  /** The reader's byte budgets (the config's `inputLimits`). */
+  limits?: AnnotateConfig['inputLimits'];
 }
 
 /**
@@ -57,7 +59,7 @@ export async function* readChunks(plan: ChunkPlan): AsyncGenerator<Chunk> {
   let items = 0;
   let docs = plan.startDocs ?? 0;
   let chunk: Chunk = { index: 0, firstItem: start, items: [] };
-  for await (const item of readCorpus(plan.inputs, { columns: plan.columns })) {
+  for await (const item of readCorpus(plan.inputs, { columns: plan.columns, limits: plan.limits })) {
     // Exactly runAnnotate's order of checks, so --max-docs stops at the same item.
     if (items < start) {
       items++;

@@ -90,7 +90,7 @@ export async function runPool(options: PoolOptions): Promise<RunStats> {
   let docs = checkpoint?.docs ?? 0;
   let items = checkpoint?.items ?? 0;
 
-  const chunks = readChunks({ inputs: options.inputs, chunkItems: options.chunkItems, maxDocs: options.maxDocs, startItem: items, startDocs: docs, columns: config.inputColumns });
+  const chunks = readChunks({ inputs: options.inputs, chunkItems: options.chunkItems, maxDocs: options.maxDocs, startItem: items, startDocs: docs, columns: config.inputColumns, limits: config.inputLimits });
   const done = new Map<number, ChunkResult>();
   let next = 0;
   // Commit every result that is next in chunk order: the files only ever grow in input order.

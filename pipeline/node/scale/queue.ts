@@ -119,7 +119,7 @@ export async function runQueued(options: QueuedOptions): Promise<RunStats> {
 
   try {
     let chunks = 0;
-    for await (const chunk of readChunks({ inputs: options.inputs, chunkItems: options.chunkItems, maxDocs: options.maxDocs, columns: options.config.inputColumns })) {
+    for await (const chunk of readChunks({ inputs: options.inputs, chunkItems: options.chunkItems, maxDocs: options.maxDocs, columns: options.config.inputColumns, limits: options.config.inputLimits })) {
       chunks++;
       // --resume: a chunk saved by the coordinator before it stopped is done.
       const have = options.resume ? readChunk(outDir, run, chunk.index) : null;

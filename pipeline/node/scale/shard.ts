@@ -26,7 +26,7 @@ export async function runShard(args: {
   let mine = 0;
   let skipped = 0;
   let docs = 0;
-  for await (const chunk of readChunks({ inputs: args.inputs, chunkItems: args.chunkItems, maxDocs: args.maxDocs, columns: args.config.inputColumns })) {
+  for await (const chunk of readChunks({ inputs: args.inputs, chunkItems: args.chunkItems, maxDocs: args.maxDocs, columns: args.config.inputColumns, limits: args.config.inputLimits })) {
     chunks++;
     if (chunk.index % args.shard.count !== args.shard.index) continue;
     mine++;
