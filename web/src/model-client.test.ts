@@ -47,6 +47,14 @@ const settled = async (p: Promise<unknown>) => {
   return state;
 };
 
+/** A client whose model is loaded, with an explorer job running and a generation queued behind it. */
+function busy() {
+  const { client: c, workers } = client();
+  void c.request('load', load);
+  workers[0].answer();
+  return { c, workers, analyze: c.request('analyze', analyzeBody), generate: c.request('generate', generateBody) };
+}
+
 describe('ModelClient', () => {
   it('sends one request at a time, in order', async () => {
     const { client: c, workers: [w] } = client();
@@ -61,11 +69,7 @@ describe('ModelClient', () => {
   });
 
   it("cancelling the explorer's running job restarts the worker, and the queued generation then runs there", async () => {
-    const { client: c, workers } = client();
-    void c.request('load', load);
-    workers[0].answer();
-    const a = c.request('analyze', analyzeBody);
-    const g = c.request('generate', generateBody);
+    const { c, workers, analyze: a, generate: g } = busy();
     expect(workers[0].types).toEqual(['load', 'analyze']);
     const reload = c.cancel('analyze');
     expect(reload).not.toBeNull();
@@ -81,11 +85,7 @@ describe('ModelClient', () => {
   });
 
   it("cancelling a queued generation drops it and leaves the explorer's running job alone", async () => {
-    const { client: c, workers } = client();
-    void c.request('load', load);
-    workers[0].answer();
-    const a = c.request('analyze', analyzeBody);
-    const g = c.request('generate', generateBody);
+    const { c, workers, analyze: a, generate: g } = busy();
     expect(c.cancel('generate')).toBeNull();
     expect(await settled(g)).toBe('cancelled');
     expect(workers).toHaveLength(1);

@@ -139,11 +139,12 @@ function tableOrder(a: readonly [Decision, number], b: readonly [Decision, numbe
 export function renderCandidates(view: ExplorerView, a: Analysis, decisions: readonly Decision[], page: number, on: Pick<ExplorerHandlers, 'page'>): void {
   const executed = (d: Decision) => d.candidate.losses !== undefined || d.candidate.error !== undefined;
   const rows = decisions.map((d, i) => [d, i] as const);
+  const writings = otherWritings(a);
   const shown = rows.filter(([d]) => executed(d)).sort(tableOrder);
   const pages = Math.max(1, Math.ceil(shown.length / PAGE_ROWS));
   const current = Math.min(page, pages - 1);
   view.table.replaceChildren(tableHead(), h('tbody', {}, ...shown.map(([d, i], n) => {
-    const row = candidateRow(a, d, i);
+    const row = candidateRow(a, d, i, writings);
     row.hidden = Math.floor(n / PAGE_ROWS) !== current;
     return row;
   })));
@@ -164,7 +165,7 @@ export function renderCandidates(view: ExplorerView, a: Analysis, decisions: rea
   for (const [d] of early) byKind.set(d.candidate.outcome.kind, (byKind.get(d.candidate.outcome.kind) ?? 0) + 1);
   view.rejectedSummary.textContent = `${early.length} candidates rejected before execution` +
     (early.length ? ` (${[...byKind].map(([k, n]) => `${k}: ${n}`).join(', ')})` : '');
-  view.rejectedTable.replaceChildren(tableHead(), h('tbody', {}, ...early.map(([d, i]) => candidateRow(a, d, i))));
+  view.rejectedTable.replaceChildren(tableHead(), h('tbody', {}, ...early.map(([d, i]) => candidateRow(a, d, i, writings))));
 }
 
 /** The text with the kept calls inlined, each marked. */
@@ -185,8 +186,27 @@ function tableHead(): HTMLTableSectionElement {
     h('th', {}, 'decision')));
 }
 
-function candidateRow(a: Analysis, d: Decision, i: number): HTMLTableRowElement {
+/**
+ * Candidates that repeat an earlier one's call with another writing of its result (a tool's `resultForms`, e.g.
+ * "Paris" and "PARIS" when the text before the call cannot tell which the text uses): index → the first writing.
+ * Both are scored; the filter keeps the writing that helps.
+ */
+function otherWritings(a: Analysis): Map<number, string> {
+  const first = new Map<string, string>();
+  const out = new Map<number, string>();
+  a.candidates.forEach((c, i) => {
+    if (c.result === undefined) return;
+    const key = `${c.tool}\u0000${c.input}\u0000${c.at}\u0000${c.proposer}`;
+    const earlier = first.get(key);
+    if (earlier === undefined) first.set(key, c.result);
+    else if (earlier !== c.result) out.set(i, earlier);
+  });
+  return out;
+}
+
+function candidateRow(a: Analysis, d: Decision, i: number, writings: ReadonlyMap<number, string>): HTMLTableRowElement {
   const c = d.candidate;
+  const writing = writings.get(i);
   const l = c.losses;
   return h('tr', { 'data-testid': `ex-row-${i}`, 'data-kept': String(d.kept) },
     h('td', {}, c.tool),
@@ -194,7 +214,9 @@ function candidateRow(a: Analysis, d: Decision, i: number): HTMLTableRowElement 
     h('td', {}, c.proposer === 'lm' ? 'LM sample' : i === a.ownIndex ? 'yours' : 'proposer'),
     // A sample that did not parse or never closed is shown as sampled.
     h('td', {}, h('code', {}, c.proposer === 'lm' && !c.input && c.raw !== undefined ? `[${c.raw}` : callString(a, c))),
-    h('td', { class: c.error ? 'error' : undefined }, c.error ? `error: ${c.error}` : (c.result ?? '—')),
+    h('td', { class: c.error ? 'error' : undefined }, c.error ? `error: ${c.error}` : (c.result ?? '—'),
+      writing !== undefined && h('span', { class: 'note', title: 'The tool offers more than one writing of this answer when the text before the call cannot tell which one the text uses; each is scored, and the filter keeps the writing that helps.' },
+        ` (another writing of ${writing})`)),
     h('td', { class: 'num' }, l ? fmt(l.noCall, 3) : '—'),
     h('td', { class: 'num' }, l ? fmt(l.callOnly, 3) : '—'),
     h('td', { class: 'num' }, l ? fmt(l.withResult, 3) : '—'),
