@@ -2,7 +2,8 @@
  * The default page in Chromium with `--enable-unsafe-webgpu` on a machine without a GPU (the adapter is SwiftShader,
  * a fallback adapter): `auto` must choose WASM and say why, and the explorer's default text (all tools, the default
  * model, no query parameters) must finish scoring. Then Cancel: a long explorer job and a generation are each
- * cancelled, the panel is idle again, and a new job runs to the end.
+ * cancelled, the panel is idle again, and a new job runs to the end; the explorer's Cancel leaves the generation
+ * queued behind its job alone (it runs to the end).
  *
  * The first test asserts what the adapter is, so on a machine with a real GPU it fails loudly instead of passing
  * for the wrong reason.
@@ -65,8 +66,14 @@ describe.skipIf(skipWithoutChromium(GROUP))(GROUP, () => {
       await page.waitForSelector('[data-testid="ex-cancel"]:not([disabled])');
       expect(await text(page, 'ex-status')).toMatch(/^Scoring/);
       await expect.poll(() => text(page, 'ex-status')).toMatch(/^Scoring: .+ \(\d+\/\d+\)$/);
+      // A generation queued behind it: the explorer's Cancel must not cancel it (each panel cancels its own jobs).
+      await page.click('[data-testid="inf-run"]');
+      expect(await text(page, 'inf-status')).not.toBe('cancelled');
       await page.click('[data-testid="ex-cancel"]');
       expect(await text(page, 'ex-status')).toBe('Cancelled. The last finished result stays below.');
+      expect(await text(page, 'inf-status')).not.toBe('cancelled');
+      await page.waitForFunction(() => document.querySelector('[data-testid="inf-status"]')?.getAttribute('data-done'), null, { timeout: 180_000 });
+      expect(await text(page, 'inf-output')).toContain('The capital of Peru is');
       expect(await page.isDisabled('[data-testid="ex-cancel"]')).toBe(true);
       expect(await page.isEnabled('[data-testid="ex-run"]')).toBe(true);
       expect(await page.isHidden('[data-testid="ex-progress"]')).toBe(true);
