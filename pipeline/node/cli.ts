@@ -183,6 +183,9 @@ program
   .option('--json', 'print one JSON object {prompt, text, calls} instead of streaming')
   .option('--input <file>', 'JSONL of {id, prompt[, date]}, one result line each to --out')
   .option('--out <file>', 'results JSONL for --input')
+  .option('--toolkens <file>', 'ToolkenGPT toolkens (toolformer toolkens train): calls come from toolkens, not " ["')
+  .option('--toolken-bias <x>', 'added to the toolken logits (the paper: 3–10)', number('--toolken-bias'), 0)
+  .addOption(new Option('--toolken-mode <mode>', 'tool mode: free (the tool\'s prompt until ")") or constrained (the model picks among the proposer\'s calls)').choices(['free', 'constrained']).default('free'))
   .action(async (prompt: string | undefined, opts) => {
     const { generateCommand } = await import('./generate-command.ts');
     await generateCommand(prompt, opts);
@@ -201,6 +204,9 @@ program
   .option('--set <prompts.jsonl>', 'eval prompts {id, family, prompt, answers[, tool, date, phrasing]} instead of the built-in families (e.g. pipeline/eval/experiment/prompts.jsonl)')
   .option('--no-without-tools', 'generate with tools only (no " ["-masked baseline run)')
   .option('--out <dir>', 'output directory (default out/eval/<model name>)')
+  .option('--toolkens <file>', 'ToolkenGPT toolkens (toolformer toolkens train): calls with tools come from toolkens, not " ["')
+  .option('--toolken-bias <x>', 'added to the toolken logits (the paper: 3–10)', number('--toolken-bias'), 0)
+  .addOption(new Option('--toolken-mode <mode>', 'tool mode: free (the tool\'s prompt until ")") or constrained (the model picks among the proposer\'s calls)').choices(['free', 'constrained']).default('free'))
   .option('--quiet', 'no progress')
   .action(async (opts) => {
     const { runEval, table } = await import('./eval-command.ts');

@@ -12,6 +12,9 @@ import { basename, join, resolve } from 'node:path';
 import { generate, stripCalls } from '../core/generate/generate.ts';
 import type { CausalLM } from '../core/lm/lm.ts';
 import { createNodeExecutor } from './generate-command.ts';
+import { generateWithToolkens, type ToolModeKind } from '../core/toolkens/generate.ts';
+import { TOOL_SPECS } from '../core/tools/registry.ts';
+import { readToolkens } from './toolkens-command.ts';
 import { loadModel } from './load-model.ts';
 import { KB_PATH } from './parts.ts';
 import { summarise, trial, type FamilySummary, type Trial, type TrialRecord } from '../eval/metrics.ts';
@@ -31,6 +34,12 @@ export interface EvalOptions {
   set?: string;
   /** Also generate without tools (" [" masked). @default true */
   withoutTools?: boolean;
+  /** A toolkens file (toolformer toolkens train): with tools, calls come from toolkens instead of " [". */
+  toolkens?: string;
+  /** Added to the toolken logits (ToolkenGPT's bias). @default 0 */
+  toolkenBias?: number;
+  /** How tool mode writes arguments: free (the tool's prompt until ")") or constrained (the proposer's calls). @default "free" */
+  toolkenMode?: ToolModeKind;
 }
 
 
@@ -72,15 +81,21 @@ export async function runEval(o: EvalOptions): Promise<EvalReport> {
     })));
   const leaked = overlap(prompts, texts);
   const factsSeen = factOverlap(prompts, texts);
-  const lm: CausalLM = await loadModel(o.model);
+  const toolkens = o.toolkens ? await readToolkens(o.toolkens, o.model) : null;
+  const lm = await loadModel(o.model, toolkens ? { lm: { hiddenStates: true } } : {});
   const executor = await createNodeExecutor();
+  const specs = new Map(TOOL_SPECS.map((s) => [s.name, s]));
   const log = (s: string) => {
     if (!o.quiet) process.stderr.write(s);
   };
   const run = async (p: EvalPrompt, tools: boolean, temperature: number, seed: number): Promise<Trial> =>
-    trial(p, tools, await generate(lm, executor, p.prompt, {
-      tools, temperature, seed, topK: o.topK, maxNewTokens: o.maxNewTokens, doc: { id: p.id, date: p.date },
-    }));
+    trial(p, tools, tools && toolkens
+      ? await generateWithToolkens(lm, executor, p.prompt, {
+        toolkens, specs, mode: o.toolkenMode, bias: o.toolkenBias, maxNewTokens: o.maxNewTokens, doc: { id: p.id, date: p.date },
+      })
+      : await generate(lm as CausalLM, executor, p.prompt, {
+        tools, temperature, seed, topK: o.topK, maxNewTokens: o.maxNewTokens, doc: { id: p.id, date: p.date },
+      }));
 
   const families: FamilySummary[] = [];
   const examples: EvalReport['examples'] = {};

@@ -11,12 +11,14 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { defaultConfig } from '../core/config.ts';
 import { ToolExecutor } from '../core/stages/execute.ts';
-import { generate, type GenerateOptions, type Generation } from '../core/generate/generate.ts';
+import { generate as generateWithTools, type GenerateOptions, type Generation } from '../core/generate/generate.ts';
 import type { CausalLM } from '../core/lm/lm.ts';
 import { TOOL_SPECS, ToolRegistry } from '../core/tools/registry.ts';
 import { createApertiumEngine } from './apertium.ts';
 import { loadModel } from './load-model.ts';
 import { nodeResources } from './parts.ts';
+import { generateWithToolkens, type ToolModeKind } from '../core/toolkens/generate.ts';
+import { readToolkens } from './toolkens-command.ts';
 
 export interface GenerateCommandOptions {
   model: string;
@@ -30,6 +32,10 @@ export interface GenerateCommandOptions {
   json?: boolean;
   input?: string;
   out?: string;
+  /** ToolkenGPT toolkens (toolformer toolkens train): calls come from toolkens instead of " [". */
+  toolkens?: string;
+  toolkenBias?: number;
+  toolkenMode?: ToolModeKind;
 }
 
 /** The default tools behind an executor with annotate's limits (the same timeout and concurrency as a run). */
@@ -46,16 +52,23 @@ export function toRecord(g: Generation): { prompt: string; text: string; calls: 
 export async function generateCommand(prompt: string | undefined, o: GenerateCommandOptions): Promise<void> {
   if ((prompt === undefined) === (o.input === undefined)) throw new Error('generate: pass a prompt or --input prompts.jsonl (not both)');
   if (o.input !== undefined && o.out === undefined) throw new Error('generate: --input needs --out results.jsonl');
-  const lm: CausalLM = await loadModel(o.model);
+  const toolkens = o.toolkens ? await readToolkens(o.toolkens, o.model) : null;
+  const model = await loadModel(o.model, toolkens ? { lm: { hiddenStates: true } } : {});
+  const lm: CausalLM = model;
   const executor = o.tools ? await createNodeExecutor() : null;
   const base: GenerateOptions = {
     tools: o.tools, maxNewTokens: o.maxNewTokens, topK: o.topK, maxCalls: o.maxCalls, temperature: o.temperature, seed: o.seed,
   };
+  const specs = new Map(TOOL_SPECS.map((s) => [s.name, s]));
+  const generate = (text: string, more: Pick<GenerateOptions, 'doc' | 'onText'>): Promise<Generation> =>
+    toolkens && executor
+      ? generateWithToolkens(model, executor, text, { toolkens, specs, mode: o.toolkenMode, bias: o.toolkenBias, maxNewTokens: o.maxNewTokens, maxCalls: o.maxCalls, ...more })
+      : generateWithTools(lm, executor, text, { ...base, ...more });
   if (prompt !== undefined) {
     const stream = !o.json;
     if (stream) process.stdout.write(prompt);
-    const g = await generate(lm, executor, prompt, {
-      ...base, doc: { id: 'cli', date: o.date },
+    const g = await generate(prompt, {
+      doc: { id: 'cli', date: o.date },
       onText: stream ? (p) => process.stdout.write(p.text) : undefined,
     });
     if (stream) process.stdout.write('\n');
@@ -84,7 +97,7 @@ export async function generateCommand(prompt: string | undefined, o: GenerateCom
       continue;
     }
     try {
-      const g = await generate(lm, executor, rec.prompt, { ...base, doc: { id: String(rec.id ?? n), date: typeof rec.date === 'string' ? rec.date : o.date } });
+      const g = await generate(rec.prompt, { doc: { id: String(rec.id ?? n), date: typeof rec.date === 'string' ? rec.date : o.date } });
       out.write(JSON.stringify({ id: rec.id ?? n, ...toRecord(g) }) + '\n');
       written++;
     } catch (error) {

@@ -1,0 +1,56 @@
+/**
+ * Generation with toolkens (core/toolkens/generate.ts) on the bundled model and the real tools: a toolken that wins
+ * switches to tool mode, the call runs, its result is inserted where the toolken fired; a failing call backs off to
+ * the next candidate. The toolkens here are planted (W_τ = 0, the bias decides), so what fires is known.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ToolExecutor } from '../core/stages/execute.ts';
+import { generateWithToolkens } from '../core/toolkens/generate.ts';
+import type { Toolkens } from '../core/toolkens/file.ts';
+import { TOOL_SPECS } from '../core/tools/registry.ts';
+import { createNodeExecutor } from './generate-command.ts';
+import { loadModel } from './load-model.ts';
+
+let lm: Awaited<ReturnType<typeof loadModel>>;
+let executor: ToolExecutor;
+const specs = new Map(TOOL_SPECS.map((s) => [s.name, s]));
+const planted = (tools: string[]): Toolkens => ({ tools, hiddenSize: 256, weights: new Float32Array(tools.length * 256), meta: {} });
+
+beforeAll(async () => {
+  lm = await loadModel('models/default', { lm: { hiddenStates: true } });
+  executor = await createNodeExecutor();
+});
+afterAll(() => lm.release());
+
+describe('generateWithToolkens', () => {
+  it('constrained: a winning QA toolken picks among the proposer’s calls, runs it and inserts the result', async () => {
+    const g = await generateWithToolkens(lm, executor, 'The capital city of Kyrgyzstan is', {
+      toolkens: planted(['QA']), specs, mode: 'constrained', bias: 1000, maxNewTokens: 6, doc: { id: 't' },
+    });
+    expect(g.calls).toHaveLength(1);
+    expect(g.calls[0]).toMatchObject({ tool: 'QA', input: 'What is the capital of Kyrgyzstan?', result: 'Bishkek', mode: 'constrained' });
+    expect(g.calls[0].proposals).toBeGreaterThan(0);
+    expect(g.text.startsWith(' Bishkek')).toBe(true);
+  });
+
+  it('free: the tool-mode prompt writes the argument until ")" (the call is recorded whatever it says)', async () => {
+    const g = await generateWithToolkens(lm, executor, 'The capital city of Kyrgyzstan is', {
+      toolkens: planted(['QA']), specs, mode: 'free', bias: 1000, maxNewTokens: 6, doc: { id: 't' },
+    });
+    expect(g.calls[0]).toMatchObject({ tool: 'QA', mode: 'free' });
+    expect(g.calls[0].result !== undefined || g.calls[0].error !== undefined).toBe(true);
+  });
+
+  it('a failing call backs off to the next candidate: the text is what the model writes with toolkens that never win', async () => {
+    const prompt = 'She smiled and said that the weather was';
+    const never = await generateWithToolkens(lm, executor, prompt, { toolkens: planted(['QA']), specs, bias: -1000, maxNewTokens: 8 });
+    expect(never.calls).toEqual([]);
+    const g = await generateWithToolkens(lm, executor, prompt, { toolkens: planted(['QA']), specs, mode: 'constrained', bias: 1000, maxNewTokens: 8 });
+    expect(g.calls).toEqual([{ tool: 'QA', input: '', raw: '', mode: 'constrained', proposals: 0, error: 'no proposal for this context' }]);
+    expect(g.text).toBe(never.text);
+  });
+
+  it('refuses toolkens made for another hidden size', async () => {
+    await expect(generateWithToolkens(lm, executor, 'x', { toolkens: { ...planted(['QA']), hiddenSize: 8, weights: new Float32Array(8) }, specs })).rejects.toThrow(/hidden size 8, the model's is 256/);
+  });
+});
