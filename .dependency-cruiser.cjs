@@ -3,7 +3,7 @@
  * pipeline/architecture.test.ts, so `npm test` fails on a violation).
  *
  * Layers, lowest first; a layer imports only from layers below it (or itself):
- *   pipeline/onnx/    graph builders, weights, the seeded random: needs nothing of ours
+ *   pipeline/onnx/    graph builders and weights: needs nothing of ours but core/random.ts (a leaf: the seeded random)
  *   pipeline/io/      Node file helpers (JSONL): needs nothing of ours; everything above core may use it
  *   pipeline/core/    the isomorphic pipeline (no node:*, no platform runtime): imports core/ and onnx/ only
  *   pipeline/train/, pipeline/eval/, pipeline/data/   libraries over core (eval's task families use train's data)
@@ -11,11 +11,39 @@
  *   pipeline/bench/   measures the Node edge and the browser: may import node/; nothing imports bench/
  *   pipeline/docs/    fills the READMEs' generated blocks from result files: may import node/; nothing imports it
  *   web/src/          the browser app over core/; web/bench.ts and web/e2e/ run in Node and may import node/
+ * Inside core/, floors (CORE_FLOORS below, lowest first); a floor imports only from floors below it and itself:
+ *   records   document.ts, candidates.ts (a candidate and its losses), median.ts, random.ts (the seeded random)
+ *   text, lm  text/ span finders and comparisons; lm/ the CausalLM interface and its ONNX backend
+ *   tools     tools/ (each tool's folder: its prompt, proposer, text heuristics), call-syntax.ts (how a call is written)
+ *   sampling, scoring   sampling/ (p_i, positions, sampled calls), scoring/ (the paper's losses, judging)
+ *   plan      config.ts: a run's settings, over the tools and the sampling gate
+ *   stages    stages/: one document's way through prefilter → propose → execute → score → inline; the probes
+ *   top       generate/, export/, stats.ts: what runs over the stages
  * Test files (*.test.ts) sit beside the code they test and may reach up (a core test loads a model through
  * node/load-model.ts); nothing imports a test, so this makes no cycle. `testing/` folders hold test helpers:
  * only tests, other testing modules and web/e2e/ (the browser tests' harness) import them. No cycles anywhere.
  */
 const TEST = '(\\.test\\.ts$|(^|/)testing/|^web/e2e/)';
+
+/** The floors inside pipeline/core/, lowest first: a name and the paths (under pipeline/core/) on it. */
+const CORE_FLOORS = [
+  ['records', ['document\\.ts$', 'candidates\\.ts$', 'median\\.ts$', 'random\\.ts$']],
+  ['text-and-lm', ['text/', 'lm/']],
+  ['tools', ['tools/', 'call-syntax\\.ts$']],
+  ['sampling-and-scoring', ['sampling/', 'scoring/']],
+  ['plan', ['config\\.ts$']],
+  ['stages', ['stages/']],
+  ['top', ['generate/', 'export/', 'stats\\.ts$']],
+];
+const corePaths = (floors) => `^pipeline/core/(${floors.flatMap(([, paths]) => paths).join('|')})`;
+/** One rule per floor below the top: it imports nothing from the floors above it. */
+const coreFloorRules = CORE_FLOORS.slice(0, -1).map(([name], i) => ({
+  name: `core-floor-${name}`,
+  severity: 'error',
+  comment: `Inside core/, ${name} imports only from its own floor and those below (.dependency-cruiser.cjs CORE_FLOORS).`,
+  from: { path: corePaths([CORE_FLOORS[i]]), pathNot: TEST },
+  to: { path: corePaths(CORE_FLOORS.slice(i + 1)) },
+}));
 
 module.exports = {
   forbidden: [
@@ -29,9 +57,9 @@ module.exports = {
     {
       name: 'onnx-is-lowest',
       severity: 'error',
-      comment: 'pipeline/onnx/ builds graphs and weights; it imports nothing else of the repository.',
+      comment: 'pipeline/onnx/ builds graphs and weights; it imports nothing else of the repository but the seeded random.',
       from: { path: '^pipeline/onnx/', pathNot: TEST },
-      to: { path: '^(pipeline/(?!onnx/)|web/|corpus/|models/)' },
+      to: { path: '^(pipeline/(?!onnx/|core/random\\.ts$)|web/|corpus/|models/)' },
     },
     {
       name: 'io-is-lowest',
@@ -46,6 +74,21 @@ module.exports = {
       comment: 'pipeline/core/ is shared unchanged by Node and the browser: only core/ and onnx/ (and npm packages).',
       from: { path: '^pipeline/core/', pathNot: TEST },
       to: { path: '^(pipeline/(?!core/|onnx/)|web/|corpus/|models/)' },
+    },
+    ...coreFloorRules,
+    {
+      name: 'core-module-on-a-floor',
+      severity: 'error',
+      comment: 'Every module of core/ sits on a floor: add a new file or folder to CORE_FLOORS in .dependency-cruiser.cjs.',
+      from: { path: '^pipeline/core/', pathNot: [TEST, corePaths(CORE_FLOORS)] },
+      to: { path: '^pipeline/' },
+    },
+    {
+      name: 'core-random-is-a-leaf',
+      severity: 'error',
+      comment: 'core/random.ts is what onnx/ may import from core: it imports nothing, so no cycle can pass through it.',
+      from: { path: '^pipeline/core/random\\.ts$' },
+      to: { path: '^(pipeline|web|corpus|models)/' },
     },
     {
       name: 'core-no-platform',

@@ -33,16 +33,27 @@ describe('import direction', () => {
   // One planted back-import per rule, as a file path → source text. Test files and testing/ modules that are allowed
   // to reach up are planted too: they must NOT be reported.
   const planted: Record<string, string> = {
-    'pipeline/onnx/graph.ts': "import { x } from '../core/ok.ts';\nexport const g = x;\n", // onnx-is-lowest
-    'pipeline/core/ok.ts': 'export const x = 1;\n',
-    'pipeline/core/reads-file.ts': "import { readFileSync } from 'node:fs';\nexport const r = readFileSync;\n", // core-no-platform
-    'pipeline/core/uses-node.ts': "import { n } from '../node/edge.ts';\nexport const u = n;\n", // core-imports-core-and-onnx-only
-    'pipeline/core/ort.ts': "import * as ort from 'onnxruntime-node';\nexport const o = ort;\n", // core-no-platform-runtime
-    'pipeline/core/a.ts': "import { b } from './b.ts';\nexport const a = () => b;\n", // no-circular (reported once per cycle)
-    'pipeline/core/b.ts': "import { a } from './a.ts';\nexport const b = () => a;\n",
-    'pipeline/core/ok.test.ts': "import { n } from '../node/edge.ts';\nimport { f } from './testing/fake.ts';\nexport const t = [n, f];\n",
-    'pipeline/core/testing/fake.ts': "import { x } from '../ok.ts';\nexport const f = x;\n",
-    'pipeline/node/edge.ts': "import { x } from '../core/ok.ts';\nexport const n = x;\n",
+    'pipeline/onnx/graph.ts': "import { x } from '../core/text/ok.ts';\nexport const g = x;\n", // onnx-is-lowest
+    'pipeline/onnx/weights.ts': "import { r } from '../core/random.ts';\nexport const w = r;\n", // allowed: the seeded random
+    'pipeline/core/random.ts': "import { d } from './document.ts';\nexport const r = d;\n", // core-random-is-a-leaf
+    'pipeline/core/document.ts': 'export const d = 1;\n',
+    'pipeline/core/text/ok.ts': 'export const x = 1;\n',
+    'pipeline/core/text/reads-file.ts': "import { readFileSync } from 'node:fs';\nexport const r = readFileSync;\n", // core-no-platform
+    'pipeline/core/stages/uses-node.ts': "import { n } from '../../node/edge.ts';\nexport const u = n;\n", // core-imports-core-and-onnx-only
+    'pipeline/core/lm/ort.ts': "import * as ort from 'onnxruntime-node';\nexport const o = ort;\n", // core-no-platform-runtime
+    'pipeline/core/stages/a.ts': "import { b } from './b.ts';\nexport const a = () => b;\n", // no-circular (reported once per cycle)
+    'pipeline/core/stages/b.ts': "import { a } from './a.ts';\nexport const b = () => a;\n",
+    // The floors inside core: text up into stages, tools up into sampling (the old sampling ⇄ tools), stages up
+    // into the top; a module on no floor; and downward imports, which are allowed.
+    'pipeline/core/text/up.ts': "import { a } from '../stages/a.ts';\nexport const up = a;\n", // core-floor-text-and-lm
+    'pipeline/core/tools/up.ts': "import { s } from '../sampling/down.ts';\nexport const t = s;\n", // core-floor-tools
+    'pipeline/core/sampling/down.ts': "import { x } from '../text/ok.ts';\nexport const s = x;\n", // allowed
+    'pipeline/core/stages/up.ts': "import { st } from '../stats.ts';\nexport const su = st;\n", // core-floor-stages
+    'pipeline/core/stats.ts': "import { a } from './stages/a.ts';\nexport const st = a;\n", // allowed: the top
+    'pipeline/core/unplaced.ts': "import { x } from './text/ok.ts';\nexport const un = x;\n", // core-module-on-a-floor
+    'pipeline/core/stages/ok.test.ts': "import { n } from '../../node/edge.ts';\nimport { f } from '../testing/fake.ts';\nexport const t = [n, f];\n",
+    'pipeline/core/testing/fake.ts': "import { x } from '../text/ok.ts';\nexport const f = x;\n",
+    'pipeline/node/edge.ts': "import { x } from '../core/text/ok.ts';\nexport const n = x;\n",
     'pipeline/node/uses-bench.ts': "import { m } from '../bench/measure.ts';\nexport const ub = m;\n", // bench-and-docs-on-top
     'pipeline/node/uses-fake.ts': "import { f } from '../core/testing/fake.ts';\nexport const uf = f;\n", // testing-only-from-tests
     'pipeline/eval/uses-node.ts': "import { n } from '../node/edge.ts';\nexport const e = n;\n", // libraries-below-node
@@ -60,11 +71,16 @@ describe('import direction', () => {
     const found = (await violations(fixture, ['pipeline', 'web'])).map((v) => `${v.rule.name}: ${v.from}`).sort();
     expect(found).toEqual([
       'bench-and-docs-on-top: pipeline/node/uses-bench.ts',
-      'core-imports-core-and-onnx-only: pipeline/core/uses-node.ts',
-      'core-no-platform-runtime: pipeline/core/ort.ts',
-      'core-no-platform: pipeline/core/reads-file.ts',
+      'core-floor-stages: pipeline/core/stages/up.ts',
+      'core-floor-text-and-lm: pipeline/core/text/up.ts',
+      'core-floor-tools: pipeline/core/tools/up.ts',
+      'core-imports-core-and-onnx-only: pipeline/core/stages/uses-node.ts',
+      'core-module-on-a-floor: pipeline/core/unplaced.ts',
+      'core-no-platform-runtime: pipeline/core/lm/ort.ts',
+      'core-no-platform: pipeline/core/text/reads-file.ts',
+      'core-random-is-a-leaf: pipeline/core/random.ts',
       'libraries-below-node: pipeline/eval/uses-node.ts',
-      'no-circular: pipeline/core/a.ts',
+      'no-circular: pipeline/core/stages/a.ts',
       'onnx-is-lowest: pipeline/onnx/graph.ts',
       'testing-only-from-tests: pipeline/node/uses-fake.ts',
       'web-app-over-core: web/src/uses-node.ts',

@@ -1,4 +1,12 @@
-import type { Losses } from './scoring/losses.ts';
+/** The paper's three losses of one call (scoring/losses.ts computes them; its header maps L_a, L_b, L_c to these names). */
+export interface Losses {
+  /** L_a, nats: the text alone. */
+  noCall: number;
+  /** L_b, nats: the call without its result as a prefix. */
+  callOnly: number;
+  /** L_c, nats: the call with its result as a prefix. */
+  withResult: number;
+}
 
 /**
  * The counterfactual control's measurement for one call (scoring/distractor.ts measures it), stored on the candidate

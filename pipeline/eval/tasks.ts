@@ -13,12 +13,12 @@
  *   dates       the weekday of a date written in the prompt (DATESET-style, Calendar: the prompt's date is "today")
  *   relevance   prompts no tool fits (BFCL relevance): a good model makes no call
  */
-import { mulberry32, type Random } from '../onnx/random.ts';
+import { mulberry32, type Random } from '../core/random.ts';
 import { capitalFacts, splitFacts } from '../train/data-synthetic.ts';
-import { calculator } from '../core/tools/calculator/index.ts';
-import { calendar } from '../core/tools/calendar/index.ts';
-import { qa } from '../core/tools/qa/index.ts';
 import { fnv1a } from '../core/text/hash.ts';
+import { PAPER_TOOLS } from '../core/tools/registry.ts';
+
+const { calculator, calendar, qa } = PAPER_TOOLS;
 
 export type Family = 'capitals' | 'elements' | 'arithmetic' | 'dates' | 'relevance';
 export const FAMILIES: readonly Family[] = ['capitals', 'elements', 'arithmetic', 'dates', 'relevance'];

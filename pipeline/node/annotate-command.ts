@@ -322,7 +322,7 @@ async function annotateWith(
  */
 export async function runProbes(parts: PipelineParts, config: AnnotateConfig, lmContext: AnnotateFlags['lmContext'], notice: (line: string) => void): Promise<void> {
   const [{ probeBare, probeSampling }, { probeNotices }, { chooseLmContext, lmContextNotice }] = await Promise.all([
-    import('../core/sampling/sampling-probe.ts'),
+    import('../core/stages/sampling-probe.ts'),
     import('../core/sampling/sampling-gate.ts'),
     import('../core/sampling/lm-context.ts'),
   ]);

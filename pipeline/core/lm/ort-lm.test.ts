@@ -8,7 +8,7 @@ import { loadModel } from '../../node/load-model.ts';
 import { TINY_RANDOM_DIR } from '../../onnx/tiny-random.ts';
 import type { ScoreRequest } from './lm.ts';
 import { bosTokenId, logSoftmaxGather, OrtCausalLM, pickToken, rowSeeds } from './ort-lm.ts';
-import { mulberry32 } from '../../onnx/random.ts';
+import { mulberry32 } from '../random.ts';
 
 const EOT = 263;
 let lm: OrtCausalLM;

@@ -9,15 +9,15 @@
  *   per document, and each position is sampled once, whatever the tool (propose-stage.ts).
  *
  * The CLI's `--lm-context auto` chooses `bare` when calls sampled from the bare text at the tools' worked examples
- * parse at least BARE_MIN_PARSE_RATE of the time (sampling-probe.ts `probeBare`), and records the counts in
+ * parse at least BARE_MIN_PARSE_RATE of the time (stages/sampling-probe.ts `probeBare`), and records the counts in
  * config.json, so every process of a run decides alike.
  */
 import type { SamplingCounts } from './sampling-gate.ts';
-import type { ToolPrompt } from './prompts.ts';
+import type { ToolPrompt } from '../tools/prompts.ts';
 
 export type LmContext = 'prompt' | 'bare';
 
-/** The empty prompt: positions and samples on the bare text (prompts.ts's last variant, alone). */
+/** The empty prompt: positions and samples on the bare text (tools/prompts.ts's last variant, alone). */
 export const BARE_PROMPT: ToolPrompt = { tool: '*', variants: [() => ''] };
 
 /**

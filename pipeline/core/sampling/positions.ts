@@ -1,5 +1,5 @@
 import type { CausalLM } from '../lm/lm.ts';
-import type { ToolPrompt } from './prompts.ts';
+import type { ToolPrompt } from '../tools/prompts.ts';
 import { singleTokenId, tokenOffsets } from '../lm/tokens.ts';
 
 /**
@@ -17,7 +17,7 @@ export interface PositionScores {
   windows: Array<[number, number]>;
   /** Token ids of the text. [n] */
   ids: number[];
-  /** Which prompt variant fitted the model (0 = the paper-style prompt; see prompts.ts). */
+  /** Which prompt variant fitted the model (0 = the paper-style prompt; see tools/prompts.ts). */
   promptVariant: number;
 }
 

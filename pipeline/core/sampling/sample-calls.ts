@@ -2,7 +2,7 @@ import { parseCall } from '../call-syntax.ts';
 import type { Outcome } from '../candidates.ts';
 import type { CausalLM } from '../lm/lm.ts';
 import { type PositionScores, promptedPrefix } from './positions.ts';
-import type { ToolPrompt } from './prompts.ts';
+import type { ToolPrompt } from '../tools/prompts.ts';
 import type { ToolCall } from '../tools/tool.ts';
 
 /**

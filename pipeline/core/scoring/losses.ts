@@ -11,14 +11,9 @@
  *   L_b = L_i(e(c, ε))    → `callOnly`    (the call, with an empty result)
  *   L_c = L_i(e(c, r))    → `withResult`  (the call and its result; the paper's L⁺)
  */
-export interface Losses {
-  /** L_a, nats: the text alone. */
-  noCall: number;
-  /** L_b, nats: the call without its result as a prefix. */
-  callOnly: number;
-  /** L_c, nats: the call with its result as a prefix. */
-  withResult: number;
-}
+// The record (three numbers per candidate) lives with the candidate it is stored on, on core's lowest floor.
+import type { Losses } from '../candidates.ts';
+export type { Losses };
 
 /** Paper-style losses, named as the paper writes them, for display and docs. */
 export const paperNames: Record<keyof Losses, string> = { noCall: 'L_a', callOnly: 'L_b', withResult: 'L_c' };

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ToolExecutor } from './execute.ts';
-import { paperPrompt } from '../sampling/prompts.ts';
+import { paperPrompt } from '../tools/prompts.ts';
 import type { KnowledgeBase } from '../tools/qa/qa.ts';
 import { TOOL_SPECS, ToolRegistry } from '../tools/registry.ts';
 import { PAPER_DEFAULTS, type ToolSpec } from '../tools/spec.ts';

@@ -20,7 +20,7 @@ import type { Doc } from '../document.ts';
 import { heuristicPositions } from '../sampling/heuristic-positions.ts';
 import { BARE_PROMPT } from '../sampling/lm-context.ts';
 import { type PositionScores, type SelectedPosition, positionScores, selectPositions } from '../sampling/positions.ts';
-import type { ToolPrompt } from '../sampling/prompts.ts';
+import type { ToolPrompt } from '../tools/prompts.ts';
 import { proposeCalls } from '../sampling/propose.ts';
 import { sampleCalls } from '../sampling/sample-calls.ts';
 import { keepSampling } from '../sampling/sampling-gate.ts';

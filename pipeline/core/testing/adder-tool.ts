@@ -1,4 +1,4 @@
-import { paperPrompt } from '../sampling/prompts.ts';
+import { paperPrompt } from '../tools/prompts.ts';
 import type { ToolSpec } from '../tools/spec.ts';
 
 /**

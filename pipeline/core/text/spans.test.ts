@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ADAMS_1827, JOHNSON_1867, JOHNSON_1868, MEXICO_ANTHEM, SPAIN_GOVERNMENT, WASHINGTON_1790 } from '../testing/excerpts.fixture.ts';
-import { englishRatio, findDates, findEntities, findForeignSpans, findNumbers, findQuantities, tail } from './spans.ts';
+import { ADAMS_1827, JOHNSON_1867, MEXICO_ANTHEM } from '../testing/excerpts.fixture.ts';
+import { findDates, findNumbers, tail } from './spans.ts';
+import { findQuantities } from '../tools/calculator/quantities.ts';
 
 describe('findNumbers', () => {
   it('reads dollar amounts with thousands separators and flags years', () => {
@@ -54,71 +55,9 @@ describe('findDates and findQuantities', () => {
   });
 });
 
-describe('findEntities', () => {
-  it('finds names, joins initials, strips titles and drops generic words', () => {
-    expect(findEntities(JOHNSON_1868.text).map((e) => e.text)).toEqual([
-      'Charles A. Washburn',
-      'United States',
-      'Paraguay',
-      'United States',
-      'South Atlantic Squadron',
-      'Asuncion',
-      'Paraguay',
-      'Washburn', // from "Mr. Washburn"
-    ]);
-  });
-
-  it('finds nothing in an address opening made of institutions and sentence openers', () => {
-    expect(findEntities(WASHINGTON_1790.text)).toEqual([]);
-  });
-
-  it('keeps a title word that heads the text ("Spain: Government.")', () => {
-    expect(findEntities(SPAIN_GOVERNMENT.text).map((e) => e.text)).toEqual([
-      'Spain',
-      'Kingdom of Spain',
-      'Spain',
-      'Reino de Espana',
-      'Espana',
-      'Madrid',
-    ]);
-  });
-});
-
-describe('findForeignSpans', () => {
-  it('finds quoted Spanish names, with or without Spanish function words', () => {
-    expect(findForeignSpans(MEXICO_ANTHEM.text).map((s) => s.text)).toEqual([
-      'Himno Nacional Mexicano', // no Spanish function word, but an English gloss in parentheses follows
-      'Mexicanos, al grito de Guerra',
-    ]);
-  });
-
-  it('finds an unquoted run with Spanish function words, and nothing in plain English', () => {
-    expect(findForeignSpans(SPAIN_GOVERNMENT.text).map((s) => s.text)).toEqual(['Reino de Espana']);
-    expect(findForeignSpans(JOHNSON_1868.text)).toEqual([]);
-    expect(findForeignSpans(WASHINGTON_1790.text)).toEqual([]);
-  });
-
-  it('does not take two-word place names or names written in English ("Los Angeles", "Al Qaida")', () => {
-    expect(findForeignSpans('a new office in Los Angeles and we are tracking Al Qaida cells')).toEqual([]);
-  });
-});
-
-describe('englishRatio', () => {
-  it('separates English prose from a Spanish sentence', () => {
-    expect(englishRatio(WASHINGTON_1790.text)).toBeGreaterThan(0.4);
-    expect(englishRatio('Mexicanos, al grito de guerra el acero aprestad y el bridón')).toBe(0);
-  });
-});
-
 describe('tail', () => {
   it('keeps the end of the text, cut at a space', () => {
     expect(tail('forming a sum total of', 10)).toBe('total of');
     expect(tail('short', 10)).toBe('short');
-  });
-});
-
-describe('findEntities and digits', () => {
-  it('takes no name from a token glued to digits ("FY2014/15")', () => {
-    expect(findEntities('Fiscal year: FY2014/15 budget of Saint Helena').map((e) => e.text)).toEqual(['Saint Helena']);
   });
 });

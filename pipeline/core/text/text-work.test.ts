@@ -8,7 +8,10 @@ import { foldText, numbersEqual, wordF1 } from './compare.ts';
 import { fnv1a } from './hash.ts';
 import { styleFor, writeNumber, writtenNumbers } from './number-style.ts';
 import { containsPhrase, normalize } from './phrases.ts';
-import { englishRatio, findDates, findEntities, findForeignSpans, findNumbers, findQuantities, nameWords, tail, tokenIndexer } from './spans.ts';
+import { findDates, findNumbers, tail, tokenIndexer } from './spans.ts';
+import { englishRatio, findForeignSpans } from '../tools/translate/foreign-spans.ts';
+import { findEntities, nameWords } from '../tools/qa/entities.ts';
+import { findQuantities } from '../tools/calculator/quantities.ts';
 
 /**
  * The text helpers of core/text/ run on every document, whatever it holds, so their work must grow linearly with

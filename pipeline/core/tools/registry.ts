@@ -12,6 +12,12 @@ import { translate } from './translate/index.ts';
  */
 export const TOOL_SPECS: readonly ToolSpec[] = [calculator, qa, calendar, translate];
 
+/**
+ * The paper's four tools by role, for code that builds data or tasks for one of them (train/, eval/): it reads them
+ * here rather than importing a tool's folder, and takes the name from the spec (`PAPER_TOOLS.qa.name`).
+ */
+export const PAPER_TOOLS = { calculator, qa, calendar, translate } as const satisfies Record<string, ToolSpec>;
+
 /** The registered names, in registry order. */
 export const TOOL_NAMES: readonly string[] = TOOL_SPECS.map((s) => s.name);
 
@@ -93,3 +99,4 @@ function describeErrors(errors: readonly ErrorObject[]): string {
 export function toolSpec(name: string): ToolSpec | undefined {
   return TOOL_SPECS.find((s) => s.name === name);
 }
+

@@ -1,5 +1,5 @@
 import type { Doc } from '../document.ts';
-import type { ToolPrompt } from '../sampling/prompts.ts';
+import type { ToolPrompt } from './prompts.ts';
 import type { ToolContext, ToolResult } from './tool.ts';
 
 /**
@@ -53,7 +53,7 @@ export interface ToolSpec {
   sameResult?(result: string, expected: string): boolean;
   /** How a result is written into call text, `[Tool(args) -> <here>]` (before escaping). @default the result as is */
   formatResult?(result: string): string;
-  /** P(x): the prompt variants the LM is asked with (prompts.ts `paperPrompt`). */
+  /** P(x): the prompt variants the LM is asked with (tools/prompts.ts `paperPrompt`). */
   readonly prompt: ToolPrompt;
   /** The paper's per-tool τ_s, τ_f, k, m (App. A). */
   readonly thresholds: ToolThresholds;

@@ -15,7 +15,7 @@ import { formatCall } from '../../core/call-syntax.ts';
 import { escapeBrackets, inlineCalls } from '../../core/stages/inline.ts';
 import type { Candidate } from '../../core/candidates.ts';
 import { toolSpec } from '../../core/tools/registry.ts';
-import { mulberry32, type Random } from '../../onnx/random.ts';
+import { mulberry32, type Random } from '../../core/random.ts';
 import type { CorpusDoc } from './heldout.ts';
 
 export const ARMS = ['a', 'b', 'c', 'd', 'e'] as const;

@@ -17,14 +17,14 @@
  *   relevance     none        no tool fits: narrative (tasks.ts RELEVANCE), advice and dialogue sentences, and held-out SOTU
  *                             and Factbook prose cut before an ordinary word
  */
-import { mulberry32, type Random } from '../../onnx/random.ts';
-import { calculator } from '../../core/tools/calculator/index.ts';
-import { calendar } from '../../core/tools/calendar/index.ts';
-import { qa } from '../../core/tools/qa/index.ts';
-import { findQuantities } from '../../core/text/spans.ts';
+import { mulberry32, type Random } from '../../core/random.ts';
+import { findQuantities } from '../../core/tools/calculator/quantities.ts';
 import { relation } from '../../core/tools/calculator/prefilter.ts';
 import { elementSplit, longDate, weekday, type EvalPrompt, type KbFact } from '../tasks.ts';
 import { evalSubjects, factbookCountry, isHeldOutDoc, type CorpusDoc, type HeldOut } from './heldout.ts';
+import { PAPER_TOOLS } from '../../core/tools/registry.ts';
+
+const { calculator, calendar, qa } = PAPER_TOOLS;
 
 export const EVAL_SEED = 2020;
 /** Prompt tokens at most: 128 positions − 48 new tokens (the eval's --max-new-tokens) − a margin. */

@@ -16,7 +16,7 @@
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, cpSync, existsSync, mkdirSync, renameSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
-import { mulberry32 } from '../../onnx/random.ts';
+import { mulberry32 } from '../../core/random.ts';
 import { trainDocs } from '../tasks.ts';
 import { armAll, armNoCalls, armRandom, callsPerTool, mentionsAny, withoutHeldOutCalls, withoutHeldOutRows, type CallRow, type TrainRecord } from './arms.ts';
 import { ROOT, corpus, evalSet, heldOut, positiveControlSet, readJsonl, readKb, writeJsonl, HELDOUT_FILE, POSITIVE_FILE, PROMPTS_FILE } from './corpus-files.ts';

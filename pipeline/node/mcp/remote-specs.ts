@@ -12,7 +12,7 @@
  * a reason, and the run goes on without it.
  */
 import { escapeCallText } from '../../core/call-syntax.ts';
-import type { ToolPrompt } from '../../core/sampling/prompts.ts';
+import type { ToolPrompt } from '../../core/tools/prompts.ts';
 import { defaultLeak } from '../../core/stages/leakage.ts';
 import { MAX_PROPOSALS, type ObjectSchema, PAPER_DEFAULTS, type ToolSpec } from '../../core/tools/spec.ts';
 import type { McpConnection, RemoteTool } from './client.ts';

@@ -2,11 +2,11 @@
  * The Calculator tool, whole: `[Calculator(400 / 1400) -> 0.29]`. The engine is calculate.ts (mathjs behind an
  * allowlist), the pre-filter prefilter.ts, the proposer proposer.ts.
  */
-import { paperPrompt } from '../../sampling/prompts.ts';
+import { paperPrompt } from '../prompts.ts';
 import { positionBefore } from '../../text/boundaries.ts';
 import { numbersEqual } from '../../text/compare.ts';
 import { clip } from '../../text/phrases.ts';
-import { findQuantities } from '../../text/spans.ts';
+import { findQuantities } from './quantities.ts';
 import type { ToolSpec } from '../spec.ts';
 import { Calculator, MAX_EXPRESSION_LENGTH } from './calculate.ts';
 import { calculatorPrefilter } from './prefilter.ts';

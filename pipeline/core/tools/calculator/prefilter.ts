@@ -4,7 +4,8 @@
  */
 import type { Doc } from '../../document.ts';
 import { fnv1a } from '../../text/hash.ts';
-import { findQuantities, type NumberSpan, tokenIndexer } from '../../text/spans.ts';
+import { type NumberSpan, tokenIndexer } from '../../text/spans.ts';
+import { findQuantities } from './quantities.ts';
 import type { PrefilterVerdict } from '../spec.ts';
 
 /** The paper's window: the three numbers must lie within 100 tokens (here: whitespace-separated words). */

@@ -1,4 +1,5 @@
-import { findNumbers, findQuantities, type NumberSpan, tail, tokenIndexer } from '../../text/spans.ts';
+import { findNumbers, type NumberSpan, tail, tokenIndexer } from '../../text/spans.ts';
+import { findQuantities } from './quantities.ts';
 import { MAX_PROPOSALS } from '../spec.ts';
 
 /** Numbers further back than this many tokens (words) from the position are not "recent". */

@@ -3,7 +3,7 @@
  * document's date. The engine is calendar.ts, the proposer proposer.ts.
  */
 import type { Doc } from '../../document.ts';
-import { paperPrompt } from '../../sampling/prompts.ts';
+import { paperPrompt } from '../prompts.ts';
 import { positionBefore } from '../../text/boundaries.ts';
 import { foldText } from '../../text/compare.ts';
 import { findDates } from '../../text/spans.ts';

@@ -4,11 +4,11 @@
  * question forms questions.ts, the proposer proposer.ts.
  */
 import type { Doc } from '../../document.ts';
-import { paperPrompt } from '../../sampling/prompts.ts';
+import { paperPrompt } from '../prompts.ts';
 import { positionBefore } from '../../text/boundaries.ts';
 import { foldText } from '../../text/compare.ts';
 import { clip, containsPhrase, normalize } from '../../text/phrases.ts';
-import { findEntities } from '../../text/spans.ts';
+import { findEntities } from './entities.ts';
 import { PAPER_DEFAULTS, type PrefilterVerdict, type ToolResources, type ToolSpec } from '../spec.ts';
 import { proposeQA } from './proposer.ts';
 import { type KnowledgeBase, MAX_QUESTION_LENGTH, QA } from './qa.ts';
@@ -89,7 +89,7 @@ function cuedValues(text: string): number[] {
 
 /**
  * The document names something a question could be about — one capitalised entity that is neither a sentence
- * opener nor a generic institution word (text/spans.ts `findEntities`). Whether the knowledge base knows it is
+ * opener nor a generic institution word (entities.ts `findEntities`). Whether the knowledge base knows it is
  * left to the tool and the loss filter.
  */
 function qaPrefilter(doc: Doc): PrefilterVerdict {

@@ -1,4 +1,5 @@
-import { findEntities, tail } from '../../text/spans.ts';
+import { tail } from '../../text/spans.ts';
+import { findEntities } from './entities.ts';
 import { MAX_PROPOSALS } from '../spec.ts';
 import { formatQuestion, type Relation } from './questions.ts';
 

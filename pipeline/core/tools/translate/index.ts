@@ -4,11 +4,11 @@
  * `resources.translationEngine` (Node: Apertium, pipeline/node/apertium.ts; absent → the "not installed" error).
  */
 import type { Doc } from '../../document.ts';
-import { paperPrompt } from '../../sampling/prompts.ts';
+import { paperPrompt } from '../prompts.ts';
 import { positionAfter } from '../../text/boundaries.ts';
 import { wordF1 } from '../../text/compare.ts';
 import { clip, containsPhrase, normalize } from '../../text/phrases.ts';
-import { englishRatio, findForeignSpans } from '../../text/spans.ts';
+import { englishRatio, findForeignSpans } from './foreign-spans.ts';
 import type { PrefilterVerdict, ToolResources, ToolSpec } from '../spec.ts';
 import { createEldDetector } from './language-id.ts';
 import { proposeTranslate } from './proposer.ts';
@@ -71,7 +71,7 @@ export const translate: ToolSpec = {
 };
 
 /**
- * A non-English span inside English text. Cheap heuristics (text/spans.ts): the text's share of English function
+ * A non-English span inside English text. Cheap heuristics (foreign-spans.ts): the text's share of English function
  * words ≥ 0.1 (Factbook field lists score 0.1–0.35) and at least one foreign span. The tool itself does real
  * language identification.
  */

@@ -1,4 +1,5 @@
-import { ENGLISH_WORDS, findForeignSpans, tail } from '../../text/spans.ts';
+import { tail } from '../../text/spans.ts';
+import { ENGLISH_WORDS, findForeignSpans } from './foreign-spans.ts';
 
 /** How far back (characters) a foreign span may end and still be "the one just read". */
 export const TRANSLATE_LOOKBACK_CHARS = 200;

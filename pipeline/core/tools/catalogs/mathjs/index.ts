@@ -6,7 +6,7 @@
  * of the 22 left out is left out, so the catalog serves 215.
  */
 import * as mathjs from 'mathjs';
-import { paperPrompt } from '../../../sampling/prompts.ts';
+import { paperPrompt } from '../../prompts.ts';
 import { PAPER_DEFAULTS, type ToolDocumentation, type ToolSpec } from '../../spec.ts';
 import { DISABLED, MAX_ARGUMENTS_LENGTH, runMathjs } from './sandbox.ts';
 

@@ -3,7 +3,7 @@
  * that adding a tool is this folder plus one line in a registry (../registry.ts): the Node pipeline and the web app
  * run it without any other edit (pipeline/node/fifth-tool.test.ts, web/e2e/fifth-tool.test.ts). It is not a production tool.
  */
-import { paperPrompt } from '../../../sampling/prompts.ts';
+import { paperPrompt } from '../../prompts.ts';
 import { positionBefore } from '../../../text/boundaries.ts';
 import type { ToolSpec } from '../../spec.ts';
 

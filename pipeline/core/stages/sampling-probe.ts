@@ -1,10 +1,10 @@
 import type { AnnotateConfig } from '../config.ts';
-import { BARE_PROBE_SAMPLES, BARE_PROMPT } from './lm-context.ts';
-import { positionScores } from './positions.ts';
-import type { ToolPrompt } from './prompts.ts';
-import { sampleCalls } from './sample-calls.ts';
-import type { SamplingCounts } from './sampling-gate.ts';
-import { type PipelineParts, seedFor } from '../stages/stages.ts';
+import { BARE_PROBE_SAMPLES, BARE_PROMPT } from '../sampling/lm-context.ts';
+import { positionScores } from '../sampling/positions.ts';
+import type { ToolPrompt } from '../tools/prompts.ts';
+import { sampleCalls } from '../sampling/sample-calls.ts';
+import type { SamplingCounts } from '../sampling/sampling-gate.ts';
+import { type PipelineParts, seedFor } from './stages.ts';
 
 /**
  * The probe: for each of the run's tools that would be sampled and has worked examples, `gate.minSamples` calls

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../config.ts';
-import { createPipelineParts } from '../stages/parts.ts';
-import { paperPrompt } from './prompts.ts';
-import { probeNotices } from './sampling-gate.ts';
+import { createPipelineParts } from './parts.ts';
+import { paperPrompt } from '../tools/prompts.ts';
+import { probeNotices } from '../sampling/sampling-gate.ts';
 import { probeSampling } from './sampling-probe.ts';
 import type { AnnotateConfig } from '../config.ts';
 import type { Doc } from '../document.ts';
-import { annotate } from '../stages/stages.ts';
+import { annotate } from './stages.ts';
 import { FakeLM } from '../testing/fake-lm.ts';
 import type { ToolSpec } from '../tools/spec.ts';
 

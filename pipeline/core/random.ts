@@ -2,8 +2,9 @@
  * A small seedable PRNG (mulberry32: 32-bit state, period 2^32) — enough for sampling and for generating
  * deterministic test weights; not for cryptography. Same seed → same sequence on every platform.
  *
- * It lives in onnx/, the lowest layer (core/ builds its scoring graphs with onnx/ modules), because the random
- * weights here need it; core/ (sampling), train/ and eval/ import it from here, so imports point one way.
+ * It lives on core's lowest floor and imports nothing: sampling and generation (core), training and evaluation
+ * (train/, eval/) and onnx/'s random test weights all import it from here (.dependency-cruiser.cjs lets onnx/
+ * import this one leaf of core).
  */
 export interface Random {
   /** Uniform in [0, 1). */
