@@ -15,7 +15,8 @@
  *   records   document.ts, candidates.ts (a candidate and its losses), median.ts, random.ts (the seeded random)
  *   text, lm  text/ span finders and comparisons; lm/ the CausalLM interface and its ONNX backend
  *   tools     tools/ (each tool's folder: its prompt, proposer, text heuristics), call-syntax.ts (how a call is written)
- *   sampling, scoring   sampling/ (p_i, positions, sampled calls), scoring/ (the paper's losses, judging)
+ *   sampling, scoring   sampling/ (p_i, positions, sampled calls), scoring/ (the paper's losses, judging),
+ *             toolkens/ (ToolkenGPT's tool embeddings over the LM's hidden states)
  *   plan      config.ts: a run's settings, over the tools and the sampling gate
  *   stages    stages/: one document's way through prefilter → propose → execute → score → inline; the probes
  *   top       generate/, export/, stats.ts: what runs over the stages
@@ -30,7 +31,7 @@ const CORE_FLOORS = [
   ['records', ['document\\.ts$', 'candidates\\.ts$', 'median\\.ts$', 'random\\.ts$']],
   ['text-and-lm', ['text/', 'lm/']],
   ['tools', ['tools/', 'call-syntax\\.ts$']],
-  ['sampling-and-scoring', ['sampling/', 'scoring/']],
+  ['sampling-and-scoring', ['sampling/', 'scoring/', 'toolkens/']],
   ['plan', ['config\\.ts$']],
   ['stages', ['stages/']],
   ['top', ['generate/', 'export/', 'stats\\.ts$']],
