@@ -12,6 +12,7 @@
  *   toolformer score <text> --call "Calculator(400/1400)" --at <offset>   the three losses of one call
  *   toolformer mcp [--http <port>]   serve the tools to MCP clients (stdio or Streamable HTTP)
  */
+import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { judge } from '../core/scoring/judge.ts';
 import { paperNames } from '../core/scoring/losses.ts';
@@ -41,8 +42,12 @@ const dtypeOption = () =>
 const collect = (value: string, previous: string[]) => [...previous, value];
 
 
+/** package.json's version, for `--version` (read, not imported: no JSON module at start-up). */
+const VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
+
 const program = new Command('toolformer')
   .description('Toolformer data generation (Schick et al., 2023) with a local ONNX causal LM')
+  .version(VERSION, '-V, --version', 'print the version (package.json) and exit')
   // A bad flag is one line naming it (no usage dump); --help lists the options.
   .configureOutput({ outputError: (message, write) => write(`toolformer: ${message.replace(/^error: /, '').trim().replace(/\s*\n\s*/g, ' ')} (see --help)\n`) });
 
@@ -83,7 +88,7 @@ program
   .option('--export <formats>', `after the run, export it: comma-separated ${EXPORT_FORMAT_NAMES.join(', ')} (to <out>/export/<format>; see \`toolformer export\`)`)
   // Scale out (pipeline/node/scale/): the files are byte-identical whichever of these is used.
   .option('--workers <n>', 'worker processes on this machine (default: the number of cores)', integer('--workers'))
-  .option('--shard <i/N>', 'process shard i of N (Slurm arrays, k8s indexed Jobs); then `toolformer merge --out`')
+  .option('--shard <i/N>', 'process shard i of N (Slurm arrays, k8s indexed Jobs); then `toolformer merge <out>`')
   .option('--queue <url>', 'spread the chunks over `toolformer worker`s through Redis (redis://host:port[/db])')
   .option('--chunk <n>', 'input items per chunk (scale-out unit)', integer('--chunk'))
   .action(async (inputs: string[], opts) => {

@@ -102,6 +102,13 @@ export class ToolExecutor {
     const invalid = this.registry.schemaError(tool.name, call.input);
     if (invalid) return done({ ok: false, error: `schema_error: ${invalid}`, schemaError: invalid });
 
+    try {
+      // An engine that loads on first use (mathjs, the language detector's data) loads before the clock starts.
+      await tool.load?.();
+    } catch (error) {
+      remember = false;
+      return done(fail(`${tool.name} failed: ${describe(error)}`));
+    }
     const controller = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<ToolResult>((resolve) => {

@@ -42,7 +42,7 @@ export class ToolRegistry {
         throw new Error(`${spec.name}: argument property "${spec.argument.property}" is not in its schema`);
       }
       const runner = spec.create(resources);
-      const tool: Tool = { ...spec, run: (input, context) => runner.run(input, context) };
+      const tool: Tool = { ...spec, run: (input, context) => runner.run(input, context), load: async () => runner.load?.() };
       this.byName.set(spec.name, { tool, validate: ajv.compile(spec.parameters) });
     }
   }

@@ -103,6 +103,11 @@ export interface ObjectSchema {
 
 export interface ToolRunner {
   run(input: string, context: ToolContext): Promise<ToolResult>;
+  /**
+   * Loads what the tool computes with (mathjs, a language detector's data) once per process; the executor awaits it
+   * before a call's time limit starts, so the limit is for the call, not for importing an engine. @default nothing
+   */
+  load?(): Promise<void>;
 }
 
 /**

@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Calculator, calculate, formatNumber, MAX_EXPRESSION_LENGTH, MAX_PAREN_DEPTH } from './calculate.ts';
+import { Calculator, formatNumber, loadCalculate, MAX_EXPRESSION_LENGTH, MAX_PAREN_DEPTH } from './calculate.ts';
+
+const calculate = await loadCalculate();
 
 const ok = (value: string) => ({ ok: true, value });
 

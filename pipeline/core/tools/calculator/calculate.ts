@@ -1,4 +1,4 @@
-import { all, create, type MathNode } from 'mathjs';
+import type { MathNode } from 'mathjs';
 import type { ToolResult } from '../tool.ts';
 import type { ToolRunner } from '../spec.ts';
 
@@ -44,30 +44,49 @@ export const CONSTANTS: readonly string[] = ['pi', 'e'];
 const BINARY: Readonly<Record<string, string>> = { '+': 'add', '-': 'subtract', '*': 'multiply', '/': 'divide', '^': 'pow' };
 const UNARY: Readonly<Record<string, string>> = { '-': 'unaryMinus', '+': 'unaryPlus' };
 
-const math = create(all);
-const parse = math.parse;
-// Defence in depth, as mathjs's security guide recommends: nothing reachable from an expression can
-// re-enter the parser or extend the instance. (The allowlist already refuses these names.)
-const disabled = (name: string) => () => {
-  throw new Error(`function ${name} is disabled`);
-};
-math.import(
-  Object.fromEntries(
-    ['import', 'createUnit', 'reviver', 'evaluate', 'parse', 'compile', 'simplify', 'derivative', 'resolve'].map(
-      (name) => [name, disabled(name)],
-    ),
-  ),
-  { override: true },
-);
+/** Evaluates one expression, synchronously, on a loaded mathjs: `calculate('400 / 1400')` → "0.29". */
+export type Calculate = (expression: string) => ToolResult;
+
+let loading: Promise<Calculate> | undefined;
+
+/**
+ * The calculator, with mathjs imported on first use and once per process: importing mathjs costs ~1.8 CPU s, which
+ * commands that never calculate (`--help`, `tools`, `example`, `export`) should not pay.
+ */
+export function loadCalculate(): Promise<Calculate> {
+  loading ??= import('mathjs').then(({ all, create }) => {
+    const math = create(all);
+    const parse = math.parse;
+    // Defence in depth, as mathjs's security guide recommends: nothing reachable from an expression can
+    // re-enter the parser or extend the instance. (The allowlist already refuses these names.)
+    const disabled = (name: string) => () => {
+      throw new Error(`function ${name} is disabled`);
+    };
+    math.import(
+      Object.fromEntries(
+        ['import', 'createUnit', 'reviver', 'evaluate', 'parse', 'compile', 'simplify', 'derivative', 'resolve'].map(
+          (name) => [name, disabled(name)],
+        ),
+      ),
+      { override: true },
+    );
+    return (expression: string) => calculateWith(parse, expression);
+  });
+  return loading;
+}
 
 export class Calculator implements ToolRunner {
+  async load(): Promise<void> {
+    await loadCalculate();
+  }
+
   async run(input: string): Promise<ToolResult> {
-    return calculate(input);
+    return (await loadCalculate())(input);
   }
 }
 
-/** Synchronous core, also used by proposers to check a candidate call: `calculate('400 / 1400')` → "0.29". */
-export function calculate(expression: string): ToolResult {
+/** The checks, the parse on `parse` (the loaded instance's parser, taken before it was disabled), the evaluation. */
+function calculateWith(parse: (text: string) => MathNode, expression: string): ToolResult {
   const text = normalize(expression);
   const early = checkRaw(text);
   if (early) return fail(early);

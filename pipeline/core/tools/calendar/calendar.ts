@@ -1,5 +1,5 @@
 import { UTCDate } from '@date-fns/utc';
-import { format } from 'date-fns';
+import { format } from 'date-fns/format'; // the one function, not the package index (~250 modules, ~0.6 CPU s to load)
 import type { ToolRunner } from '../spec.ts';
 import type { ToolContext, ToolResult } from '../tool.ts';
 

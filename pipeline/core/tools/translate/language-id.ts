@@ -1,17 +1,23 @@
-import { eld } from 'eld/medium';
 import type { LanguageDetector } from './translate.ts';
+
+type Eld = typeof import('eld/medium').eld;
+let loading: Promise<Eld> | undefined;
 
 /**
  * Language identification with eld (Apache-2.0), its 'medium' n-gram database (60 languages, ~2 MB of JS).
  * `eld/medium` is a static ES module that carries its data — no file or network access, no `load()` — so it works
- * unchanged in Node and under Vite (the web app should load this file lazily, a dynamic import, to keep it out of
- * the first chunk).
+ * unchanged in Node and under Vite. It is imported on the first detection and once per process (a dynamic import:
+ * ~1.2 CPU s that commands which never translate do not pay, and a chunk of its own in the web app).
  * Not covered by 'medium': Galician (reads as es), Esperanto, Macedonian (reads as bg).
  */
 export function createEldDetector(): LanguageDetector {
+  const eld = () => (loading ??= import('eld/medium').then((m) => m.eld));
   return {
-    detect(text: string) {
-      const result = eld.detect(text);
+    async load() {
+      await eld();
+    },
+    async detect(text: string) {
+      const result = (await eld()).detect(text);
       return { language: result.language, scores: result.getScores() };
     },
   };

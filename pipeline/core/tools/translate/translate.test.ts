@@ -20,13 +20,13 @@ function fakeEngine(languages: string[], table: Record<string, string> = {}) {
 }
 
 describe('language identification (eld medium)', () => {
-  it('identifies the languages Apertium can translate, and English', () => {
-    expect(detector.detect('hola, ¿cómo estás? La casa es grande.').language).toBe('es');
-    expect(detector.detect('Bon dia a tots').language).toBe('ca');
-    expect(detector.detect('Egun on guztioi').language).toBe('eu');
-    expect(detector.detect('Góðan daginn').language).toBe('is');
-    expect(detector.detect('The house is big.').language).toBe('en');
-    expect(detector.detect('1234').language).toBe('');
+  it('identifies the languages Apertium can translate, and English', async () => {
+    expect((await detector.detect('hola, ¿cómo estás? La casa es grande.')).language).toBe('es');
+    expect((await detector.detect('Bon dia a tots')).language).toBe('ca');
+    expect((await detector.detect('Egun on guztioi')).language).toBe('eu');
+    expect((await detector.detect('Góðan daginn')).language).toBe('is');
+    expect((await detector.detect('The house is big.')).language).toBe('en');
+    expect((await detector.detect('1234')).language).toBe('');
   });
 });
 

@@ -18,8 +18,18 @@ export interface TranslationEngine {
 
 /** Language identification. */
 export interface LanguageDetector {
-  /** `language`: ISO 639-1 code, '' when unknown; `scores`: per-language confidence in [0, 1], best first or not. */
-  detect(text: string): { language: string; scores: Record<string, number> };
+  /**
+   * `language`: ISO 639-1 code, '' when unknown; `scores`: per-language confidence in [0, 1], best first or not.
+   * May answer asynchronously (the default detector loads its database on first use).
+   */
+  detect(text: string): LanguageDetection | Promise<LanguageDetection>;
+  /** Loads its data ahead of the first detection (see ToolRunner.load). @default nothing */
+  load?(): Promise<void>;
+}
+
+export interface LanguageDetection {
+  language: string;
+  scores: Record<string, number>;
 }
 
 /** Characters. The paper's MT calls translate short chunks; longer text is refused, not cut. */
@@ -41,6 +51,10 @@ export interface TranslateOptions {
 export class Translate implements ToolRunner {
   constructor(private readonly options: TranslateOptions) {}
 
+  async load(): Promise<void> {
+    await this.options.detector.load?.();
+  }
+
   async run(input: string, context?: ToolContext): Promise<ToolResult> {
     const text = input.replace(/\s+/g, ' ').trim();
     if (text === '') return fail('empty text');
@@ -49,7 +63,7 @@ export class Translate implements ToolRunner {
     if (/[\u0000-\u001f\u007f]/.test(text)) return fail('control characters in text');
     if (!/\p{L}/u.test(text)) return fail('no words to translate');
 
-    const { language, scores } = this.options.detector.detect(text);
+    const { language, scores } = await this.options.detector.detect(text);
     if (language === '') return fail('language not identified');
     if (language === 'en') return fail('already English');
     if ((scores.en ?? 0) >= (scores[language] ?? 0) - ENGLISH_MARGIN) return fail(`could be English (${language}?)`);

@@ -1,0 +1,33 @@
+import { spawn } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from './testing/cli-child.ts';
+
+/**
+ * SIGINT or SIGTERM to the `npx toolformer` wrapper stops the command it runs (issue 33 §4): npm forwards the signal
+ * to its child only, so that child must be node itself — `.npmrc`'s `script-shell=bash` (bash execs a lone command;
+ * dash, Debian's sh, waits for node and never passes the signal on). Shown on `mcp --http`, which runs until stopped.
+ */
+async function stopsOn(signal: NodeJS.Signals): Promise<void> {
+  const npx = spawn('npx', ['toolformer', 'mcp', '--http', '0'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  const exited = new Promise<void>((done) => npx.on('exit', () => done()));
+  // Waits for the server's own line (progress), not for a clock.
+  const url = await new Promise<string>((done, fail) => {
+    let stderr = '';
+    npx.stderr.on('data', (d: Buffer) => {
+      stderr += d;
+      const m = /serving .* at (http:\S+)/.exec(stderr);
+      if (m) done(m[1]);
+    });
+    npx.on('exit', (code) => fail(new Error(`npx exited (${code}) before serving: ${stderr}`)));
+  });
+  expect((await fetch(url, { method: 'GET' }).catch((e: Error) => e)) instanceof Error).toBe(false);
+  npx.kill(signal);
+  await exited;
+  // The server went with it: nothing answers on its port any more.
+  await expect(fetch(url, { method: 'GET' })).rejects.toThrow();
+}
+
+describe('signals through the npx wrapper', () => {
+  it('SIGINT to npx stops mcp --http', () => stopsOn('SIGINT'), 180_000);
+  it('SIGTERM to npx stops mcp --http', () => stopsOn('SIGTERM'), 180_000);
+});
