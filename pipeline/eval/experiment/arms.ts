@@ -26,9 +26,9 @@ export const ARM_NAMES: Record<Arm | 'control', string> = {
   c: 'random calls, (a)\'s count per tool',
   // Not call-free: the base mixture every arm and the control share (finetune.ts, MIXTURE_SCHEDULE) has 30 % rows
   // that begin with a synthetic `[QA(…) -> …]` prefix; (d) has no pipeline calls, and the name says so.
-  d: 'no pipeline calls (CC baseline; base mixture with 30 % synthetic QA rows)',
+  d: 'no pipeline calls (CC baseline; base mixture with 30 % synthetic call rows)',
   e: '(a) + KB prose',
-  control: 'base mixture only (30 % synthetic QA rows)',
+  control: 'base mixture only (30 % synthetic call rows)',
 };
 
 /** A train.jsonl record as annotate writes it (the fields the arms use). */
