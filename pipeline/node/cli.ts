@@ -17,7 +17,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { judge } from '../core/scoring/judge.ts';
 import { paperNames } from '../core/scoring/losses.ts';
 import { DTYPE_FILES, DTYPES } from '../core/lm/dtypes.ts';
-import { DEFAULT_INPUTS, DEFAULT_MODEL } from './package-paths.ts';
+import { DEFAULT_GENERATE_MODEL, DEFAULT_INPUTS, DEFAULT_MODEL } from './package-paths.ts';
 import { planArgv } from './long-argv.ts';
 import { EXPORT_FORMAT_NAMES, exportFormatHelp } from './export/formats.ts';
 
@@ -177,7 +177,7 @@ program
   .command('generate')
   .description("generate with live tools (the paper's inference): a call starts when \" [\" is in the top k")
   .argument('[prompt]', 'the prompt (or --input)')
-  .option('--model <dir>', 'Hugging Face ONNX causal-LM directory', DEFAULT_MODEL)
+  .option('--model <dir>', 'Hugging Face ONNX causal-LM directory; the default is models/toolformer, the bundled model finetuned to write calls', DEFAULT_GENERATE_MODEL)
   .option('--no-tools', 'mask " [": the model answers alone')
   .option('--max-new-tokens <n>', 'tokens after the prompt, inserted results included', integer('--max-new-tokens'), 32)
   .option('--top-k <n>', 'a call starts when " [" is among the k most likely tokens', integer('--top-k'), 10)

@@ -10,8 +10,9 @@ const tmp = mkdtempSync(join(tmpdir(), 'generate-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 describe('toolformer generate', () => {
-  it('--json: a held-out capital makes a QA call whose result is inserted; --no-tools makes none', async () => {
-    const on = await runCli(['generate', 'The capital of Peru is', '--model', MODEL, '--json'], tmp);
+  it('--json, default model: a held-out capital makes a QA call whose result is inserted; --no-tools makes none', async () => {
+    // No --model: the default is the model that writes calls (issue 33: it was models/default, which never calls).
+    const on = await runCli(['generate', 'The capital of Peru is', '--json'], tmp);
     expect(on.code).toBe(0);
     const r = JSON.parse(on.stdout);
     expect(r.calls).toEqual([{ tool: 'QA', input: 'What is the capital of Peru?', result: 'Lima' }]);
