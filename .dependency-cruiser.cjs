@@ -15,11 +15,10 @@
  *   records   document.ts, candidates.ts (a candidate and its losses), median.ts, random.ts (the seeded random)
  *   text, lm  text/ span finders and comparisons; lm/ the CausalLM interface and its ONNX backend
  *   tools     tools/ (each tool's folder: its prompt, proposer, text heuristics), call-syntax.ts (how a call is written)
- *   sampling, scoring   sampling/ (p_i, positions, sampled calls), scoring/ (the paper's losses, judging),
- *             toolkens/ (ToolkenGPT's tool embeddings over the LM's hidden states)
+ *   sampling, scoring   sampling/ (p_i, positions, sampled calls), scoring/ (the paper's losses, judging)
  *   plan      config.ts: a run's settings, over the tools and the sampling gate
  *   stages    stages/: one document's way through prefilter → propose → execute → score → inline; the probes
- *   top       generate/, export/, stats.ts: what runs over the stages
+ *   top       generate/, toolkens/ (ToolkenGPT), export/, stats.ts: what runs over the stages
  * Test files (*.test.ts) sit beside the code they test and may reach up (a core test loads a model through
  * node/load-model.ts); nothing imports a test, so this makes no cycle. `testing/` folders hold test helpers:
  * only tests, other testing modules and web/e2e/ (the browser tests' harness) import them. No cycles anywhere.
@@ -31,10 +30,10 @@ const CORE_FLOORS = [
   ['records', ['document\\.ts$', 'candidates\\.ts$', 'median\\.ts$', 'random\\.ts$']],
   ['text-and-lm', ['text/', 'lm/']],
   ['tools', ['tools/', 'call-syntax\\.ts$']],
-  ['sampling-and-scoring', ['sampling/', 'scoring/', 'toolkens/']],
+  ['sampling-and-scoring', ['sampling/', 'scoring/']],
   ['plan', ['config\\.ts$']],
   ['stages', ['stages/']],
-  ['top', ['generate/', 'export/', 'stats\\.ts$']],
+  ['top', ['generate/', 'toolkens/', 'export/', 'stats\\.ts$']],
 ];
 const corePaths = (floors) => `^pipeline/core/(${floors.flatMap(([, paths]) => paths).join('|')})`;
 /** One rule per floor below the top: it imports nothing from the floors above it. */
