@@ -12,11 +12,12 @@
  *   pipeline/docs/    fills the READMEs' generated blocks from result files: may import node/; nothing imports it
  *   web/src/          the browser app over core/; web/bench.ts and web/e2e/ run in Node and may import node/
  * Inside core/, floors (CORE_FLOORS below, lowest first); a floor imports only from floors below it and itself:
- *   records   document.ts, candidates.ts (a candidate and its losses), median.ts, random.ts (the seeded random)
+ *   records   document.ts, candidates.ts (a candidate and its losses), median.ts, random.ts (the seeded random),
+ *             run-defaults.ts (the run's defaults table)
  *   text, lm  text/ span finders and comparisons; lm/ the CausalLM interface and its ONNX backend
  *   tools     tools/ (each tool's folder: its prompt, proposer, text heuristics), call-syntax.ts (how a call is written)
  *   sampling, scoring   sampling/ (p_i, positions, sampled calls), scoring/ (the paper's losses, judging)
- *   plan      config.ts: a run's settings, over the tools and the sampling gate
+ *   plan      config.ts: a run's settings, over the tools and the sampling gate; run-plan.ts: flags → the frozen plan
  *   stages    stages/: one document's way through prefilter → propose → execute → score → inline; the probes
  *   top       generate/, toolkens/ (ToolkenGPT), export/, stats.ts: what runs over the stages
  * Test files (*.test.ts) sit beside the code they test and may reach up (a core test loads a model through
@@ -27,11 +28,11 @@ const TEST = '(\\.test\\.ts$|(^|/)testing/|^web/e2e/)';
 
 /** The floors inside pipeline/core/, lowest first: a name and the paths (under pipeline/core/) on it. */
 const CORE_FLOORS = [
-  ['records', ['document\\.ts$', 'candidates\\.ts$', 'median\\.ts$', 'random\\.ts$']],
+  ['records', ['document\\.ts$', 'candidates\\.ts$', 'median\\.ts$', 'random\\.ts$', 'run-defaults\\.ts$']],
   ['text-and-lm', ['text/', 'lm/']],
   ['tools', ['tools/', 'call-syntax\\.ts$']],
   ['sampling-and-scoring', ['sampling/', 'scoring/']],
-  ['plan', ['config\\.ts$']],
+  ['plan', ['config\\.ts$', 'run-plan\\.ts$']],
   ['stages', ['stages/']],
   ['top', ['generate/', 'toolkens/', 'export/', 'stats\\.ts$']],
 ];

@@ -27,7 +27,9 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ScoreRequest, SampleOptions } from '../core/lm/lm.ts';
 import type { StageProgress } from '../core/stages/stages.ts';
-import { configFromFlags, runProbes } from '../node/annotate-command.ts';
+import { configFromFlags } from '../node/annotate-command.ts';
+import { runProbes } from '../node/run-probes.ts';
+import { withVerdicts } from '../core/run-plan.ts';
 import { runAnnotate } from '../node/annotate-run.ts';
 import { loadModel } from '../node/load-model.ts';
 import { createNodeParts } from '../node/parts.ts';
@@ -72,7 +74,7 @@ const cpu = (c0: NodeJS.CpuUsage) => {
 async function profileAnnotate(docs: number, log: (...x: unknown[]) => void): Promise<AnnotateProfile> {
   // What `npm start` passes: the CLI's defaults (pipeline/node/cli.ts) — seed 0, batches of 16, 4 concurrent tools,
   // --lm-context auto (undefined below), the search budget's default.
-  const config = configFromFlags({ seed: 0, batchSize: 16, concurrency: 4, lmProposals: true, out: '' } as Parameters<typeof configFromFlags>[0]);
+  const flagsConfig = configFromFlags({ seed: 0, batchSize: 16, concurrency: 4, lmProposals: true, out: '' } as Parameters<typeof configFromFlags>[0]);
   const c0 = process.cpuUsage();
   const t0 = performance.now();
   const lm = await loadModel(ANNOTATE_MODEL_DIR);
@@ -100,10 +102,11 @@ async function profileAnnotate(docs: number, log: (...x: unknown[]) => void): Pr
   };
   lm.sample = (prompt: readonly number[], options: SampleOptions) =>
     timed(stage === 'probe' ? 'probe' : 'sampling', options.n, options.n * (prompt.length + options.maxNewTokens), () => sample(prompt, options));
-  const { parts } = await createNodeParts(lm, config);
+  const { parts } = await createNodeParts(lm, flagsConfig);
   parts.progress = (step) => (stage = step.stage);
   log('the probes before the run (bare-text, then sampling), as annotate runs them');
-  await runProbes(parts, config, undefined, (line) => log(line));
+  // The run's config is the plan's: the flags' config with the probes' verdicts.
+  const config = withVerdicts(flagsConfig, await runProbes(parts, flagsConfig, undefined, (line) => log(line)));
   const peakRssAfterProbeMiB = peakRssMiB();
   stage = 'positions';
   log(`annotate: the first ${docs} documents of corpus/sample.jsonl`);

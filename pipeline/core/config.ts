@@ -1,3 +1,4 @@
+import { RUN_DEFAULTS } from './run-defaults.ts';
 import type { LmContext } from './sampling/lm-context.ts';
 import { DEFAULT_SAMPLING_GATE, type SamplingCounts, type SamplingGate } from './sampling/sampling-gate.ts';
 import { TOOL_SPECS } from './tools/registry.ts';
@@ -10,7 +11,7 @@ export { PAPER_DEFAULTS, type ToolThresholds } from './tools/spec.ts';
  * Defaults are the paper's (Appendix A): τ_s 0.05, τ_f 1.0, k 5, m 5 unless a tool's spec says otherwise
  * (Calculator and MT, our Translate: τ_s 0, k 20, m 10, τ_f 0.5).
  */
-export interface AnnotateConfig {
+export interface AnnotateConfig extends ProbeVerdicts {
   tools: string[];
   /** Per tool; a CLI flag such as --tau-f overrides the value for every tool. */
   thresholds: Record<string, ToolThresholds>;
@@ -48,8 +49,6 @@ export interface AnnotateConfig {
    * inline (issue 21). The CLI's `--lm-context auto` decides by a probe on the bare text (`bareProbe`).
    */
   lmContext: LmContext;
-  /** The bare-text probe's counts per tool (sampling-probe.ts), when the CLI ran it to decide `lmContext`. */
-  bareProbe?: Record<string, SamplingCounts>;
   /** Heuristic positions and the tools' programmatic proposers (`--no-programmatic`: false; every call the LM's). */
   programmatic: boolean;
   /** Top-k of LM sampling (positions' calls and the probes). */
@@ -59,11 +58,6 @@ export interface AnnotateConfig {
    * (`--force-lm-sampling`).
    */
   samplingGate: SamplingGate | null;
-  /**
-   * The probe's counts per tool (sampling-probe.ts), set by the CLI before a run so that every process of the run
-   * decides alike; absent: no probe, every tool is sampled.
-   */
-  samplingProbe?: Record<string, SamplingCounts>;
   /**
    * The counterfactual control (distractor.ts): a call that reaches τ_f is kept only if its true result beats a
    * distractor of the same tool by this many nats of L_c; null: no control (`--control-margin <nats>`).
@@ -93,33 +87,40 @@ export interface InputLimits {
   maxRowGroupBytes?: number;
 }
 
-/** The defaults for the tools of `specs` (@default TOOL_SPECS, the registry's list), with `overrides`. */
+/**
+ * What the probes before a run found (sampling-probe.ts), measured once by the CLI before the first document and part
+ * of the frozen run plan (run-plan.ts) — so every process of the run decides alike. Never set by a flag.
+ */
+export interface ProbeVerdicts {
+  /** The bare-text probe's counts per tool, when the CLI ran it to decide `lmContext`. */
+  bareProbe?: Record<string, SamplingCounts>;
+  /** The sampling probe's counts per tool; absent: no probe, every tool is sampled. */
+  samplingProbe?: Record<string, SamplingCounts>;
+}
+
+/** The defaults (run-defaults.ts) for the tools of `specs` (@default TOOL_SPECS, the registry's list), with `overrides`. */
 export function defaultConfig(overrides: Partial<AnnotateConfig> = {}, specs: readonly ToolSpec[] = TOOL_SPECS): AnnotateConfig {
+  const d = RUN_DEFAULTS;
   return {
     tools: specs.map((s) => s.name),
     thresholds: Object.fromEntries(specs.map((s) => [s.name, { ...s.thresholds }])),
-    seed: 0,
-    contextTokens: 96,
-    windowTokens: 96,
-    // 8.7× the longest document of the bundled corpora (943 tokens, sotu.jsonl), so none of them is cut. A document
-    // of adversarial text (about one token per character) is cut after ~8 KB; English after ~32 KB.
-    maxDocTokens: 8192,
-    batchSize: 16,
-    maxCallTokens: 96,
-    maxSampleTokens: 32,
-    temperature: 1,
-    heuristicPositions: 10,
-    lmProposals: true,
-    lmContext: 'prompt',
-    programmatic: true,
-    topK: 40,
+    seed: d.seed,
+    contextTokens: d.contextTokens,
+    windowTokens: d.windowTokens,
+    maxDocTokens: d.maxDocTokens,
+    batchSize: d.batchSize,
+    maxCallTokens: d.maxCallTokens,
+    maxSampleTokens: d.maxSampleTokens,
+    temperature: d.temperature,
+    heuristicPositions: d.heuristicPositions,
+    lmProposals: d.lmProposals,
+    lmContext: d.lmContext,
+    programmatic: d.programmatic,
+    topK: d.topK,
     samplingGate: { ...DEFAULT_SAMPLING_GATE },
-    controlMargin: 1,
-    toolConcurrency: 4,
-    // A guard against a hung tool, not a latency budget: the timeout is wall time, so a tight one makes runs differ.
-    // Four Apertium calls at once (toolConcurrency) take 2.05 s on an idle 2-core machine (0.5 CPU s each), so the
-    // former 2 s turned Translate results into errors in one run and not the next.
-    toolTimeoutMs: 30_000,
+    controlMargin: d.controlMargin,
+    toolConcurrency: d.toolConcurrency,
+    toolTimeoutMs: d.toolTimeoutMs,
     ...overrides,
   };
 }

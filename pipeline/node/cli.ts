@@ -17,6 +17,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { judge } from '../core/scoring/judge.ts';
 import { paperNames } from '../core/scoring/losses.ts';
 import { DTYPE_FILES, DTYPES } from '../core/lm/dtypes.ts';
+import { RUN_DEFAULTS } from '../core/run-defaults.ts';
 import { DEFAULT_GENERATE_MODEL, DEFAULT_INPUTS, DEFAULT_MODEL } from './package-paths.ts';
 import { planArgv } from './long-argv.ts';
 import { EXPORT_FORMAT_NAMES, exportFormatHelp } from './export/formats.ts';
@@ -69,17 +70,17 @@ program
   .option('--k <n>', 'positions per document and tool', integer('--k'))
   .option('--m <n>', 'sampled calls per position', integer('--m'))
   .option('--max-docs <n>', 'stop after this many documents', integer('--max-docs'))
-  .option('--max-doc-tokens <n>', "search budget: look for calls in each document's first n tokens only (the whole text is still written out; cut documents are counted and named); 0: no budget (default 8192)", integer('--max-doc-tokens'))
-  .option('--seed <n>', 'random seed', integer('--seed'), 0)
-  .option('--batch-size <n>', 'sequences per forward pass', integer('--batch-size'), 16)
-  .option('--concurrency <n>', 'concurrent tool calls', integer('--concurrency'), 4)
-  .option('--tool-timeout <ms>', 'a tool call running longer is a tool_error (wall-clock, so a loaded machine can change results)', integer('--tool-timeout'))
+  .option('--max-doc-tokens <n>', `search budget: look for calls in each document's first n tokens only (the whole text is still written out; cut documents are counted and named); 0: no budget (default ${RUN_DEFAULTS.maxDocTokens})`, integer('--max-doc-tokens'))
+  .option('--seed <n>', 'random seed', integer('--seed'), RUN_DEFAULTS.seed)
+  .option('--batch-size <n>', 'sequences per forward pass', integer('--batch-size'), RUN_DEFAULTS.batchSize)
+  .option('--concurrency <n>', 'concurrent tool calls', integer('--concurrency'), RUN_DEFAULTS.toolConcurrency)
+  .option('--tool-timeout <ms>', `a tool call running longer is a tool_error (wall-clock, so a loaded machine can change results; default ${RUN_DEFAULTS.toolTimeoutMs})`, integer('--tool-timeout'))
   .option('--no-lm-proposals', 'only programmatic proposers (no LM sampling)')
   .option('--force-lm-sampling', 'keep sampling calls for a tool even when its first 100 samples almost never parse')
   .addOption(new Option('--lm-context <how>', "what the LM's positions and calls condition on: prompt (each tool's prompt P(x), for a model that never saw a call), bare (the text before the position only, for a model finetuned on calls), auto (bare when calls sampled from the bare text parse)").choices(['auto', 'prompt', 'bare']).default('auto'))
   .option('--no-programmatic', 'no heuristic positions and no programmatic proposers: every call is sampled by the LM')
-  .option('--top-k <n>', 'top-k of LM sampling', integer('--top-k'))
-  .option('--control-margin <nats>', 'counterfactual control: keep a call only if its result beats a distractor by this many nats (default 1)', number('--control-margin'))
+  .option('--top-k <n>', `top-k of LM sampling (default ${RUN_DEFAULTS.topK})`, integer('--top-k'))
+  .option('--control-margin <nats>', `counterfactual control: keep a call only if its result beats a distractor by this many nats (default ${RUN_DEFAULTS.controlMargin})`, number('--control-margin'))
   .option('--no-control', 'no counterfactual control')
   .option('--out <dir>', 'output directory', 'out/run')
   .option('--resume', 'continue a killed run in --out from its checkpoint')

@@ -1,5 +1,6 @@
 import PQueue from 'p-queue';
 import type { Doc } from '../document.ts';
+import { RUN_DEFAULTS } from '../run-defaults.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import { maxArgumentLength } from '../tools/spec.ts';
 import type { ToolCall, ToolResult } from '../tools/tool.ts';
@@ -20,9 +21,9 @@ export type ExecutionResult = ToolResult & {
 };
 
 export interface ExecuteOptions {
-  /** Calls in flight at once. @default 4 */
+  /** Calls in flight at once. @default RUN_DEFAULTS.toolConcurrency (4) */
   concurrency?: number;
-  /** Per call. @default 5000 */
+  /** Per call, ms. @default RUN_DEFAULTS.toolTimeoutMs (30 000), the CLI's and the web app's */
   timeoutMs?: number;
   /** Characters, on top of the longest argument each tool's schema allows. @default 1000 */
   maxInputLength?: number;
@@ -54,8 +55,8 @@ export class ToolExecutor {
     private readonly registry: ToolRegistry,
     options: ExecuteOptions = {},
   ) {
-    this.queue = new PQueue({ concurrency: options.concurrency ?? 4 });
-    this.timeoutMs = options.timeoutMs ?? 5000;
+    this.queue = new PQueue({ concurrency: options.concurrency ?? RUN_DEFAULTS.toolConcurrency });
+    this.timeoutMs = options.timeoutMs ?? RUN_DEFAULTS.toolTimeoutMs;
     this.maxInputLength = options.maxInputLength ?? 1000;
     this.maxResultLength = options.maxResultLength ?? 1000;
     this.cacheSize = options.cacheSize ?? 10_000;

@@ -11,6 +11,7 @@ import { type RunStats, emptyStats, mergeStats } from '../../core/stats.ts';
 import { withSkippedInputs } from '../read-corpus.ts';
 import { statsProblem } from '../resume-checks.ts';
 import { OUTPUT_FILES, RunFiles } from '../run-files.ts';
+import type { ChunkStore } from '../run-loop.ts';
 import type { ChunkResult } from './chunks.ts';
 
 export interface Manifest {
@@ -109,6 +110,24 @@ export function mergeRun(out: string): RunStats {
   for (const f of OUTPUT_FILES) renameSync(tmp(f), join(out, f));
   RunFiles.writeJson(out, 'stats.json', withSkippedInputs(stats, inputs ?? []));
   return stats;
+}
+
+/**
+ * The chunk files as the loop's store (run-loop.ts), for a shard or a queued run: each result is written as its own
+ * file; `reuse` (a shard always, a queued run on --resume) skips the chunks already written; at the end the manifest,
+ * and with `merge` the run's files (a queued run; shards are merged by `toolformer merge`).
+ */
+export function chunkDirStore(out: string, run: string, options: { tools: readonly string[]; chunkItems: number; reuse: boolean; merge: boolean }): ChunkStore {
+  return {
+    start: { items: 0, docs: 0, stats: emptyStats(options.tools) },
+    stored: (index) => (options.reuse ? readChunk(out, run, index) : null),
+    put: (result) => writeChunk(out, run, result),
+    finish(totals, chunks) {
+      writeManifest(out, { run, chunks, chunkItems: options.chunkItems });
+      return options.merge ? mergeRun(out) : totals.stats;
+    },
+    close: () => {},
+  };
 }
 
 export function mergeCommand(dir: string): void {

@@ -4,14 +4,15 @@
  * stable id; its result is the exact bytes a single-process run writes for those items, plus their stats. Results
  * concatenated in chunk order (and their stats summed) are byte-identical to `--workers 1`:
  *   - every document's work depends only on the document and the config (seeds are per document, tool, position);
- *   - duplicate ids and --max-docs are decided by the one reader that cuts the chunks, as in runAnnotate;
+ *   - duplicate ids, a resume's start and --max-docs are decided here, by the one reader that cuts the chunks for
+ *     every executor (run-loop.ts);
  *   - summing stats in chunk order keeps the key order of the `reasons` maps (first occurrence in the stream).
  */
 import type { AnnotateConfig } from '../../core/config.ts';
 import type { Doc } from '../../core/document.ts';
-import { annotate, type PipelineParts } from '../../core/stages/stages.ts';
+import type { DocWork, PipelineParts } from '../../core/stages/stages.ts';
 import { type RunStats, addDoc, emptyStats } from '../../core/stats.ts';
-import { callRecord, errorRecord, trainRecord } from '../annotate-run.ts';
+import { callRecord, errorRecord, trainRecord } from '../run-records.ts';
 import { readCorpus } from '../read-corpus.ts';
 
 export type ChunkItem = { kind: 'doc'; doc: Doc } | { kind: 'error'; record: ReturnType<typeof errorRecord> };
@@ -60,7 +61,7 @@ export async function* readChunks(plan: ChunkPlan): AsyncGenerator<Chunk> {
   let docs = plan.startDocs ?? 0;
   let chunk: Chunk = { index: 0, firstItem: start, items: [] };
   for await (const item of readCorpus(plan.inputs, { columns: plan.columns, limits: plan.limits })) {
-    // Exactly runAnnotate's order of checks, so --max-docs stops at the same item.
+    // The only place a resume's skipped items and --max-docs are decided (run-loop.ts reads every run through here).
     if (items < start) {
       items++;
       continue;
@@ -82,29 +83,33 @@ export async function* readChunks(plan: ChunkPlan): AsyncGenerator<Chunk> {
 
 const line = (record: unknown) => JSON.stringify(record) + '\n';
 
-/** Annotate one chunk: the lines runAnnotate would write for its items, and their stats. */
-export async function annotateChunk(parts: PipelineParts, config: AnnotateConfig, chunk: Chunk): Promise<ChunkResult> {
-  const stats = emptyStats(config.tools);
-  // errors.jsonl holds only the bad records, calls/train.jsonl only the documents: each file keeps input order.
-  let errors = '';
+/** A chunk's result while its documents go through the stages: its bad records at once, its documents as they finish. */
+export interface OpenChunk {
+  result: ChunkResult;
+  /** Documents not finished yet. */
+  docsLeft: number;
+}
+
+/** Start a chunk's result: errors.jsonl holds only the bad records, calls/train.jsonl only the documents (input order each). */
+export function openChunk(chunk: Chunk, tools: readonly string[]): OpenChunk {
+  const result: ChunkResult = { index: chunk.index, firstItem: chunk.firstItem, items: chunk.items.length, docs: 0, train: '', calls: '', errors: '', stats: emptyStats(tools) };
+  let docsLeft = 0;
   for (const item of chunk.items) {
     if (item.kind === 'error') {
-      stats.badRecords++;
-      errors += line(item.record);
-    }
+      result.stats.badRecords++;
+      result.errors += line(item.record);
+    } else docsLeft++;
   }
-  let train = '';
-  let calls = '';
-  async function* docs(): AsyncIterable<Doc> {
-    for (const item of chunk.items) if (item.kind === 'doc') yield item.doc;
-  }
-  let n = 0;
-  for await (const work of annotate(parts, config, docs())) {
-    n++;
-    addDoc(stats, work);
-    for (const c of work.candidates) calls += line(callRecord(c, parts.registry.get(c.tool)?.server));
-    const t = trainRecord(parts, work);
-    if (t) train += line(t);
-  }
-  return { index: chunk.index, firstItem: chunk.firstItem, items: chunk.items.length, docs: n, train, calls, errors, stats };
+  return { result, docsLeft };
+}
+
+/** Add one judged document: the lines a single-process run writes for it, and its stats. */
+export function addWork(open: OpenChunk, parts: PipelineParts, work: DocWork): void {
+  const r = open.result;
+  r.docs++;
+  open.docsLeft--;
+  addDoc(r.stats, work);
+  for (const c of work.candidates) r.calls += line(callRecord(c, parts.registry.get(c.tool)?.server));
+  const t = trainRecord(parts, work);
+  if (t) r.train += line(t);
 }

@@ -8,7 +8,8 @@ import type { PipelineParts } from '../../core/stages/stages.ts';
 import type { Dtype } from '../hf-cache.ts';
 import { loadModel } from '../load-model.ts';
 import { createNodeParts } from '../parts.ts';
-import { type Chunk, annotateChunk } from './chunks.ts';
+import type { Chunk } from './chunks.ts';
+import { annotateChunk } from './in-process.ts';
 
 /** `init`: load the model and the tools (config: their limits); `chunk`: annotate it with the run's final config. */
 export type ToChild = { type: 'init'; model: string; dtype?: Dtype; config: AnnotateConfig } | { type: 'chunk'; chunk: Chunk; config: AnnotateConfig };

@@ -8,7 +8,8 @@ import type { PipelineParts } from '../../core/stages/stages.ts';
 import type { Dtype } from '../hf-cache.ts';
 import { loadModel } from '../load-model.ts';
 import { createNodeParts } from '../parts.ts';
-import { type ChunkResult, annotateChunk } from './chunks.ts';
+import type { ChunkResult } from './chunks.ts';
+import { annotateChunk } from './in-process.ts';
 import type { ChunkJob } from './queue.ts';
 
 export const WORKER_ENV = { model: 'TOOLFORMER_WORKER_MODEL', dtype: 'TOOLFORMER_WORKER_DTYPE', run: 'TOOLFORMER_WORKER_RUN' } as const;

@@ -44,25 +44,10 @@ export async function workerCommand(flags: WorkerFlags): Promise<void> {
     record = await readRun();
   }
 
-  // What this machine would compute with, against what the run was started with.
-  const resolved = await resolveModel(flags.model);
-  const lm = await loadModel(flags.model, { dtype: flags.dtype });
-  const { translation } = await createNodeParts(lm, { toolConcurrency: 1, toolTimeoutMs: record.identity.config.toolTimeoutMs });
-  const mine = {
-    modelDigest: modelDigest(resolved.dir),
-    dtype: flags.dtype ?? 'fp32',
-    modelMaxLength: lm.maxLength,
-    translationEngine: translation,
-    versions: packageVersions(),
-  };
-  for (const key of Object.keys(mine) as (keyof typeof mine)[]) {
-    const [was, now] = [JSON.stringify(record.identity[key]), JSON.stringify(mine[key])];
-    if (was !== now) {
-      const show = (v: string) => (key === 'modelDigest' ? v.slice(1, 13) : v.length > 40 ? `${v.slice(0, 39)}…` : v);
-      redis.disconnect();
-      throw new Error(`worker refused: its ${key} differs from the run's (run ${show(was)}, this worker ${show(now)}): start it with the run's --model and --dtype on the same toolformer-ts install and Apertium pairs`);
-    }
-  }
+  const resolved = await assertSameMachine(flags, record).catch((error) => {
+    redis.disconnect();
+    throw error;
+  });
 
   process.env[WORKER_ENV.model] = resolved.dir;
   process.env[WORKER_ENV.dtype] = flags.dtype ?? 'fp32';
@@ -110,4 +95,26 @@ export async function workerCommand(flags: WorkerFlags): Promise<void> {
     const counts = await queue.getJobCounts('wait', 'active', 'delayed', 'prioritized', 'paused');
     return Object.values(counts).reduce((a, b) => a + b, 0);
   }
+}
+
+/** What this machine would compute with, against what the run was started with: a difference is a one-line refusal. */
+async function assertSameMachine(flags: WorkerFlags, record: RunRecord) {
+  const resolved = await resolveModel(flags.model);
+  const lm = await loadModel(flags.model, { dtype: flags.dtype });
+  const { translation } = await createNodeParts(lm, { toolConcurrency: 1, toolTimeoutMs: record.identity.config.toolTimeoutMs });
+  const mine = {
+    modelDigest: modelDigest(resolved.dir),
+    dtype: flags.dtype ?? 'fp32',
+    modelMaxLength: lm.maxLength,
+    translationEngine: translation,
+    versions: packageVersions(),
+  };
+  for (const key of Object.keys(mine) as (keyof typeof mine)[]) {
+    const [was, now] = [JSON.stringify(record.identity[key]), JSON.stringify(mine[key])];
+    if (was !== now) {
+      const show = (v: string) => (key === 'modelDigest' ? v.slice(1, 13) : v.length > 40 ? `${v.slice(0, 39)}…` : v);
+      throw new Error(`worker refused: its ${key} differs from the run's (run ${show(was)}, this worker ${show(now)}): start it with the run's --model and --dtype on the same toolformer-ts install and Apertium pairs`);
+    }
+  }
+  return resolved;
 }
