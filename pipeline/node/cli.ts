@@ -20,6 +20,7 @@ import { DTYPE_FILES, DTYPES } from '../core/lm/dtypes.ts';
 import { RUN_DEFAULTS } from '../core/run-defaults.ts';
 import { DEFAULT_GENERATE_MODEL, DEFAULT_INPUTS, DEFAULT_MODEL } from './package-paths.ts';
 import { planArgv } from './long-argv.ts';
+import { checkCommandPaths } from './safe-paths.ts';
 import { EXPORT_FORMAT_NAMES, exportFormatHelp } from './export/formats.ts';
 
 const number = (name: string) => (value: string) => {
@@ -112,6 +113,7 @@ program
   .option('--system <text>', 'chat: the system message (--no-system: none)')
   .option('--no-system', 'chat: no system message')
   .action(async (run: string, opts) => {
+    checkCommandPaths({ outputs: [['--out', opts.out]] });
     const { exportRun } = await import('./export/export-command.ts');
     if (opts.shardDocs < 1 || opts.rowGroupDocs < 1) throw new Error('--shard-docs and --row-group-docs must be ≥ 1');
     const system = opts.system === false ? null : typeof opts.system === 'string' ? opts.system : undefined;
@@ -193,6 +195,7 @@ program
   .option('--toolken-bias <x>', 'added to the toolken logits (the paper: 3–10)', number('--toolken-bias'), 0)
   .addOption(new Option('--toolken-mode <mode>', 'tool mode: free (the tool\'s prompt until ")") or constrained (the model picks among the proposer\'s calls)').choices(['free', 'constrained']).default('free'))
   .action(async (prompt: string | undefined, opts) => {
+    checkCommandPaths({ inputs: [['--input', opts.input]], outputs: [['--out', opts.out]] });
     const { generateCommand } = await import('./generate-command.ts');
     await generateCommand(prompt, opts);
   });
@@ -215,6 +218,7 @@ program
   .addOption(new Option('--toolken-mode <mode>', 'tool mode: free (the tool\'s prompt until ")") or constrained (the model picks among the proposer\'s calls)').choices(['free', 'constrained']).default('free'))
   .option('--quiet', 'no progress')
   .action(async (opts) => {
+    checkCommandPaths({ inputs: [['--set', opts.set], ['--data', opts.data]], outputs: [['--out', opts.out]] });
     const { runEval, table } = await import('./eval-command.ts');
     const report = await runEval(opts);
     console.log(table(report));
@@ -240,6 +244,7 @@ toolkens
   .option('--max-positions <n>', 'most labelled positions cached (memory: n × hidden size × 4 bytes)', integer('--max-positions'), 200_000)
   .option('--quiet', 'no progress')
   .action(async (inputs: string[], opts) => {
+    checkCommandPaths({ inputs: [['toolkens train', inputs]], outputs: [['--out', opts.out]], directories: true });
     const { toolkensTrain } = await import('./toolkens-command.ts');
     await toolkensTrain(inputs, opts);
   });
@@ -252,6 +257,7 @@ program
   .option('--tokens <n>', 'tokens to score at least', integer('--tokens'), 50_000)
   .requiredOption('--out <loss.json>', 'result file {tokens, windows, meanNll, perWindow}')
   .action(async (opts) => {
+    checkCommandPaths({ inputs: [['--input', opts.input]], outputs: [['--out', opts.out]] });
     const { lossCommand } = await import('./loss-command.ts');
     const r = await lossCommand(opts);
     console.log(`${r.tokens} tokens: ${r.meanNll.toFixed(4)} nats/token`);
@@ -281,6 +287,7 @@ program
   .option('--quiet', 'no progress bar (log lines instead)', false)
   .option('--rebuild <command>', 'the rebuild command the model card shows (default: this command line)')
   .action(async (opts) => {
+    checkCommandPaths({ inputs: [['--data', opts.data], ['--corpus', opts.corpus]], outputs: [['--out', opts.out], ['--work', opts.work]] });
     const { finetune } = await import('../train/finetune.ts');
     const rebuild = opts.rebuild ?? `npx toolformer finetune ${process.argv.slice(3).filter((a) => a !== '--resume').join(' ')}`;
     await finetune({ ...opts, rebuild });

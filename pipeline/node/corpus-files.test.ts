@@ -66,10 +66,15 @@ describe('symlink loops and special files', () => {
     expect(skips([at('loops')])).toEqual(['symlink-loop loops/docs/self1', 'symlink-loop loops/docs/self2', 'symlink-loop loops/docs/up']);
   });
 
-  it('a link to /dev/zero and a FIFO named *.jsonl are skipped inside a folder, errors when named', async () => {
+  it('a link to /dev/zero and a FIFO named *.jsonl are skipped, named and counted, inside a folder or named', async () => {
     expect(ids(await read([at('special')]))).toEqual(['good']);
     expect(skips([at('special')])).toEqual(['not-a-regular-file special/pipe.jsonl', 'not-a-regular-file special/zero.jsonl']);
-    expect(errors(await read([at('special/zero.jsonl'), at('special/pipe.jsonl')]))).toEqual(['not-a-file special/zero.jsonl', 'not-a-file special/pipe.jsonl']);
+    // Named on the command line, whatever the name: /dev/zero itself too. The named good file is still read.
+    const named = [at('special/zero.jsonl'), at('special/pipe.jsonl'), '/dev/zero', at('special/good.jsonl')];
+    expect(errors(await read(named))).toEqual([]);
+    expect(ids(await read(named))).toEqual(['good']);
+    const skipped = [...listInputs(named)].flatMap((l) => (l.kind === 'skipped' ? [`${l.reason} ${l.path}`] : []));
+    expect(skipped).toEqual(named.slice(0, 3).map((p) => `not-a-regular-file ${p}`));
   });
 
   it('the fingerprint of those folders ends too, and hashes only what the reader reads', () => {

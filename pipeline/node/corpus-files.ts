@@ -6,7 +6,7 @@
  * followed — to files and to directories — with loop detection: a directory whose real path is already on the walk
  * (an ancestor) is a `symlink-loop`, one already walked elsewhere is `already-listed`, and so is a file reached a
  * second time (same device and inode), so every file is read once. Only regular files are listed: a FIFO, socket or
- * device (a link to /dev/zero named x.jsonl) would hang or never end. Inside a directory, hidden entries and names
+ * device (a link to /dev/zero named x.jsonl) would hang or never end — skipped and reported, named or walked. Inside a directory, hidden entries and names
  * of no corpus kind are skipped; every skip is reported with its reason, so nothing disappears without a record. A
  * path named as an input that cannot be read is an error instead (the user asked for it).
  *
@@ -20,11 +20,11 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 export type SkipReason =
   | 'hidden' // a name starting with "." inside a directory
   | 'other-kind' // a name of no corpus kind inside a directory
-  | 'not-a-regular-file' // a FIFO, socket or device inside a directory
+  | 'not-a-regular-file' // a FIFO, socket or device, named as an input or found inside a directory
   | 'symlink-loop' // a link to a directory that is being walked (an ancestor)
   | 'already-listed'; // a file or directory reached a second time (another link, or named twice)
 
-export type ListErrorCode = 'missing-path' | 'unreadable' | 'unsupported-extension' | 'not-a-file';
+export type ListErrorCode = 'missing-path' | 'unreadable' | 'unsupported-extension';
 
 export type Listed =
   | { kind: 'file'; path: string; suffix: string; idBase: string }
@@ -95,15 +95,16 @@ export function* listCorpusFiles(inputs: readonly string[], suffixes: readonly s
   }
 
   function* fileEntry(path: string, st: Stats, named: boolean): Generator<Listed> {
+    // A FIFO, socket or device, named or found (/dev/zero, a FIFO called x.jsonl): reading it could block or never
+    // end. Skipped, named and counted like any skip, whatever its name says.
+    if (!st.isFile()) {
+      yield { kind: 'skipped', path, reason: 'not-a-regular-file' };
+      return;
+    }
     const suffix = kindOf(path);
     if (!suffix) {
       if (named) yield { kind: 'error', path, code: 'unsupported-extension', reason: `not ${kindList}: ${extension(path)}` };
       else yield { kind: 'skipped', path, reason: 'other-kind' };
-      return;
-    }
-    if (!st.isFile()) {
-      if (named) yield { kind: 'error', path, code: 'not-a-file', reason: `not a regular file (${fileType(st)}): it could block or never end` };
-      else yield { kind: 'skipped', path, reason: 'not-a-regular-file' };
       return;
     }
     if (seenFiles.has(identity(st))) {
@@ -154,14 +155,6 @@ function existsAsLink(path: string): boolean {
   } catch {
     return false;
   }
-}
-
-function fileType(st: Stats): string {
-  if (st.isFIFO()) return 'a FIFO';
-  if (st.isCharacterDevice()) return 'a character device';
-  if (st.isBlockDevice()) return 'a block device';
-  if (st.isSocket()) return 'a socket';
-  return 'not a file';
 }
 
 function extension(path: string): string {

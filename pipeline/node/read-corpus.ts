@@ -15,8 +15,8 @@
  *           and the stream goes on with what could be read.
  *   dirs    walked by corpus-files.ts (the fingerprint uses the same list): sorted, links followed with loop
  *           detection, each file once, only regular files; hidden entries and other kinds are skipped and reported
- *           to `onSkip`. A path named on the command line that is missing, of another extension or not a regular
- *           file is an error item.
+ *           to `onSkip`; so is a FIFO, socket or device named on the command line (/dev/zero). A named path
+ *           that is missing or of another extension is an error item.
  */
 import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
@@ -31,7 +31,6 @@ export type CorpusErrorCode =
   | 'missing-path' // a path given as input does not exist
   | 'unreadable' // open/read/stat failed (permissions, dangling link, I/O error)
   | 'unsupported-extension' // an input file of no corpus kind
-  | 'not-a-file' // an input path that is a FIFO, socket or device (reading it could block or never end)
   | 'binary' // .txt: NUL bytes in the first 8 KiB; .jsonl: a record holding a NUL byte, or NULs in a file that does not start like JSONL
   | 'invalid-utf8'
   | 'malformed-json'

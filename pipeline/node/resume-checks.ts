@@ -7,11 +7,12 @@
  *
  * Order matters only for which line a doubly damaged run gets: checkpoint → config.json → stats → files.
  */
-import { closeSync, existsSync, lstatSync, openSync, readFileSync, readSync, readdirSync } from 'node:fs';
+import { closeSync, existsSync, lstatSync, openSync, readSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AnnotateConfig } from '../core/config.ts';
 import { type RunStats, emptyStats } from '../core/stats.ts';
 import { type Checkpoint, OUTPUT_FILES, RunFiles } from './run-files.ts';
+import { readStateJson } from './safe-paths.ts';
 
 /** config.json as annotate writes it: the fields a resume compares. */
 export interface RunRecord {
@@ -100,13 +101,9 @@ function shapeProblem(template: unknown, value: unknown, path: string): string |
   return null;
 }
 
-/** config.json of the run in `dir`; a one-line refusal when it is not JSON. */
+/** config.json of the run in `dir`; a one-line refusal when it is not a regular file under the cap, or not JSON. */
 function readRecord(dir: string): RunRecord {
-  try {
-    return JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
-  } catch (error) {
-    throw new Error(`cannot resume ${dir}: config.json is not valid JSON (${(error as Error).message}): start again with another --out`);
-  }
+  return readStateJson(dir, 'config.json', `cannot resume ${dir}`, 'start again with another --out') as RunRecord;
 }
 
 /** The settings that must match: batch size and tool concurrency do not change the output; --max-docs may grow. */

@@ -1,5 +1,8 @@
-import { accessSync, closeSync, constants, existsSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { accessSync, closeSync, constants, existsSync, fstatSync, fsyncSync, ftruncateSync, lstatSync, openSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname, join, parse, relative, resolve } from 'node:path';
+import { readStateJson, realPlace, specialKind, virtualRootOf } from './safe-paths.ts';
+
+export { realPlace };
 
 /**
  * The run's append-only output files with a durable checkpoint, so that a run killed at any moment
@@ -48,6 +51,11 @@ export class RunFiles<S> {
     const fds = {} as Record<OutputFile, number>;
     const bytes = {} as Record<OutputFile, number>;
     for (const name of OUTPUT_FILES) {
+      const kind = existsSync(join(dir, name)) ? specialKind(statSync(join(dir, name))) : null;
+      if (kind) {
+        for (const open of Object.values(fds)) closeSync(open);
+        throw new Error(`cannot write ${join(dir, name)}: it is ${kind}, not a file: choose another --out`);
+      }
       const fd = openSync(join(dir, name), existsSync(join(dir, name)) ? 'r+' : 'w+');
       const length = checkpoint?.bytes[name] ?? 0;
       // Growing a file would pad it with NUL bytes: the files are not the ones this checkpoint was written for.
@@ -87,13 +95,9 @@ export class RunFiles<S> {
 
   static readCheckpoint<S>(dir: string): Checkpoint<S> | null {
     const path = join(dir, 'checkpoint.json');
-    if (!existsSync(path)) return null;
-    let value: unknown;
-    try {
-      value = JSON.parse(readFileSync(path, 'utf8'));
-    } catch (error) {
-      throw new Error(`cannot resume ${dir}: checkpoint.json is not valid JSON (${(error as Error).message}): start again with another --out`);
-    }
+    if (!existsSync(path) && !isLink(path)) return null;
+    // A regular file under the state cap: a FIFO or a link to /dev/zero put in its place is one line, not a hang.
+    const value = readStateJson(dir, 'checkpoint.json', `cannot resume ${dir}`, 'start again with another --out');
     const problem = checkpointProblem(value);
     if (problem) throw new Error(`cannot resume ${dir}: checkpoint.json is damaged (${problem}): start again with another --out`);
     return value as Checkpoint<S>;
@@ -108,10 +112,9 @@ export class RunFiles<S> {
   static assertUsableOutDir(dir: string): void {
     const abs = resolve(dir);
     if (abs === parse(abs).root) throw new Error(`--out ${dir} is the root directory: pass a directory for this run's files (e.g. --out out/run)`);
-    const { real, existing } = realPlace(abs);
-    for (const virtual of ['/proc', '/sys', '/dev']) {
-      if (real === virtual || real.startsWith(`${virtual}/`)) throw new Error(`--out ${dir} is under ${virtual}, not a place for files: pass a directory on disk (e.g. --out out/run)`);
-    }
+    const { existing } = realPlace(abs);
+    const virtual = virtualRootOf(abs);
+    if (virtual) throw new Error(`--out ${dir} is under ${virtual}, not a place for files: pass a directory on disk (e.g. --out out/run)`);
     if (existsSync(abs) && !statSync(abs).isDirectory()) throw new Error(`--out ${dir} is a file, not a directory: pass a directory for this run's files`);
     try {
       accessSync(existing, constants.W_OK); // EACCES, EROFS (a read-only file system)
@@ -163,15 +166,12 @@ export class RunFiles<S> {
   }
 }
 
-/**
- * Where `path` is or would be: its nearest existing ancestor with links resolved (`existing`, as given), and the
- * rest of the path below it (`real`). Two paths with the same `real` name the same place, links or not.
- */
-export function realPlace(path: string): { real: string; existing: string } {
-  const abs = resolve(path);
-  let existing = abs;
-  while (!existsSync(existing) && dirname(existing) !== existing) existing = dirname(existing);
-  return { real: join(realpathSync(existing), relative(existing, abs)), existing };
+function isLink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
 }
 
 /** What is wrong with a parsed checkpoint.json, or null: counts that are non-negative integers, a length per file. */

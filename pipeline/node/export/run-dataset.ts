@@ -3,7 +3,7 @@
  * original texts re-read from the run's inputs (config.json's `inputs`, checked against its `inputsDigest`).
  * Both streams are in input order (a run writes its files in input order), so the join holds one document at a time.
  */
-import { createReadStream, existsSync, readFileSync } from 'node:fs';
+import { createReadStream, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { AnnotateConfig } from '../../core/config.ts';
@@ -12,6 +12,7 @@ import type { RunStats } from '../../core/stats.ts';
 import type { ToolSpec } from '../../core/tools/spec.ts';
 import { digestInputs } from '../input-digest.ts';
 import { readCorpus } from '../read-corpus.ts';
+import { readStateJson } from '../safe-paths.ts';
 
 /** config.json as annotate writes it (the fields export reads). */
 export interface RunRecord {
@@ -37,8 +38,9 @@ export function readRun(dir: string): RunInfo {
   if (!existsSync(join(dir, 'stats.json'))) {
     throw new Error(`${dir}: the run has not finished (no stats.json): finish it with \`toolformer annotate … --out ${dir} --resume\` (or \`toolformer merge ${dir}\`) first`);
   }
-  const record = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as RunRecord;
-  const stats = JSON.parse(readFileSync(join(dir, 'stats.json'), 'utf8')) as RunStats;
+  const fix = 'pass the --out directory of a finished `toolformer annotate` run';
+  const record = readStateJson(dir, 'config.json', `cannot read the run ${dir}`, fix) as RunRecord;
+  const stats = readStateJson(dir, 'stats.json', `cannot read the run ${dir}`, fix) as RunStats;
   return { dir, record, stats };
 }
 

@@ -12,6 +12,7 @@ import { withSkippedInputs } from '../read-corpus.ts';
 import { statsProblem } from '../resume-checks.ts';
 import { OUTPUT_FILES, RunFiles } from '../run-files.ts';
 import type { ChunkStore } from '../run-loop.ts';
+import { MAX_STATE_BYTES, readBoundedFile } from '../safe-paths.ts';
 import type { ChunkResult } from './chunks.ts';
 
 export interface Manifest {
@@ -73,7 +74,7 @@ export function writeManifest(out: string, manifest: Manifest): void {
 export function mergeRun(out: string): RunStats {
   const read = (name: string, hint: string) => {
     try {
-      return JSON.parse(readFileSync(join(out, name), 'utf8'));
+      return JSON.parse(readBoundedFile(join(out, name), name, MAX_STATE_BYTES).toString('utf8')); // a FIFO or /dev/zero: refused
     } catch {
       throw new Error(`cannot merge ${out}: no readable ${name} (${hint})`);
     }
