@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emptyStats } from '../core/stats.ts';
 import { TINY_MODEL, runCli } from './testing/cli-child.ts';
-import { writeGzipRun, zstdRun } from './testing/input-bombs.ts';
+import { writeGzipRun, zstdRun } from './corpus-formats/bombs.ts';
 
 /**
  * Hostile inputs as a user meets them, through the CLI (issue 32 items 1, 3, 4): a compressed bomb between two

@@ -5,7 +5,7 @@ import { parquetWriteFile } from 'hyparquet-writer';
 import { describe, expect, it } from 'vitest';
 import type { InputLimits } from '../../core/config.ts';
 import { type CorpusItem, readCorpus } from '../read-corpus.ts';
-import { rawBlock, rleBlock, writeGzipRun, zstdFrameHeader, zstdRun, zstdWindowBomb } from '../testing/input-bombs.ts';
+import { rawBlock, rleBlock, writeGzipRun, zstdFrameHeader, zstdRun, zstdWindowBomb } from './bombs.ts';
 import { decompressedChunks } from './compressed.ts';
 import { ZstdFraming } from './zstd-framing.ts';
 
