@@ -11,7 +11,7 @@
  * The call runs through the executor (registry dispatch and the pipeline's limits); its result, in the text's own
  * form (spec.styleResult), is inserted where the toolken fired — the toolken stands for the result's first token —
  * and reasoning resumes. A call that fails (no argument, parse error, tool error) backs off to the next of the top-5
- * candidates at that position, as ToolkenGPT does. At most `maxCalls` calls; then toolkens are off.
+ * candidates at that position, as ToolkenGPT does. After `maxCalls` calls (failed ones count) toolkens are off.
  */
 import { formatCall, parseCall } from '../call-syntax.ts';
 import type { GeneratedCall, Generation, GeneratedPiece } from '../generate/generate.ts';

@@ -33,4 +33,13 @@ if [ "$what" = eval ] || [ "$what" = all ]; then
     ev "tk-b-free-s$s" "$NOCALL" --toolkens "$OUT/tk-b-s$s.safetensors" --toolken-mode free
     ev "tk-a-constrained-s$s" "$SET" --toolkens "$OUT/tk-a-s$s.safetensors" --toolken-mode constrained
   done
+  # The toolken bias (the paper's inference knob; 0 above) as a sensitivity curve: negative values fire less.
+  for bias in ${BIASES:--1 -2}; do
+    tag=b${bias/-/m}
+    for s in $SEEDS; do
+      ev "$tag-tk-a-free-s$s" "$SET" --toolkens "$OUT/tk-a-s$s.safetensors" --toolken-mode free --toolken-bias "$bias"
+      ev "$tag-tk-a-constrained-s$s" "$SET" --toolkens "$OUT/tk-a-s$s.safetensors" --toolken-mode constrained --toolken-bias "$bias"
+      ev "$tag-tk-b-free-s$s" "$NOCALL" --toolkens "$OUT/tk-b-s$s.safetensors" --toolken-mode free --toolken-bias "$bias"
+    done
+  done
 fi
