@@ -15,7 +15,8 @@
  *   records   document.ts, candidates.ts (a candidate and its losses), median.ts, random.ts (the seeded random),
  *             run-defaults.ts (the run's defaults table)
  *   text, lm  text/ span finders and comparisons; lm/ the CausalLM interface and its ONNX backend
- *   tools     tools/ (each tool's folder: its prompt, proposer, text heuristics), call-syntax.ts (how a call is written)
+ *   tools     tools/ (each tool's folder: its prompt, proposer, text heuristics; catalogs/), call-syntax.ts (how a call is
+ *             written), retrieval/ (which tools fit a text)
  *   sampling, scoring   sampling/ (p_i, positions, sampled calls), scoring/ (the paper's losses, judging)
  *   plan      config.ts: a run's settings, over the tools and the sampling gate; run-plan.ts: flags → the frozen plan
  *   stages    stages/: one document's way through prefilter → propose → execute → score → inline; the probes
@@ -30,7 +31,7 @@ const TEST = '(\\.test\\.ts$|(^|/)testing/|^web/e2e/)';
 const CORE_FLOORS = [
   ['records', ['document\\.ts$', 'candidates\\.ts$', 'median\\.ts$', 'random\\.ts$', 'run-defaults\\.ts$']],
   ['text-and-lm', ['text/', 'lm/']],
-  ['tools', ['tools/', 'call-syntax\\.ts$']],
+  ['tools', ['tools/', 'call-syntax\\.ts$', 'retrieval/']],
   ['sampling-and-scoring', ['sampling/', 'scoring/']],
   ['plan', ['config\\.ts$', 'run-plan\\.ts$']],
   ['stages', ['stages/']],

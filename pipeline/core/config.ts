@@ -68,6 +68,13 @@ export interface AnnotateConfig extends ProbeVerdicts {
   toolTimeoutMs: number;
   /** MCP servers whose tools the run adds (`--mcp`: commands or URLs), as given; their tools are in `tools`. */
   mcp?: string[];
+  /** A tool catalog whose tools the run adds (`--catalog`, core/tools/catalogs/); its tools are in `tools`. */
+  catalog?: string;
+  /**
+   * `--tool-retrieval k`: each document goes only through the k tools a retriever ranks first for it
+   * (core/retrieval/); tools with a pre-filter keep theirs instead. Absent: every tool sees every document.
+   */
+  toolRetrieval?: { k: number; retriever: string };
   /**
    * Which record fields / Parquet columns hold the text and the id (`--text-column`, `--id-column`); absent: `text`
    * and `id`. Part of the config because it changes what is read (a resume must use the same).

@@ -11,6 +11,7 @@
  *   toolformer finetune --data <train.jsonl…>   finetune a model on C* and export it
  *   toolformer score <text> --call "Calculator(400/1400)" --at <offset>   the three losses of one call
  *   toolformer mcp [--http <port>]   serve the tools to MCP clients (stdio or Streamable HTTP)
+ *   toolformer retrieve "<text>" [--catalog mathjs] [--json]   rank the tools for a text (tool retrieval)
  */
 import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
@@ -311,6 +312,22 @@ program
   .action(async (opts) => {
     const { mcpCommand } = await import('./mcp/mcp-command.ts');
     await mcpCommand(opts);
+  });
+
+program
+  .command('retrieve')
+  .description("rank the run's tools for a text (the tool retriever of annotate --tool-retrieval)")
+  .argument('<text>', 'a request, a sentence, a document')
+  .option('--model <dir|org/name>', 'the LM whose hidden states the dense retriever reads', DEFAULT_MODEL)
+  .option('--tools <list>', 'built-in tools to rank (default: all of them)')
+  .option('--catalog <name>', 'add a tool catalog: mathjs')
+  .option('--mcp <server>', "add an MCP server's tools (repeatable)", collect, [])
+  .option('--top <n>', 'tools to show', integer('--top'), 5)
+  .option('--retriever <name>', 'fusion (BM25 + dense, reciprocal rank), bm25 or dense', 'fusion')
+  .option('--json', 'one JSON object: {text, retriever, model, tools, ranking: [{name, score}]}')
+  .action(async (text: string, opts) => {
+    const { retrieveCommand } = await import('./retrieve-command.ts');
+    await retrieveCommand(text, opts);
   });
 
 program

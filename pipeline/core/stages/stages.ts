@@ -22,9 +22,14 @@ export function prefilterStage(parts: PipelineParts, config: AnnotateConfig) {
       const searched = searchSpan(parts.lm, doc.text, config.maxDocTokens);
       const work: DocWork = { doc, searched, tools: [], skipped: {}, skippedKind: {}, positions: {}, candidates: [] };
       const seen = searchedDoc(work);
+      if (parts.retrieveTools) work.retrieved = await parts.retrieveTools(seen.text);
+      const retrieved = new Set(work.retrieved?.map((r) => r.name));
       for (const tool of config.tools) {
         const spec = parts.registry.get(tool);
-        const verdict = spec ? prefilter(spec, seen) : { pass: false, kind: 'unknown_tool', reason: `unknown tool ${tool}` };
+        let verdict = spec ? prefilter(spec, seen) : { pass: false, kind: 'unknown_tool', reason: `unknown tool ${tool}` };
+        if (verdict.pass && work.retrieved && !spec?.prefilter && !retrieved.has(tool)) {
+          verdict = { pass: false, kind: 'not_retrieved', reason: `not among the ${work.retrieved.length} tools retrieved for the document` };
+        }
         if (verdict.pass) work.tools.push(tool);
         else {
           work.skipped[tool] = verdict.reason ?? 'prefilter';

@@ -1,3 +1,4 @@
+import type { RankedTool } from '../retrieval/retriever.ts';
 import type { SearchSpan } from './search-budget.ts';
 import type { Candidate } from '../candidates.ts';
 import type { Doc } from '../document.ts';
@@ -26,6 +27,8 @@ export interface DocWork {
   skipped: Record<string, string>;
   /** Per tool, the pre-filter's short reason for the drop (what stats.json counts). */
   skippedKind: Record<string, string>;
+  /** With tool retrieval (config.toolRetrieval): the tools retrieved for the searched text, best first, and scores. */
+  retrieved?: RankedTool[];
   /** Per tool that passed its pre-filter: p_i over the text and the positions chosen (for display and re-judging). */
   positions: Record<string, ToolPositions>;
   candidates: Candidate[];
@@ -53,6 +56,11 @@ export interface PipelineParts {
   execute(calls: readonly { call: ToolCall; doc: Doc }[]): Promise<ToolResult[]>;
   /** Positions always considered for a tool, beside the capped heuristic ones (the web explorer's own call). */
   pinnedPositions?(tool: string): number[];
+  /**
+   * Tool retrieval (config.toolRetrieval): the k tools to try on a text, ranked. A tool without a pre-filter that is
+   * not among them skips the document (`not_retrieved`); a tool with a pre-filter keeps its own verdict.
+   */
+  retrieveTools?(text: string): Promise<RankedTool[]>;
   /** Told as a document's work goes on (the web explorer's progress line); never changes what the stages do. */
   progress?(step: StageProgress): void;
 }

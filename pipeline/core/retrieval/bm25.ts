@@ -1,0 +1,71 @@
+/**
+ * BM25 over the tools' text (minisearch's BM25+ scoring): fields name (in words), description and documentation,
+ * with boosts. `namesOnly` indexes the names alone: the baseline a retriever must beat to show that the
+ * documentation helps.
+ */
+import MiniSearch from 'minisearch';
+import { type RankedTool, type ToolRetriever, topOf } from './retriever.ts';
+import { termsOf } from './terms.ts';
+import { type RetrievableTool, toolText } from './tool-text.ts';
+
+/** Field boosts, chosen on the dev split of the labelled set (pipeline/eval/retrieval/). */
+export const BM25_BOOSTS = { nameWords: 3, description: 2, documentation: 1 } as const;
+
+export interface Bm25Options {
+  /** Index only the names (in words). @default false */
+  namesOnly?: boolean;
+  /** Field boosts. @default BM25_BOOSTS */
+  boosts?: { nameWords: number; description: number; documentation: number };
+}
+
+export class Bm25Retriever implements ToolRetriever {
+  readonly name: string;
+  private readonly index: MiniSearch;
+  private readonly names: string[];
+
+  constructor(tools: readonly RetrievableTool[], options: Bm25Options = {}) {
+    this.name = options.namesOnly ? 'names' : 'bm25';
+    const fields = options.namesOnly ? ['nameWords'] : ['nameWords', 'description', 'documentation'];
+    this.names = tools.map((t) => t.name);
+    this.index = new MiniSearch({
+      fields,
+      idField: 'id',
+      // Documents and queries arrive as space-joined terms (termsOf): minisearch's own tokenizer would not split
+      // camelCase or stem.
+      tokenize: (text) => text.split(' ').filter(Boolean),
+      processTerm: (term) => term,
+      searchOptions: { boost: options.namesOnly ? {} : { ...(options.boosts ?? BM25_BOOSTS) } },
+    });
+    this.index.addAll(tools.map((tool, id) => {
+      const text = toolText(tool);
+      return { id, nameWords: termsOf(text.nameWords).join(' '), description: termsOf(text.description).join(' '), documentation: termsOf(text.documentation).join(' ') };
+    }));
+  }
+
+  async rank(text: string, top: number): Promise<RankedTool[]> {
+    return this.rankNow(text, top);
+  }
+
+  /** Synchronous (BM25 needs no model). Only tools sharing a term with `text`: fewer than `top` when few do. */
+  rankNow(text: string, top: number): RankedTool[] {
+    const scores = new Float64Array(this.names.length);
+    const terms = termsOf(text);
+    if (terms.length > 0) {
+      for (const hit of this.index.search(terms.join(' '), { combineWith: 'OR' })) scores[hit.id as number] = hit.score;
+    }
+    return topOf(this.names, scores, top).filter((r) => r.score > 0);
+  }
+}
+
+/** Uniformly random rankings from a seed (the floor any retriever must clear). */
+export class RandomRetriever implements ToolRetriever {
+  readonly name = 'random';
+  constructor(
+    private readonly names: readonly string[],
+    private readonly random: () => number,
+  ) {}
+
+  async rank(_text: string, top: number): Promise<RankedTool[]> {
+    return topOf(this.names, this.names.map(() => this.random()), top);
+  }
+}
