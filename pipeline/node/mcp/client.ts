@@ -1,13 +1,38 @@
 /**
  * A third-party MCP server as seen by an annotate run: start it (a command over stdio, or an http(s) URL over
  * Streamable HTTP), list its tools, call them. Everything that can go wrong with someone else's server — it does
- * not start, never answers, writes garbage, dies mid-run, returns content that is not text — comes back as an
- * error value with the server's name in it, never as an exception through the pipeline.
+ * not start, never answers, writes garbage, dies mid-run, returns content that is not text, a tool with a schema
+ * the SDK would reject — comes back as an error value with the server's name in it, never as an exception through
+ * the pipeline.
+ *
+ * Nothing from a server reaches memory unbounded (McpBudgets): listing stops at `maxTools` tools or `maxListPages`
+ * pages; every message is counted as it streams in and cut past `maxMessageBytes` (over HTTP the response body is
+ * cancelled; over stdio the SDK's line buffer is capped at the same size); a call runs at most `maxCallMs`. Each
+ * breach is counted per kind (`breaches`) and reported by run-tools.ts: one line when it first happens, a count at
+ * the end.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
+
+/** What a run accepts from one MCP server; config values (ConnectOptions.budgets), defaults below. */
+export interface McpBudgets {
+  /** Tools kept per server: tools/list stops there. @default 64 */
+  maxTools: number;
+  /** tools/list pages read per server (a server may paginate for ever). @default 20 */
+  maxListPages: number;
+  /** Bytes of one message from the server (a tools/list page, a tools/call result), counted as they arrive. @default 1 MiB */
+  maxMessageBytes: number;
+  /** Milliseconds one tools/call may run (the executor's --tool-timeout also applies; the shorter wins). @default 60000 */
+  maxCallMs: number;
+}
+
+export const DEFAULT_MCP_BUDGETS: McpBudgets = { maxTools: 64, maxListPages: 20, maxMessageBytes: 1 << 20, maxCallMs: 60_000 };
+
+/** Budget breaches of one connection, by kind: how many so far. */
+export type McpBreach = 'tools' | 'pages' | 'message-bytes' | 'call-time';
 export interface RemoteTool {
   name: string;
   description: string;
@@ -21,6 +46,12 @@ export interface McpConnection {
   /** The `--mcp` value as given: a command line or a URL. */
   readonly server: string;
   readonly tools: readonly RemoteTool[];
+  /** Tools of the listing left out, and why (a schema that is not an object, no name). */
+  readonly skipped?: readonly { tool: string; error: string }[];
+  /** Budget breaches so far, by kind (listing cuts are counted at connect). */
+  readonly breaches?: Readonly<Partial<Record<McpBreach, number>>>;
+  /** One line per kind of breach when it first happens (set by run-tools.ts before any call). */
+  onBreach?: (kind: McpBreach, line: string) => void;
   call(name: string, args: Record<string, unknown>, options: { timeoutMs: number; signal?: AbortSignal }): Promise<RemoteResult>;
   close(): Promise<void>;
 }
@@ -34,6 +65,8 @@ export interface ConnectOptions {
   env?: Record<string, string>;
   /** Headers for a URL (e.g. Authorization). */
   headers?: Record<string, string>;
+  /** What the run accepts from the server. @default DEFAULT_MCP_BUDGETS */
+  budgets?: Partial<McpBudgets>;
 }
 
 const isUrl = (target: string) => /^https?:\/\//i.test(target);
@@ -47,10 +80,21 @@ const STDERR_TAIL = 2000;
  */
 export async function connectMcp(target: string, options: ConnectOptions = {}): Promise<McpConnection | { server: string; error: string }> {
   const timeoutMs = options.timeoutMs ?? 30_000;
+  const budgets = { ...DEFAULT_MCP_BUDGETS, ...options.budgets };
+  const breaches: Partial<Record<McpBreach, number>> = {};
+  let onBreach: McpConnection['onBreach'];
+  const breach = (kind: McpBreach, line: string) => {
+    breaches[kind] = (breaches[kind] ?? 0) + 1;
+    if (breaches[kind] === 1) onBreach?.(kind, line);
+  };
+  const overBytes = `a message over ${budgets.maxMessageBytes} bytes (budget maxMessageBytes): cut`;
   let stderr = '';
   let transport: Transport;
   if (isUrl(target)) {
-    transport = new StreamableHTTPClientTransport(new URL(target), { requestInit: { headers: options.headers ?? {} } });
+    transport = new StreamableHTTPClientTransport(new URL(target), {
+      requestInit: { headers: options.headers ?? {} },
+      fetch: cappedFetch(budgets.maxMessageBytes, () => breach('message-bytes', overBytes)),
+    });
   } else {
     const argv = splitCommand(target);
     if (!argv.ok) return { server: target, error: `cannot read the command: ${argv.error}` };
@@ -61,6 +105,8 @@ export async function connectMcp(target: string, options: ConnectOptions = {}): 
       cwd: options.cwd,
       env: { ...getDefaultEnvironment(), ...options.env },
       stderr: 'pipe',
+      // The SDK's line buffer: a longer line is dropped (its call then times out), never held.
+      ...{ maxBufferSize: budgets.maxMessageBytes },
     });
     stdio.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-STDERR_TAIL)));
     transport = stdio;
@@ -68,49 +114,126 @@ export async function connectMcp(target: string, options: ConnectOptions = {}): 
   const client = new Client({ name: 'toolformer', version: '0.1.0' });
   let closed = false;
   client.onclose = () => (closed = true);
+  client.onerror = (error) => {
+    if (/ReadBuffer exceeded maximum size/.test(message(error))) breach('message-bytes', overBytes);
+  };
   const why = (error: unknown, ms: number) => {
     const tail = stderr.trim().split('\n').slice(-3).join(' | ');
     const text = message(error).replace(/^Request timed out$/, `no answer within ${ms} ms`);
     return `${text}${tail ? ` (stderr: ${tail})` : ''}`;
   };
-  let tools: RemoteTool[];
+  let listing: Listing;
   try {
     await client.connect(transport, { timeout: timeoutMs });
-    tools = await listAll(client, timeoutMs);
+    listing = await listAll(client, timeoutMs, budgets);
   } catch (error) {
     await client.close().catch(() => undefined);
     return { server: target, error: `MCP server did not start: ${why(error, timeoutMs)}` };
   }
+  if (listing.cut) breaches[listing.cut.kind] = 1;
 
   return {
     server: target,
-    tools,
+    tools: listing.tools,
+    skipped: listing.skipped,
+    breaches,
+    get onBreach() {
+      return onBreach;
+    },
+    set onBreach(f) {
+      onBreach = f;
+      if (listing.cut) f?.(listing.cut.kind, listing.cut.line);
+    },
     async call(name, args, { timeoutMs: callTimeout, signal }) {
       if (closed) return { ok: false, error: why('MCP server has exited', 0) };
+      const ms = Math.min(callTimeout, budgets.maxCallMs);
       try {
-        const result = await client.callTool({ name, arguments: args }, undefined, { timeout: callTimeout, signal });
+        const result = await client.callTool({ name, arguments: args }, undefined, { timeout: ms, signal });
         return textResult(result);
       } catch (error) {
-        return { ok: false, error: `MCP ${name}: ${why(error, callTimeout)}` };
+        const text = why(error, ms);
+        if (error instanceof MessageTooLarge || /^a message over \d+ bytes$/.test(message(error))) return { ok: false, error: `MCP ${name}: result over ${budgets.maxMessageBytes} bytes (budget maxMessageBytes): cut` };
+        if (/no answer within/.test(text) || signal?.aborted) breach('call-time', `a call ran over ${ms} ms (budget maxCallMs / --tool-timeout): stopped`);
+        return { ok: false, error: `MCP ${name}: ${text}` };
       }
     },
     close: () => client.close(),
   };
 }
 
-/** tools/list, following `nextCursor` (at most 20 pages); each tool checked to have a name and an object schema. */
-async function listAll(client: Client, timeoutMs: number): Promise<RemoteTool[]> {
-  const tools: RemoteTool[] = [];
+/** The error a capped response body ends with. */
+class MessageTooLarge extends Error {}
+
+/**
+ * `fetch` whose POST response bodies end with MessageTooLarge past `maxBytes` (the download is cancelled): the SDK
+ * never holds more than that of one answer. GET (the server's long-lived event stream) is left as it is.
+ */
+function cappedFetch(maxBytes: number, onCut: () => void): typeof fetch {
+  return async (input, init) => {
+    const response = await fetch(input, init);
+    if (!response.body || (init?.method ?? 'GET').toUpperCase() !== 'POST') return response;
+    let seen = 0;
+    const body = response.body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        seen += chunk.byteLength;
+        if (seen <= maxBytes) return controller.enqueue(chunk);
+        onCut();
+        controller.error(new MessageTooLarge(`a message over ${maxBytes} bytes`));
+      },
+    }));
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+}
+
+interface Listing {
+  tools: RemoteTool[];
+  skipped: { tool: string; error: string }[];
+  /** The budget that stopped the listing, and its line. */
+  cut?: { kind: McpBreach; line: string };
+}
+
+/**
+ * tools/list, following `nextCursor` for at most `maxListPages` pages and `maxTools` tools. Each tool is checked
+ * here, not by the SDK's schema (which rejects the whole listing for one bad tool): a name and an object schema, or
+ * it is skipped with its reason.
+ */
+async function listAll(client: Client, timeoutMs: number, budgets: McpBudgets): Promise<Listing> {
+  const listing: Listing = { tools: [], skipped: [] };
   let cursor: string | undefined;
-  for (let page = 0; page < 20; page++) {
-    const listed = await client.listTools(cursor ? { cursor } : undefined, { timeout: timeoutMs });
-    for (const t of listed.tools) {
-      tools.push({ name: t.name, description: t.description ?? t.title ?? '', inputSchema: t.inputSchema });
+  for (let page = 0; ; page++) {
+    if (page === budgets.maxListPages) {
+      listing.cut = { kind: 'pages', line: `tools/list still had more after ${page} pages (budget maxListPages): the rest are not used` };
+      break;
     }
-    cursor = listed.nextCursor;
+    const listed = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, ResultSchema, { timeout: timeoutMs });
+    const tools: unknown[] = Array.isArray(listed.tools) ? listed.tools : [];
+    for (const t of tools) {
+      if (listing.tools.length === budgets.maxTools) {
+        listing.cut = { kind: 'tools', line: `more than ${budgets.maxTools} tools (budget maxTools): the first ${budgets.maxTools} are used` };
+        return listing;
+      }
+      const tool = remoteTool(t);
+      if ('error' in tool) listing.skipped.push(tool);
+      else listing.tools.push(tool);
+    }
+    cursor = typeof listed.nextCursor === 'string' && listed.nextCursor !== '' ? listed.nextCursor : undefined;
     if (!cursor) break;
   }
-  return tools;
+  return listing;
+}
+
+/** One entry of a tools/list page as a RemoteTool, or why it cannot be one. */
+function remoteTool(t: unknown): RemoteTool | { tool: string; error: string } {
+  const record = typeof t === 'object' && t !== null && !Array.isArray(t) ? (t as Record<string, unknown>) : {};
+  const name = typeof record.name === 'string' ? record.name : '';
+  if (name === '') return { tool: String(JSON.stringify(t)).slice(0, 40), error: 'no name' };
+  const schema = record.inputSchema as RemoteTool['inputSchema'] | undefined;
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema) || schema.type !== 'object') {
+    const type = typeof schema === 'object' && schema !== null ? JSON.stringify((schema as { type?: unknown }).type)?.slice(0, 20) : typeof schema;
+    return { tool: name, error: `its inputSchema is not an object schema (type ${type})` };
+  }
+  const text = (x: unknown) => (typeof x === 'string' ? x : '');
+  return { name, description: text(record.description) || text(record.title), inputSchema: schema };
 }
 
 /** A tools/call result as one string: its text parts joined; `isError` → an error value with the server's message. */

@@ -30,7 +30,9 @@ export interface McpFlags {
 }
 
 export async function mcpCommand(flags: McpFlags): Promise<void> {
-  const token = flags.token ?? (process.env[TOKEN_ENV] || undefined);
+  // An empty or blank token would let in every client that sends `Bearer ` (and none should): refused like none.
+  if (flags.token !== undefined && flags.token.trim() === '') throw new Error(`--token is empty: pass a secret (or set ${TOKEN_ENV}), or leave --token out on a loopback --host`);
+  const token = flags.token ?? (process.env[TOKEN_ENV]?.trim() ? process.env[TOKEN_ENV] : undefined);
   if (flags.http === undefined && (flags.host !== undefined || token !== undefined || flags.allowOrigin.length > 0)) {
     throw new Error('--host, --token and --allow-origin apply to --http <port> only (stdio needs none of them)');
   }

@@ -4,7 +4,7 @@
  * syntax, a server that stops answering mid-run — while the run goes on with the rest.
  */
 import type { ToolSpec } from '../../core/tools/spec.ts';
-import { type ConnectOptions, type McpConnection, connectMcp } from './client.ts';
+import { type ConnectOptions, type McpBreach, type McpConnection, connectMcp } from './client.ts';
 import { remoteToolSpec } from './remote-specs.ts';
 
 /** What config.json records of one server: its tools as the run uses them, what was skipped and why. */
@@ -13,6 +13,8 @@ export interface McpServerRecord {
   error?: string;
   tools?: { name: string; remoteName: string; description: string; parameters: ToolSpec['parameters'] }[];
   skipped?: { tool: string; error: string }[];
+  /** The listing budget that cut its tools (McpBudgets), as said on stderr. */
+  cut?: string;
 }
 
 export interface McpTools {
@@ -45,8 +47,20 @@ export async function connectMcpTools(
       continue;
     }
     connections.push(result);
-    const guarded = stopWhenUnreachable(result, warn);
+    const label = `--mcp ${JSON.stringify(result.server)}`;
     const record: McpServerRecord = { server: result.server, tools: [], skipped: [] };
+    // Budget breaches: a cut listing is one line now (and recorded in config.json); results cut and calls stopped
+    // are one line with their counts when the run ends (close), each call a tool_error in calls.jsonl.
+    result.onBreach = (kind, line) => {
+      if (kind !== 'tools' && kind !== 'pages') return;
+      warn(`${label}: ${line}`);
+      record.cut = line;
+    };
+    for (const skipped of result.skipped ?? []) {
+      warn(`${label}: tool ${JSON.stringify(skipped.tool)} skipped: ${skipped.error}`);
+      record.skipped!.push(skipped);
+    }
+    const guarded = stopWhenUnreachable(result, warn);
     for (const tool of result.tools) {
       const r = remoteToolSpec(guarded, tool, names);
       if (!r.ok) {
@@ -65,10 +79,16 @@ export async function connectMcpTools(
     specs,
     servers,
     close: async () => {
+      for (const c of connections) {
+        const counts = Object.entries(c.breaches ?? {}).filter(([kind]) => kind === 'message-bytes' || kind === 'call-time');
+        if (counts.length > 0) warn(`--mcp ${JSON.stringify(c.server)}: budget breaches in this run: ${counts.map(([kind, n]) => `${n} ${BREACH_NAMES[kind as McpBreach]}`).join(', ')} (tool_error in calls.jsonl)`);
+      }
       await Promise.allSettled(connections.map((c) => c.close()));
     },
   };
 }
+
+const BREACH_NAMES: Record<McpBreach, string> = { tools: 'listings cut', pages: 'listings cut', 'message-bytes': 'messages over maxMessageBytes cut', 'call-time': 'calls over their time stopped' };
 
 /** Calls in a row that timed out (or found the server gone) before a server's tools are not called again. */
 export const UNREACHABLE_AFTER = 3;

@@ -147,6 +147,15 @@ describe('toolformer mcp: hostile starts', () => {
     expect(run.stderr).toMatch(/^toolformer: --host 0\.0\.0\.0 serves other machines: pass --token <secret> \(or set TOOLFORMER_MCP_TOKEN\)[^\n]*\n$/);
   });
 
+  it('--host 0.0.0.0 with an empty --token, or a blank TOOLFORMER_MCP_TOKEN: refused like no token', async () => {
+    const empty = await runCli(['mcp', '--http', '0', '--host', '0.0.0.0', '--token', ''], ROOT);
+    expect(empty.code).toBe(1);
+    expect(empty.stderr).toMatch(/^toolformer: --token is empty: pass a secret \(or set TOOLFORMER_MCP_TOKEN\)[^\n]*\n$/);
+    const blank = await runCli(['mcp', '--http', '0', '--host', '0.0.0.0'], ROOT, { ...process.env, TOOLFORMER_MCP_TOKEN: '  ' });
+    expect(blank.code).toBe(1);
+    expect(blank.stderr).toMatch(/^toolformer: --host 0\.0\.0\.0 serves other machines: pass --token <secret>[^\n]*\n$/);
+  }, 60_000);
+
   it('a stdio line over 10 MB: logged on stderr, exit 1 (was a silent exit 0)', async () => {
     const child = spawn(process.execPath, [BIN, 'mcp'], { cwd: ROOT, stdio: ['pipe', 'ignore', 'pipe'] });
     let stderr = '';

@@ -21,7 +21,7 @@ import type { RunStats } from '../../core/stats.ts';
 import { type Executor, runLoop } from '../run-loop.ts';
 import type { Chunk, ChunkResult } from './chunks.ts';
 import { chunkDirStore } from './chunk-files.ts';
-import { redisOptions } from './redis.ts';
+import { REDIS_GONE_MS, redactUrl, redisOptions, watchRedis } from './redis.ts';
 import { type RunIdentity, digestOf } from './run-digest.ts';
 
 export const QUEUE_NAME = 'toolformer-chunks';
@@ -59,6 +59,8 @@ export interface QueuedOptions {
   chunkItems: number;
   maxDocs?: number;
   resume?: boolean;
+  /** Give up once Redis has been unreachable this long, ms. @default REDIS_GONE_MS */
+  redisGoneMs?: number;
   onProgress?: (p: { docs: number; kept: number }) => void;
 }
 
@@ -81,11 +83,13 @@ export async function runQueued(options: QueuedOptions): Promise<RunStats> {
 }
 
 /** The queue as an executor: enqueue each chunk (a bounded window in Redis), pass on each result a worker returns. */
-export function queueExecutor(options: Pick<QueuedOptions, 'url' | 'identity' | 'inputsDigest' | 'run' | 'config'>): Executor {
+export function queueExecutor(options: Pick<QueuedOptions, 'url' | 'identity' | 'inputsDigest' | 'run' | 'config' | 'redisGoneMs'>): Executor {
   const { run } = options;
   const record: RunRecord = { run, identity: options.identity, allEnqueued: false, done: false };
   let queue: Queue<ChunkJob, ChunkResult> | null = null;
   let publish = async (): Promise<unknown> => undefined;
+  /** Set when Redis went away for good: its client is dropped, and close() must not wait for it. */
+  let redisLost = false;
   return {
     async run(chunks, done) {
       const q = (queue = new Queue<ChunkJob, ChunkResult>(QUEUE_NAME, {
@@ -98,7 +102,7 @@ export function queueExecutor(options: Pick<QueuedOptions, 'url' | 'identity' | 
       const redis = await q.client;
       const before = JSON.parse((await redis.get(RUN_KEY)) ?? 'null') as RunRecord | null;
       if (before && !before.done && before.run !== run && (await q.count()) > 0) {
-        throw new Error(`the queue at ${options.url} is busy with another run (${before.run.slice(0, 12)}): wait for it, or use another Redis database (redis://host:port/1)`);
+        throw new Error(`the queue at ${redactUrl(options.url)} is busy with another run (${before.run.slice(0, 12)}): wait for it, or use another Redis database (redis://host:port/1)`);
       }
       publish = () => redis.set(RUN_KEY, JSON.stringify(record));
       await publish();
@@ -127,15 +131,27 @@ export function queueExecutor(options: Pick<QueuedOptions, 'url' | 'identity' | 
         if (lost || !(await redis.get(RUN_KEY))) await publish();
       }
 
-      for await (const chunk of chunks) {
-        while (outstanding.size >= WINDOW) await collect();
-        const id = jobId(options.inputsDigest, chunk.index, options.identity);
-        await add(chunk, id);
-        outstanding.set(chunk.index, { id, chunk });
+      const follow = async () => {
+        for await (const chunk of chunks) {
+          while (outstanding.size >= WINDOW) await collect();
+          const id = jobId(options.inputsDigest, chunk.index, options.identity);
+          await add(chunk, id);
+          outstanding.set(chunk.index, { id, chunk });
+        }
+        record.allEnqueued = true;
+        await publish();
+        while (outstanding.size > 0) await collect();
+      };
+      // Redis gone for good: one line within redisGoneMs, not a silent wait (commands queue up while it is away).
+      const { host, port } = redisOptions(options.url);
+      const watch = watchRedis(redis, `${host}:${port}`, options.redisGoneMs ?? REDIS_GONE_MS);
+      try {
+        await Promise.race([follow(), watch.gone.catch((error) => ((redisLost = true), Promise.reject(error)))]);
+      } finally {
+        watch.stop();
+        // close() and disconnect() would wait for the Redis that is gone: the client is dropped with its queued commands.
+        if (redisLost) redis.disconnect();
       }
-      record.allEnqueued = true;
-      await publish();
-      while (outstanding.size > 0) await collect();
     },
     async close(completed) {
       // The run is merged (the loop's store finished): workers may stop.
@@ -143,7 +159,7 @@ export function queueExecutor(options: Pick<QueuedOptions, 'url' | 'identity' | 
         record.done = true;
         await publish();
       }
-      await queue?.close();
+      if (!redisLost) await queue?.close();
     },
   };
 }
