@@ -24,7 +24,7 @@ function filled(seed: number, extraKey: string): RunStats {
   for (const t of Object.values(stats.tools)) {
     t.prefilterDrops[extraKey] = 1;
     t.reasons.kept = 2;
-    t.reasons[extraKey] = 3;
+    (t.reasons as Record<string, number>)[extraKey] = 3; // a kind this version does not know (an older run's stats)
   }
   stats.tokensScored = 0;
   stats.searchBudget = { docs: 0, charsNotSearched: 0, first: [`${extraKey}-doc`] };

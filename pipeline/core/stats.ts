@@ -19,8 +19,8 @@ export interface ToolStats {
   positions: { lm: number; heuristic: number; total: number };
   candidates: number;
   byProposer: Record<Candidate['proposer'], number>;
-  /** Counts per reason kind: kept, below_tau_f, leakage, tool_error, duplicate, … */
-  reasons: Record<string, number>;
+  /** Counts per outcome kind (candidates.ts Outcome): kept, below_tau_f, leakage, tool_error, duplicate, … */
+  reasons: Partial<Record<OutcomeKind, number>>;
   scored: number;
   /** Calls that reached the tool's τ_f and passed the counterfactual control: reasons.kept. */
   kept: number;

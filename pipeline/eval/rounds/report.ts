@@ -5,6 +5,7 @@
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { OutcomeKind } from '../../core/candidates.ts';
 import type { RunStats } from '../../core/stats.ts';
 import type { SamplingCounts } from '../../core/sampling/sampling-gate.ts';
 import type { Scores } from '../data-quality/match.ts';
@@ -30,7 +31,7 @@ const fmt = (x: number | null | undefined) => (x === null || x === undefined ? '
 /** The LM's samples in an annotate run (every candidate of a --no-programmatic run is the LM's), by outcome. */
 export function samplingSummary(stats: RunStats) {
   const sum = (f: (t: RunStats['tools'][string]) => number) => Object.values(stats.tools).reduce((n, t) => n + f(t), 0);
-  const reason = (kind: string) => sum((t) => t.reasons[kind] ?? 0);
+  const reason = (kind: OutcomeKind) => sum((t) => t.reasons[kind] ?? 0);
   const samples = sum((t) => t.lmSampling.samples);
   const parsed = sum((t) => t.lmSampling.parsed);
   const invalid = reason('unknown_tool') + reason('schema_error');
