@@ -84,6 +84,7 @@ export async function loadModel(model: string, options: LoadModelOptions = {}): 
   }
   const tokenizer = (await readJson('tokenizer.json'))!;
   const tokenizerConfig = await readJson('tokenizer_config.json', true);
+  const generationConfig = await readJson('generation_config.json', true);
   // Only the graph passes through JavaScript (onnx/graph-index.ts): every large initializer becomes an external-data
   // reference into the file itself, and ONNX Runtime, told the onnx/ folder, reads the weights from the file (and
   // a real `<file>_data`, `_data_1`, … there) — one copy of the weights, in ONNX Runtime.
@@ -98,6 +99,7 @@ export async function loadModel(model: string, options: LoadModelOptions = {}): 
       config,
       tokenizer,
       tokenizerConfig,
+      generationConfig,
       sessionOptions: {
         intraOpNumThreads: threads,
         interOpNumThreads: 1,

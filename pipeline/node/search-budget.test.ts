@@ -40,6 +40,7 @@ function countingLM() {
     id: inner.id,
     maxLength: inner.maxLength,
     bosId: inner.bosId,
+    eosIds: inner.eosIds,
     encode: (text) => inner.encode(text),
     decode: (ids) => inner.decode(ids),
     score: async (batch) => {

@@ -238,6 +238,7 @@ function countingDecoder(lm: CausalLM, onTokens: (fed: number) => void): CausalL
     id: lm.id,
     maxLength: lm.maxLength,
     bosId: lm.bosId,
+    eosIds: lm.eosIds,
     encode: (text) => lm.encode(text),
     decode: (ids) => lm.decode(ids),
     score: (batch) => lm.score(batch),

@@ -1,4 +1,6 @@
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { CausalLM } from '../lm/lm.ts';
 import { ToolExecutor } from '../stages/execute.ts';
 import { generate, inTopK, stripCalls } from './generate.ts';
 import { FakeLM } from '../testing/fake-lm.ts';
@@ -111,5 +113,45 @@ describe('OrtCausalLM.openDecoder (KV cache) on models/tiny-random', () => {
     expect(logSoftmax(state.logits, ids[9])).toBeCloseTo(scored.tokenLogProbs[9], 4);
     await expect(state.feed(new Array(lm.maxLength).fill(ids[0]))).rejects.toThrow(/at most/);
     await lm.release();
+  });
+});
+
+describe('generate stops on the end token, not the start token (models/tiny-qwen2: BOS 263, EOS 265)', () => {
+  it('reads the end tokens from the model and steps past a BOS the model writes', async () => {
+    const { loadModel } = await import('../../node/load-model.ts');
+    const lm = await loadModel(join(import.meta.dirname, '../../../models/tiny-qwen2'));
+    try {
+      expect(lm.bosId).toBe(263);
+      expect(lm.eosIds).toEqual([265]);
+      // Greedy on "a x" (tools off), this random model writes its BOS (263) after 59 tokens and its EOS (265) a few
+      // tokens later: the fed tokens (everything after the prompt) include the BOS, and the last logits pick the EOS.
+      // Before CausalLM had eosIds, generate() stopped at the BOS.
+      const fed: number[] = [];
+      let last: Float32Array | null = null;
+      const open = lm.openDecoder.bind(lm);
+      const watched: CausalLM = {
+        id: lm.id, maxLength: lm.maxLength, bosId: lm.bosId, eosIds: lm.eosIds,
+        encode: (t) => lm.encode(t), decode: (ids) => lm.decode(ids), score: (b) => lm.score(b), sample: (p, o) => lm.sample(p, o),
+        openDecoder: async (prompt) => {
+          const state = await open(prompt);
+          return {
+            get logits() { return (last = state.logits); },
+            get length() { return state.length; },
+            feed: async (ids) => { fed.push(...ids); await state.feed(ids); },
+            release: () => state.release?.(),
+          };
+        },
+      };
+      const g = await generate(watched, null, 'a x', { maxNewTokens: 100, tools: false });
+      expect(g.stopped).toBe('eos');
+      expect(fed).toContain(263);
+      expect(fed).not.toContain(265);
+      expect(g.tokens).toBe(fed.length);
+      let best = 0;
+      for (let v = 1; v < last!.length; v++) if (last![v] > last![best]) best = v;
+      expect(best).toBe(265);
+    } finally {
+      await lm.release();
+    }
   });
 });

@@ -82,10 +82,11 @@ export async function generate(lm: CausalLM, executor: ToolExecutor | null, prom
   const maxCallTokens = options.maxCallTokens ?? 48;
   const doc = { id: options.doc?.id ?? 'generate', date: options.doc?.date ?? today() };
   const open = singleToken(lm, ' [', 'generate');
-  const eos = lm.bosId;
+  const bos = lm.bosId;
+  const ends = new Set(lm.eosIds);
 
   const promptIds = lm.encode(prompt);
-  const head = eos !== undefined ? [eos, ...promptIds] : promptIds;
+  const head = bos !== undefined ? [bos, ...promptIds] : promptIds;
   const room = lm.maxLength - 1;
   if (head.length > room) throw new Error(`generate: the prompt has ${promptIds.length} tokens; the model accepts at most ${room - (head.length - promptIds.length)}`);
   const state = await lm.openDecoder(head);
@@ -122,7 +123,7 @@ export async function generate(lm: CausalLM, executor: ToolExecutor | null, prom
       }
       const canCall = tools && calls.length < maxCalls;
       const token = next(canCall);
-      if (eos !== undefined && token === eos) {
+      if (ends.has(token)) {
         stopped = 'eos';
         break;
       }

@@ -15,6 +15,11 @@ export interface CausalLM {
    * (GPT-2's `<|endoftext|>`); undefined when the model has none.
    */
   readonly bosId?: number;
+  /**
+   * The tokens that end a generation (config.json / generation_config.json `eos_token_id`, one or a list): generate()
+   * stops on any of them. Empty when the model names none. Not the same as `bosId` in general (Qwen2, Llama, SmolLM2).
+   */
+  readonly eosIds: readonly number[];
   /** Text → token ids, without special tokens. */
   encode(text: string): number[];
   /** Token ids → text. */

@@ -24,6 +24,12 @@ describe('decoderSpecFromConfig', () => {
     expect(decoderSpecFromConfig(config)).toMatchObject({ numKvHeads: 8, headDim: 128, eosTokenIds: [151645, 151643], padTokenId: 151643 });
   });
 
+  it("adds generation_config.json's end tokens to config.json's, once each (Qwen2.5-Instruct names <|im_end|> there)", () => {
+    const config = { model_type: 'qwen2', num_hidden_layers: 2, num_attention_heads: 8, num_key_value_heads: 2, hidden_size: 64, max_position_embeddings: 256, eos_token_id: 151643 };
+    expect(decoderSpecFromConfig(config, { eos_token_id: [151645, 151643] }).eosTokenIds).toEqual([151643, 151645]);
+    expect(decoderSpecFromConfig(config, {}).eosTokenIds).toEqual([151643]);
+  });
+
   it('says which fields are missing', () => {
     expect(() => decoderSpecFromConfig({ model_type: 'llama', hidden_size: 64 })).toThrow(
       'config.json (model_type llama): cannot derive numLayers, numKvHeads, headDim, maxLength',

@@ -12,7 +12,7 @@ export interface DecoderSpec {
   headDim: number;
   /** Longest sequence the model accepts. */
   maxLength: number;
-  /** Ids that end generation (config eos_token_id may be a list). */
+  /** Ids that end generation: config.json's and generation_config.json's eos_token_id (each one id or a list). */
   eosTokenIds: number[];
   /** Id used for right padding when scoring; any id works since padded positions are masked and never read. */
   padTokenId: number;
@@ -28,7 +28,8 @@ const num = (config: Config, ...keys: string[]): number | undefined => {
   return undefined;
 };
 
-export function decoderSpecFromConfig(config: Config): DecoderSpec {
+/** @param generationConfig generation_config.json, when the model has one: its eos_token_id also ends generation. */
+export function decoderSpecFromConfig(config: Config, generationConfig?: Config): DecoderSpec {
   const isGpt2Style = config.model_type === 'gpt2' || typeof config.n_layer === 'number';
   const numLayers = isGpt2Style ? num(config, 'n_layer') : num(config, 'num_hidden_layers');
   const numHeads = isGpt2Style ? num(config, 'n_head') : num(config, 'num_attention_heads');
@@ -47,8 +48,9 @@ export function decoderSpecFromConfig(config: Config): DecoderSpec {
     throw new Error(`config.json (model_type ${String(config.model_type)}): cannot derive ${missing.join(', ')}; expected ${fields}`);
   }
 
-  const eos = config.eos_token_id;
-  const eosTokenIds = Array.isArray(eos) ? eos.filter((v): v is number => typeof v === 'number') : typeof eos === 'number' ? [eos] : [];
+  const ids = (eos: unknown): number[] =>
+    Array.isArray(eos) ? eos.filter((v): v is number => Number.isInteger(v)) : Number.isInteger(eos) ? [eos as number] : [];
+  const eosTokenIds = [...new Set([...ids(config.eos_token_id), ...ids(generationConfig?.eos_token_id)])];
   const padTokenId = num(config, 'pad_token_id') ?? eosTokenIds[0] ?? 0;
   return { numLayers: numLayers!, numKvHeads: numKvHeads!, headDim: headDim!, maxLength: maxLength!, eosTokenIds, padTokenId };
 }

@@ -45,6 +45,8 @@ export interface OrtCausalLMOptions {
   config: Record<string, unknown>;
   /** Parsed tokenizer.json. */
   tokenizer: Record<string, unknown>;
+  /** Parsed generation_config.json, when there is one (its eos_token_id ends generation too). */
+  generationConfig?: Record<string, unknown>;
   /** Parsed tokenizer_config.json, when there is one. */
   tokenizerConfig?: Record<string, unknown>;
   /** Passed to `InferenceSession.create` for both sessions (threads, execution providers, optimisation level). */
@@ -87,6 +89,8 @@ export class OrtCausalLM implements CausalLM {
   readonly maxLength: number;
   /** config.json's `bos_token_id` (GPT-2: <|endoftext|>); the scorer puts it before every sequence. */
   readonly bosId: number | undefined;
+  /** config.json's and generation_config.json's `eos_token_id`s (DecoderSpec.eosTokenIds). */
+  readonly eosIds: readonly number[];
   readonly spec: DecoderSpec;
   /** sample() and openDecoder(): KV-cache stepping over the same decoder session. */
   private readonly decoder: OrtDecoder;
@@ -103,6 +107,7 @@ export class OrtCausalLM implements CausalLM {
     this.spec = graph.spec;
     this.maxLength = graph.spec.maxLength;
     this.bosId = bosId;
+    this.eosIds = graph.spec.eosTokenIds;
     this.decoder = new OrtDecoder(graph, this);
   }
 
@@ -118,7 +123,7 @@ export class OrtCausalLM implements CausalLM {
   }
 
   static async create(ort: OrtModule, options: OrtCausalLMOptions): Promise<OrtCausalLM> {
-    const spec = decoderSpecFromConfig(options.config);
+    const spec = decoderSpecFromConfig(options.config, options.generationConfig);
     const tokenizer = labelled('tokenizer.json', () => new Tokenizer(options.tokenizer, options.tokenizerConfig ?? {}));
     const file = options.file ?? 'onnx/model.onnx';
     const mode = options.logProbs ?? 'head';

@@ -10,6 +10,8 @@ import { mulberry32 } from '../random.ts';
 export class FakeLM implements CausalLM {
   readonly id = 'fake-char-lm';
   readonly vocab = 128;
+  /** No end token: generation runs to its limit. */
+  readonly eosIds: readonly number[] = [];
 
   constructor(
     /** Probability of `next` after `context`, or undefined for "uniform". */

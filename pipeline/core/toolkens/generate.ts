@@ -127,8 +127,10 @@ export async function generateWithToolkens(lm: HiddenStateLM, executor: ToolExec
   const maxCalls = options.maxCalls ?? 1;
   const bias = options.bias ?? 0;
   const doc = { id: options.doc?.id ?? 'generate', date: options.doc?.date };
-  const eos = lm.bosId;
-  const head = [...(eos !== undefined ? [eos] : []), ...lm.encode(prompt)];
+  const bos = lm.bosId;
+  // The model's end tokens (CausalLM.eosIds), not its start token: they differ for Qwen2, Llama, SmolLM2.
+  const ends = new Set(lm.eosIds);
+  const head = [...(bos !== undefined ? [bos] : []), ...lm.encode(prompt)];
   if (head.length >= lm.maxLength) throw new Error(`generate: the prompt has ${head.length} tokens; the model accepts fewer than ${lm.maxLength}`);
   const state = await lm.openDecoder(head);
   try {
@@ -176,7 +178,7 @@ export async function generateWithToolkens(lm: HiddenStateLM, executor: ToolExec
         break;
       }
       fed ??= [candidates.find((id) => id < V) ?? argmax(state.logits)];
-      if (kind === 'text' && eos !== undefined && fed[0] === eos) {
+      if (kind === 'text' && ends.has(fed[0])) {
         stopped = 'eos';
         break;
       }
