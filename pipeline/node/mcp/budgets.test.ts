@@ -9,6 +9,7 @@ import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ConnectOptions, type McpConnection, connectMcp } from './client.ts';
 import { connectMcpTools } from './run-tools.ts';
+import { ROOT } from '../testing/cli-child.ts';
 import { type HostileOptions, serveHostile } from './testing/hostile-server.ts';
 
 const servers: Server[] = [];
@@ -90,4 +91,15 @@ describe('one tool with inputSchema.type "array"', () => {
     expect(mcp.servers[0].skipped).toEqual([{ tool: 'Bad', error: 'its inputSchema is not an object schema (type "array")' }]);
     await mcp.close();
   });
+});
+
+describe('a call over its time', () => {
+  it('is stopped at maxCallMs (the shorter of it and the executor timeout), counted, one line at the end', async () => {
+    const hang = `${process.execPath} --import tsx pipeline/node/mcp/testing/fixture-server.ts --mode hang`;
+    const c = await connectMcp(hang, { cwd: ROOT, timeoutMs: 30_000, budgets: { maxCallMs: 300 } });
+    if ('error' in c) throw new Error(c.error);
+    expect(await c.call('WordCount', { text: 'hello world' }, { timeoutMs: 60_000 })).toMatchObject({ ok: false, error: expect.stringMatching(/^MCP WordCount: no answer within 300 ms/) });
+    expect(c.breaches).toEqual({ 'call-time': 1 });
+    await c.close();
+  }, 60_000);
 });
