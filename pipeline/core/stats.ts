@@ -1,6 +1,7 @@
 import { type Candidate, type OutcomeKind, isKept } from './candidates.ts';
 import { survival } from './scoring/judge.ts';
 import { type SamplingCounts, parseRate } from './sampling/sampling-gate.ts';
+import { inlinedAtEachPosition } from './stages/inline.ts';
 import type { DocWork } from './stages/stages.ts';
 
 /** τ_f values at which stats.json reports how many scored calls reach τ_f (from stored losses, before the control). */
@@ -24,6 +25,11 @@ export interface ToolStats {
   scored: number;
   /** Calls that reached the tool's τ_f and passed the counterfactual control: reasons.kept. */
   kept: number;
+  /**
+   * Kept calls written into train.jsonl: at a position with several kept calls only one is inlined (the most useful;
+   * stages/inline.ts inlinedAtEachPosition), so inlined ≤ kept.
+   */
+  inlined: number;
   /**
    * Scored calls with usefulness ≥ τ_f for each τ_f of the grid (the survival curve), in grid order — before the
    * counterfactual control, which then drops some of them (reasons.below_control at the tool's own τ_f).
@@ -94,6 +100,7 @@ export function emptyStats(tools: readonly string[]): RunStats {
       reasons: {},
       scored: 0,
       kept: 0,
+      inlined: 0,
       reachTauF: TAU_F_GRID.map((tauF) => ({ tauF, calls: 0 })),
     };
   }
@@ -147,6 +154,10 @@ export function addDoc(stats: RunStats, work: DocWork): RunStats {
     }
     if (isKept(c)) s.kept++;
   }
+  for (const c of inlinedAtEachPosition(work.candidates.filter(isKept))) {
+    const s = stats.tools[c.positionTool];
+    if (s) s.inlined++;
+  }
   return stats;
 }
 
@@ -197,6 +208,7 @@ export function mergeStats(total: RunStats, part: RunStats): RunStats {
     addCounts(t.reasons, p.reasons);
     t.scored += p.scored;
     t.kept += p.kept;
+    t.inlined += p.inlined;
     p.reachTauF.forEach(({ calls }, i) => (t.reachTauF[i].calls += calls));
   }
   return total;

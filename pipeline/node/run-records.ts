@@ -3,7 +3,7 @@
  * judged document with its kept calls inlined), errors.jsonl (a bad input record or file).
  */
 import { type Candidate, isKept, reasonText } from '../core/candidates.ts';
-import { inlineCalls } from '../core/stages/inline.ts';
+import { inlineCalls, inlinedAtEachPosition } from '../core/stages/inline.ts';
 import type { Losses } from '../core/scoring/losses.ts';
 import { type DocWork, type PipelineParts, callText } from '../core/stages/stages.ts';
 import type { CorpusError } from './read-corpus.ts';
@@ -13,8 +13,17 @@ const round = (x: number | undefined) => (x === undefined ? undefined : Math.rou
 const roundLosses = (l: Losses | undefined) =>
   l && { noCall: round(l.noCall), callOnly: round(l.callOnly), withResult: round(l.withResult) };
 
+/**
+ * The calls.jsonl records of a judged document, in candidate order. A kept call says whether it is the one inlined
+ * into train.jsonl at its position (stages/inline.ts inlinedAtEachPosition: the most useful there).
+ */
+export function callRecords(parts: Pick<PipelineParts, 'registry'>, work: DocWork) {
+  const inlined = new Set(inlinedAtEachPosition(work.candidates.filter(isKept)));
+  return work.candidates.map((c) => callRecord(c, parts.registry.get(c.tool)?.server, isKept(c) ? inlined.has(c) : undefined));
+}
+
 /** `server`: the MCP server the tool came from (`--mcp`), absent for the project's own tools. */
-export function callRecord(c: Candidate, server: string | undefined) {
+export function callRecord(c: Candidate, server: string | undefined, inlined?: boolean) {
   return {
     docId: c.docId,
     tool: c.tool,
@@ -31,6 +40,7 @@ export function callRecord(c: Candidate, server: string | undefined) {
     usefulness: round(c.usefulness),
     control: c.control,
     kept: isKept(c),
+    inlined,
     reason: reasonText(c.outcome),
   };
 }

@@ -36,17 +36,17 @@ export function alignedTable(header: readonly string[], rows: readonly (readonly
  */
 export function runSummary(stats: RunStats, seconds: number): string[] {
   const grid = Object.values(stats.tools)[0]?.reachTauF.map(({ tauF }, i) => (i === 0 ? `≥ τ_f=${tauF}` : String(tauF))) ?? [];
-  const header = ['tool', 'docs', 'positions', 'lm calls', 'programmatic calls', 'scored', '≥ τ_f', 'control', 'kept', ...grid];
+  const header = ['tool', 'docs', 'positions', 'lm calls', 'programmatic calls', 'scored', '≥ τ_f', 'control', 'kept', 'inlined', ...grid];
   const rows = Object.entries(stats.tools).map(([tool, s]) => {
     const belowControl = s.reasons.below_control ?? 0;
-    const counts = [s.docs, s.positions.total, s.byProposer.lm, s.byProposer.programmatic, s.scored, s.kept + belowControl, -belowControl, s.kept];
+    const counts = [s.docs, s.positions.total, s.byProposer.lm, s.byProposer.programmatic, s.scored, s.kept + belowControl, -belowControl, s.kept, s.inlined];
     return [tool, ...counts.map((n) => (Object.is(n, -0) ? '0' : String(n))), ...s.reachTauF.map((k) => String(k.calls))];
   });
   const reasons = Object.entries(stats.tools).map(([tool, s]) => `${tool}: ${Object.entries(s.reasons).map(([r, n]) => `${r} ${n}`).join(', ')}`);
   return [
     `${stats.docsRead} documents read, ${stats.badRecords} bad records, ${stats.docsWithKeptCall} documents with a kept call, ${seconds.toFixed(1)} s`,
     alignedTable(header, rows),
-    `(≥ τ_f at each tool's own τ_f, then the counterfactual control's drops; the τ_f grid counts before the control)`,
+    `(≥ τ_f at each tool's own τ_f, then the counterfactual control's drops; inlined: the kept calls written into train.jsonl — one per position, the most useful; the τ_f grid counts before the control)`,
     `reasons — ${reasons.join(' | ')}`,
   ];
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Candidate } from '../candidates.ts';
-import { inlineCalls } from './inline.ts';
+import { inlineCalls, inlinedAtEachPosition } from './inline.ts';
 
 const kept = (at: number, result: string, usefulness: number): Candidate => ({
   docId: 'd', tool: 'Calculator', positionTool: 'Calculator', input: '1 + 2', at, proposer: 'programmatic', result,
@@ -22,5 +22,14 @@ describe('inlineCalls', () => {
     const out = inlineCalls(text, [kept(at, '3', 1)], format);
     expect(out.text).toBe('Thank you. (Laughter) One and two (sic) make [Calculator(1 + 2) -> 3] 3. See (QA("x") -> y) here.');
     expect(out.text.match(/\[/g)).toHaveLength(1);
+  });
+
+  it('one call per position: the most useful; on a tie the first proposed; the rest stay kept but not inlined', () => {
+    const a = kept(5, 'a', 1);
+    const b = kept(5, 'b', 2);
+    const c = kept(9, 'c', 1);
+    const d = kept(9, 'd', 1);
+    const e = kept(2, 'e', 0.5);
+    expect(inlinedAtEachPosition([a, b, c, d, e])).toEqual([e, b, c]);
   });
 });

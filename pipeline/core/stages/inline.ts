@@ -2,7 +2,7 @@ import type { Candidate } from '../candidates.ts';
 
 /**
  * The finetuning text x* = x_{1:i−1}, e(c, r), x_{i:n} (paper §2): each kept call inlined at its position.
- * When several calls were kept at one position, the most useful one is inlined (ties: the first proposed).
+ * When several calls were kept at one position, one is inlined (inlinedAtEachPosition states the rule).
  * Square brackets already in the text ("[Laughter]", a literal `[X(…) -> …]`) become parentheses, so in the
  * finetuning data `[` only ever opens a call and a model never learns `" ["` from anything else; one character for
  * one, so every offset stays valid.
@@ -19,17 +19,26 @@ export interface InlinedCall {
   usefulness: number;
 }
 
-export function inlineCalls(
-  text: string,
-  kept: readonly Candidate[],
-  format: (c: Candidate) => string,
-): { text: string; calls: InlinedCall[] } {
+/**
+ * The rule for several kept calls at one position: x* holds one call per position, the most useful one there (the
+ * largest min(L_a, L_b) − L_c); on a tie the first proposed. The others stay kept — in calls.jsonl (`inlined: false`)
+ * and in the summary's kept count — but are not written into the text. In position order.
+ */
+export function inlinedAtEachPosition(kept: readonly Candidate[]): Candidate[] {
   const best = new Map<number, Candidate>();
   for (const c of kept) {
     const prev = best.get(c.at);
     if (!prev || (c.usefulness ?? -Infinity) > (prev.usefulness ?? -Infinity)) best.set(c.at, c);
   }
-  const chosen = [...best.values()].sort((a, b) => a.at - b.at);
+  return [...best.values()].sort((a, b) => a.at - b.at);
+}
+
+export function inlineCalls(
+  text: string,
+  kept: readonly Candidate[],
+  format: (c: Candidate) => string,
+): { text: string; calls: InlinedCall[] } {
+  const chosen = inlinedAtEachPosition(kept);
   let out = '';
   let from = 0;
   const calls: InlinedCall[] = [];

@@ -12,7 +12,7 @@ import type { AnnotateConfig } from '../../core/config.ts';
 import type { Doc } from '../../core/document.ts';
 import type { DocWork, PipelineParts } from '../../core/stages/stages.ts';
 import { type RunStats, addDoc, emptyStats } from '../../core/stats.ts';
-import { callRecord, errorRecord, trainRecord } from '../run-records.ts';
+import { callRecords, errorRecord, trainRecord } from '../run-records.ts';
 import { readCorpus } from '../read-corpus.ts';
 
 export type ChunkItem = { kind: 'doc'; doc: Doc } | { kind: 'error'; record: ReturnType<typeof errorRecord> };
@@ -109,7 +109,7 @@ export function addWork(open: OpenChunk, parts: PipelineParts, work: DocWork): v
   r.docs++;
   open.docsLeft--;
   addDoc(r.stats, work);
-  for (const c of work.candidates) r.calls += line(callRecord(c, parts.registry.get(c.tool)?.server));
+  for (const record of callRecords(parts, work)) r.calls += line(record);
   const t = trainRecord(parts, work);
   if (t) r.train += line(t);
 }

@@ -59,6 +59,9 @@ describe('QA over kb.json', () => {
     expect(qa.answer('What is the capital of Pensylvania?')).toMatchObject({ answer: 'Harrisburg', match: 'fuzzy' });
     // "South" must not become "South Africa" or "South Korea".
     expect(qa.answer('What is the capital of South?')).toEqual({ error: 'no answer: unknown subject' });
+    // A word made from a name is not a typo of it: the adjective "Australian" does not ask about Australia.
+    expect(qa.answer('What is the capital of Australian?')).toEqual({ error: 'no answer: "australian" is a word made from "Australia", not a typo of it' });
+    expect(qa.answer('What is the capital of Pennsylvani?')).toMatchObject({ error: expect.stringMatching(/word made from "Pennsylvania"/) });
   });
   it('never lets a typo fix change the entity: names under 10 letters must match exactly', async () => {
     for (const name of ['Granada', 'GDR', 'Plata', 'Vice']) {

@@ -133,6 +133,10 @@ export class QA implements ToolRunner {
       .filter((hit) => byKey.has(hit.key as string) && (hit.key as string).split(' ').length === words);
     if (hits.length === 0) return { error: 'no answer: unknown subject' };
     const best = byKey.get(hits[0].key as string) as Fact;
+    // Letters added or cut at the end make another word from the name, not a typo of it: "Australian" is the
+    // adjective, and a question about it does not ask about Australia (issue 33: such a call was kept).
+    const bestKey = hits[0].key as string;
+    if (bestKey.startsWith(key) || key.startsWith(bestKey)) return { error: `no answer: "${key}" is a word made from "${best.subject}", not a typo of it` };
     const rival = hits.find((hit) => hit.score >= hits[0].score * 0.95 && byKey.get(hit.key as string)?.object !== best.object);
     if (rival) return { error: `no answer: ambiguous subject ("${best.subject}" or "${rival.key}")` };
     return best;
