@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { DTYPE_FILES, DTYPES } from '../core/lm/dtypes.ts';
 import { type CliReference, cliReferences, codeOf, markdownReferences, npmScripts, parseHelp } from './references.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -71,5 +72,12 @@ describe('every quoted command exists (READMEs and --help against the CLI)', () 
     expect(quoted.length).toBeGreaterThan(5);
     expect(quoted.filter((q) => !scripts.includes(q.script)).map((q) => `${q.where}: npm run ${q.script}`)).toEqual([]);
     expect(npmScripts('npm run docs -- --check && npm run web')).toEqual(['docs', 'web']);
+  });
+
+  it("pipeline/node/README.md lists every --dtype the CLI takes, with its file", () => {
+    const readme = readFileSync(resolve(ROOT, 'pipeline/node/README.md'), 'utf8').replace(/\s+/g, ' ');
+    expect(tree.get('annotate')!.help.replace(/\s+/g, ' ')).toContain(DTYPES.map((d) => `${d} ${DTYPE_FILES[d]}`).join(', '));
+    expect(DTYPES.filter((d) => !readme.includes(`${d} ${DTYPE_FILES[d]}`))).toEqual([]);
+    expect(DTYPES.length).toBe(8);
   });
 });

@@ -90,3 +90,30 @@ export function parseHelp(help: string): { commands: string[]; flags: string[] }
   });
   return { commands, flags };
 }
+
+/**
+ * The commands of the fenced blocks marked runnable (a fence opened with ```` ```bash runnable ````): one command a
+ * line, `\` continuing it, blank lines and `#` comments skipped. Mark only fast commands: a test runs them all.
+ */
+export function runnableCommands(markdown: string): string[] {
+  const commands: string[] = [];
+  let inBlock = false;
+  let pending = '';
+  for (const line of markdown.split('\n')) {
+    if (!inBlock) {
+      inBlock = /^```bash runnable\s*$/.test(line);
+      continue;
+    }
+    if (/^```/.test(line)) {
+      inBlock = false;
+      continue;
+    }
+    if (pending === '' && (line.trim() === '' || line.trim().startsWith('#'))) continue;
+    if (line.endsWith('\\')) pending += `${line.slice(0, -1).trim()} `;
+    else {
+      commands.push(pending + line.trim());
+      pending = '';
+    }
+  }
+  return commands;
+}
