@@ -82,7 +82,7 @@ program
   .addOption(new Option('--lm-context <how>', "what the LM's positions and calls condition on: prompt (each tool's prompt P(x), for a model that never saw a call), bare (the text before the position only, for a model finetuned on calls), auto (bare when calls sampled from the bare text parse)").choices(['auto', 'prompt', 'bare']).default('auto'))
   .option('--no-programmatic', 'no heuristic positions and no programmatic proposers: every call is sampled by the LM')
   .option('--top-k <n>', `top-k of LM sampling (default ${RUN_DEFAULTS.topK})`, integer('--top-k'))
-  .option('--control-margin <nats>', `counterfactual control: keep a call only if its result beats a distractor by this many nats, for every tool (default: each tool's own — QA 0.5, the others ${RUN_DEFAULTS.controlMargin})`, number('--control-margin'))
+  .option('--control-margin <nats>', `counterfactual control: keep a call only if its result beats a distractor by this many nats, for every tool (default: each tool's own margin, else ${RUN_DEFAULTS.controlMargin}; pipeline/node/README.md lists them)`, number('--control-margin'))
   .option('--no-control', 'no counterfactual control')
   .option('--out <dir>', 'output directory', 'out/run')
   .option('--resume', 'continue a killed run in --out from its checkpoint')
