@@ -7,6 +7,8 @@
  */
 import { type AnnotateConfig, type InputLimits, type ProbeVerdicts, defaultConfig, validateConfig } from './config.ts';
 import type { LmContext } from './sampling/lm-context.ts';
+import { DEFAULT_RETRIEVER, RETRIEVERS } from './retrieval/retriever.ts';
+import { catalogNamed } from './tools/catalogs/index.ts';
 import { TOOL_NAMES, TOOL_SPECS } from './tools/registry.ts';
 import type { ToolSpec, ToolThresholds } from './tools/spec.ts';
 
@@ -40,6 +42,12 @@ export interface RunFlags {
   control?: boolean;
   /** MCP servers whose tools the run adds: commands (stdio) or http(s) URLs. */
   mcp?: string[];
+  /** A tool catalog whose tools the run adds, in this process (tools/catalogs/: mathjs). */
+  catalog?: string;
+  /** Each document goes only through the k tools retrieved for it (retrieval/); tools with a pre-filter keep theirs. */
+  toolRetrieval?: number;
+  /** The retriever for --tool-retrieval. @default DEFAULT_RETRIEVER */
+  retriever?: string;
   /** The record field / Parquet column holding the text. @default "text" */
   textColumn?: string;
   /** The record field / Parquet column holding the id. @default "id" */
@@ -84,9 +92,11 @@ function withThresholdFlags(t: ToolThresholds, flags: RunFlags): ToolThresholds 
  */
 export function planConfig(flags: RunFlags, mcpSpecs?: readonly ToolSpec[]): AnnotateConfig {
   const builtIn = (flags.tools ?? TOOL_NAMES.join(',')).split(',').map((t) => t.trim()).filter(Boolean);
-  const specs = [...TOOL_SPECS, ...(mcpSpecs ?? [])];
+  // A catalog's tools join after the built-in ones, then the MCP servers' (addedSpecs).
+  const added = addedSpecs(flags, mcpSpecs);
+  const specs = [...TOOL_SPECS, ...added];
   const config = defaultConfig({
-    tools: [...builtIn, ...(mcpSpecs ?? []).map((s) => s.name)],
+    tools: [...builtIn, ...added.map((s) => s.name)],
     seed: flags.seed,
     batchSize: flags.batchSize,
     toolConcurrency: flags.concurrency,
@@ -101,6 +111,8 @@ export function planConfig(flags: RunFlags, mcpSpecs?: readonly ToolSpec[]): Ann
     ...(flags.controlMargin !== undefined ? { controlMargin: flags.controlMargin } : {}),
     ...(flags.control === false ? { controlMargin: null } : {}),
     ...(flags.mcp?.length ? { mcp: [...flags.mcp] } : {}),
+    ...(flags.catalog !== undefined ? { catalog: flags.catalog } : {}),
+    ...(flags.toolRetrieval !== undefined ? { toolRetrieval: { k: flags.toolRetrieval, retriever: flags.retriever ?? DEFAULT_RETRIEVER } } : {}),
     // Only when given, so that a default run's config.json is unchanged.
     ...(flags.textColumn !== undefined || flags.idColumn !== undefined
       ? { inputColumns: { ...(flags.textColumn !== undefined && { text: flags.textColumn }), ...(flags.idColumn !== undefined && { id: flags.idColumn }) } }
@@ -110,6 +122,11 @@ export function planConfig(flags: RunFlags, mcpSpecs?: readonly ToolSpec[]): Ann
   const planned = { ...config, thresholds: Object.fromEntries(Object.entries(config.thresholds).map(([tool, t]) => [tool, withThresholdFlags(t, flags)])) };
   // Checked here, not only in validateConfig, so that the message names the flag.
   if (mcpSpecs && planned.tools.length === 0) throw new Error('no tools: no --mcp server gave a usable tool and --tools is empty');
+  if (flags.toolRetrieval !== undefined && !(Number.isInteger(flags.toolRetrieval) && flags.toolRetrieval >= 1)) {
+    throw new Error(`--tool-retrieval must be a positive integer (got ${flags.toolRetrieval}): pass --tool-retrieval 5`);
+  }
+  if (flags.retriever !== undefined && flags.toolRetrieval === undefined) throw new Error('--retriever applies to --tool-retrieval <k> only');
+  if (flags.retriever !== undefined && !RETRIEVERS.includes(flags.retriever)) throw new Error(`--retriever: unknown retriever ${JSON.stringify(flags.retriever)} (known: ${RETRIEVERS.join(', ')})`);
   if (planned.tools.length === 0 && !flags.mcp?.length) throw new Error(`no tools: pass --tools with some of ${TOOL_NAMES.join(', ')}, or --mcp <server>`);
   if (flags.batchSize < 1) throw new Error(`--batch-size must be ≥ 1 (got ${flags.batchSize}): pass --batch-size 16`);
   if (planned.toolTimeoutMs < 1) throw new Error(`--tool-timeout must be ≥ 1 ms (got ${planned.toolTimeoutMs}): pass --tool-timeout 30000`);
@@ -117,6 +134,11 @@ export function planConfig(flags: RunFlags, mcpSpecs?: readonly ToolSpec[]): Ann
   const problem = validateConfig(planned, specs.map((s) => s.name));
   if (problem) throw new Error(problem);
   return planned;
+}
+
+/** The tools a run adds to the built-in ones: its catalog's (--catalog), then the MCP servers'. */
+export function addedSpecs(flags: Pick<RunFlags, 'catalog'>, mcpSpecs?: readonly ToolSpec[]): ToolSpec[] {
+  return [...(flags.catalog === undefined ? [] : catalogNamed(flags.catalog).specs()), ...(mcpSpecs ?? [])];
 }
 
 /** What the probes before the run decided: the LM context (`--lm-context auto`) and their counts. */

@@ -16,8 +16,6 @@ import type { ToolRegistry } from '../core/tools/registry.ts';
 import { mulberry32 } from '../core/random.ts';
 import { loadModel } from './load-model.ts';
 
-/** annotate --tool-retrieval's retriever unless --retriever names another: the best on the labelled set's dev split. */
-export const DEFAULT_RETRIEVER = 'fusion';
 
 export interface RetrieverSetOptions {
   /** The run's model folder: its hidden states feed the dense retriever. */

@@ -4,6 +4,7 @@
  */
 import { type Candidate, isKept, reasonText } from '../core/candidates.ts';
 import { inlineCalls, inlinedAtEachPosition } from '../core/stages/inline.ts';
+import type { RankedTool } from '../core/retrieval/retriever.ts';
 import type { Losses } from '../core/scoring/losses.ts';
 import { type DocWork, type PipelineParts, callText } from '../core/stages/stages.ts';
 import type { CorpusError } from './read-corpus.ts';
@@ -19,15 +20,20 @@ const roundLosses = (l: Losses | undefined) =>
  */
 export function callRecords(parts: Pick<PipelineParts, 'registry'>, work: DocWork) {
   const inlined = new Set(inlinedAtEachPosition(work.candidates.filter(isKept)));
-  return work.candidates.map((c) => callRecord(c, parts.registry.get(c.tool)?.server, isKept(c) ? inlined.has(c) : undefined));
+  return work.candidates.map((c) => callRecord(c, parts.registry.get(c.tool)?.server, isKept(c) ? inlined.has(c) : undefined, work.retrieved));
 }
 
-/** `server`: the MCP server the tool came from (`--mcp`), absent for the project's own tools. */
-export function callRecord(c: Candidate, server: string | undefined, inlined?: boolean) {
+/**
+ * `server`: the MCP server the tool came from (`--mcp`), absent for the project's own tools. `retrieved`: the
+ * document's retrieved tools (--tool-retrieval), best first: the record gets its tool's rank (from 1) and score.
+ */
+export function callRecord(c: Candidate, server: string | undefined, inlined?: boolean, retrieved?: readonly RankedTool[]) {
+  const rank = retrieved ? retrieved.findIndex((r) => r.name === c.tool) : -1;
   return {
     docId: c.docId,
     tool: c.tool,
     server,
+    retrieval: rank < 0 ? undefined : { rank: rank + 1, score: round((retrieved as readonly RankedTool[])[rank].score) },
     positionTool: c.positionTool === c.tool ? undefined : c.positionTool,
     input: c.input,
     at: c.at,

@@ -6,6 +6,10 @@
  * (fusion.ts). Each is built once per run from the tools (its index), then asked many times.
  */
 
+/** The retrievers a run can pick (--retriever), and the default: the best on the labelled set's dev split. */
+export const RETRIEVERS: readonly string[] = ['fusion', 'bm25', 'dense'];
+export const DEFAULT_RETRIEVER = 'fusion';
+
 /** One tool in a ranking; `score` is the retriever's own (higher is better; not comparable across retrievers). */
 export interface RankedTool {
   name: string;

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../config.ts';
+import { planConfig } from '../run-plan.ts';
 import type { Doc } from '../document.ts';
 import { addDoc, emptyStats } from '../stats.ts';
 import { adderTool } from '../testing/adder-tool.ts';
@@ -56,5 +57,19 @@ describe('tool retrieval in the pre-filter stage', () => {
     const stats = emptyStats(['AddA', 'AddB', 'AddC']);
     addDoc(stats, work);
     expect(stats.tools.AddA.prefilterDrops).toEqual({ not_retrieved: 1 });
+  });
+
+  it('the run plan: --catalog adds its tools after the built-in ones; --tool-retrieval k with the default retriever', () => {
+    const flags = { seed: 0, batchSize: 16, concurrency: 4, lmProposals: true };
+    const config = planConfig({ ...flags, tools: 'QA', catalog: 'mathjs', toolRetrieval: 5 });
+    expect(config.tools.slice(0, 3)).toEqual(['QA', 'bignumber', 'bigint']);
+    expect(config.tools).toHaveLength(216);
+    expect(config.thresholds.gcd).toEqual({ tauS: 0.05, tauF: 1, k: 5, m: 5 });
+    expect(config).toMatchObject({ catalog: 'mathjs', toolRetrieval: { k: 5, retriever: 'fusion' } });
+    expect(planConfig(flags)).not.toHaveProperty('toolRetrieval');
+    expect(() => planConfig({ ...flags, toolRetrieval: 0 })).toThrow('--tool-retrieval must be a positive integer (got 0): pass --tool-retrieval 5');
+    expect(() => planConfig({ ...flags, retriever: 'bm25' })).toThrow('--retriever applies to --tool-retrieval <k> only');
+    expect(() => planConfig({ ...flags, toolRetrieval: 3, retriever: 'tfidf' })).toThrow('--retriever: unknown retriever "tfidf" (known: fusion, bm25, dense)');
+    expect(() => planConfig({ ...flags, catalog: 'numpy' })).toThrow('--catalog: unknown catalog "numpy" (known: mathjs)');
   });
 });
