@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../core/config.ts';
+import { emptyStats } from '../core/stats.ts';
 import type { PipelineParts } from '../core/stages/stages.ts';
 import { runAnnotate } from './annotate-run.ts';
 import { digestInputs } from './input-digest.ts';
@@ -88,9 +89,11 @@ describe('runAnnotate --resume', () => {
   const record = (c = config) => JSON.stringify({ model: 'm', inputs: [], inputsDigest: digestInputs([]), maxDocs: null, config: c });
   const resume = (d: string, c = config, maxDocs?: number) =>
     runAnnotate(parts, { inputs: [], outDir: d, meta: { model: 'm' }, config: c, resume: true, maxDocs });
+  // A checkpoint's stats as a run writes them (resume-checks.ts refuses any other shape before touching a file).
+  const oneDoc = { ...emptyStats(['Calculator']), docsRead: 1 };
 
   it('refuses other settings than the run it continues, naming the first that differs', async () => {
-    const d = dir({ 'checkpoint.json': checkpoint(0, { docsRead: 1 }), 'config.json': record() });
+    const d = dir({ 'checkpoint.json': checkpoint(0, oneDoc), 'config.json': record() });
     await expect(resume(d, { ...config, seed: 4 })).rejects.toThrow(/^cannot resume .* with other settings \(seed: 3 then, 4 now\): pass the same flags/);
     const tauF = structuredClone(config);
     tauF.thresholds.Calculator.tauF = 2;
@@ -99,13 +102,14 @@ describe('runAnnotate --resume', () => {
   });
 
   it('refuses a run whose config.json is not JSON', async () => {
-    const d = dir({ 'checkpoint.json': checkpoint(0), 'config.json': '{"model": ' });
+    const d = dir({ 'checkpoint.json': checkpoint(0, oneDoc), 'config.json': '{"model": ' });
     await expect(resume(d)).rejects.toThrow(/^cannot resume .*: config\.json is not valid JSON .*: start again with another --out$/);
   });
 
-  it('accepts another batch size, tool concurrency or --max-docs (they do not change the output)', async () => {
-    const d = dir({ 'checkpoint.json': checkpoint(0, { docsRead: 1 }), 'config.json': record(), 'calls.jsonl': '' });
+  it('accepts another batch size, tool concurrency or a raised --max-docs (they do not change the output)', async () => {
+    const withMaxDocs = JSON.stringify({ ...JSON.parse(record()), maxDocs: 5 });
+    const d = dir({ 'checkpoint.json': checkpoint(0, oneDoc), 'config.json': withMaxDocs, 'calls.jsonl': '' });
     const stats = await resume(d, { ...config, batchSize: 1, toolConcurrency: 8 }, 10);
-    expect(stats).toEqual({ docsRead: 1 });
+    expect(stats).toEqual(oneDoc);
   });
 });
