@@ -63,11 +63,11 @@ export function writeBadCorpus(cwd: string): BadCorpus {
   writeFileSync(at('b-binary.jsonl'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48]));
   expect('b-binary.jsonl', null, 'binary');
 
-  // c-big.jsonl: a 10 MB single-line document, then a good one and a duplicate of a document in another file.
+  // c-big.jsonl: a 10 MB single-line document, then a good one and a record whose id another file used first: a
+  // document of its own, its id made distinct as `<file>:<id>` (two shards that both number rows from 0 lose nothing).
   const big = Buffer.alloc(10 * 2 ** 20, 'x');
   writeFileSync(at('c-big.jsonl'), Buffer.concat([Buffer.from('{"id": "big", "text": "'), big, Buffer.from(`"}\n${sample[2]}\n${sample[1]}\n`)]));
   expect('c-big.jsonl', 1, 'too-long');
-  expect('c-big.jsonl', 3, 'duplicate-id');
 
   // d-empty.txt, e-latin1.txt: an empty document and a file that is not UTF-8; f-empty.jsonl: no records at all.
   writeFileSync(at('d-empty.txt'), ' \n\n\t\n');
@@ -109,7 +109,7 @@ export function writeBadCorpus(cwd: string): BadCorpus {
   errors.push({ file: 'missing.jsonl', line: null, code: 'missing-path' });
   return {
     inputs: [dir, 'missing.jsonl'],
-    goodIds: [id(sample[0]), id(sample[1]), id(sample[2]), `${dir}/i-note.txt`, ...hostile.map(id), id(sample[3])],
+    goodIds: [id(sample[0]), id(sample[1]), id(sample[2]), `${dir}/c-big.jsonl:${id(sample[1])}`, `${dir}/i-note.txt`, ...hostile.map(id), id(sample[3])],
     errors,
     skipped,
   };
