@@ -12,7 +12,8 @@ import * as ort from 'onnxruntime-node';
 import type { CausalLM } from '../core/lm/lm.ts';
 import { OrtCausalLM, type OrtCausalLMOptions } from '../core/lm/ort-lm.ts';
 import { indexGraph } from '../onnx/graph-index.ts';
-import { availableDtypes, describeDir, DTYPE_FILES, resolveModel, type Dtype } from './hf-cache.ts';
+import { describeModel, onnxFileOf } from '../core/lm/model-files.ts';
+import { availableDtypes, describeDir, resolveModel, type Dtype } from './hf-cache.ts';
 
 export interface LoadModelOptions {
   /** Intra-op threads per session. One is fastest on a busy 2-core machine (measured: two intra-op threads were slower unless spinning is off). @default 1 */
@@ -26,17 +27,13 @@ export interface LoadModelOptions {
   dtype?: Dtype;
 }
 
-/** Causal-LM architectures by their Hugging Face class-name suffix. */
-const CAUSAL_LM = /(ForCausalLM|LMHeadModel)$/;
-
 /**
  * @param model a model directory, or an `org/name` id in the local Hugging Face cache (HF_HOME / HF_HUB_CACHE).
  */
 export async function loadModel(model: string, options: LoadModelOptions = {}): Promise<OrtCausalLM & CausalLM> {
   const { dir: root, notInCache } = await resolveModel(model);
   const dtype = options.dtype ?? 'fp32';
-  if (!(dtype in DTYPE_FILES)) throw new Error(`unknown dtype ${dtype}; expected one of ${Object.keys(DTYPE_FILES).join(', ')}`);
-  const onnxFile = `onnx/${DTYPE_FILES[dtype]}`;
+  const onnxFile = onnxFileOf(dtype);
   const required = ['config.json', 'tokenizer.json', onnxFile];
   const exists = (await stat(root).catch(() => null))?.isDirectory() ?? false;
   const listing = exists ? await describeDir(root) : '';
@@ -77,14 +74,8 @@ export async function loadModel(model: string, options: LoadModelOptions = {}): 
       return fail(`${file} is not valid JSON (${(error as Error).message})`);
     }
   };
-  const config = (await readJson('config.json'))!;
-  const architectures = Array.isArray(config.architectures) ? (config.architectures as unknown[]).map(String) : [];
-  if (config.is_encoder_decoder === true || (architectures.length > 0 && !architectures.some((a) => CAUSAL_LM.test(a)))) {
-    fail(`config.json describes ${architectures.join(', ') || `model_type ${String(config.model_type)}`}, not a decoder-only causal LM (…ForCausalLM / …LMHeadModel)`);
-  }
-  const tokenizer = (await readJson('tokenizer.json'))!;
-  const tokenizerConfig = await readJson('tokenizer_config.json', true);
-  const generationConfig = await readJson('generation_config.json', true);
+  // The checks and refusals the web worker makes too (core/lm/model-files.ts); only reading the files is Node's.
+  const { config, tokenizer, tokenizerConfig, generationConfig } = await describeModel({ json: readJson }, dtype, fail);
   // Only the graph passes through JavaScript (onnx/graph-index.ts): every large initializer becomes an external-data
   // reference into the file itself, and ONNX Runtime, told the onnx/ folder, reads the weights from the file (and
   // a real `<file>_data`, `_data_1`, … there) — one copy of the weights, in ONNX Runtime.

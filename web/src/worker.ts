@@ -7,8 +7,9 @@
 import { defaultConfig, type ToolThresholds } from '../../pipeline/core/config.ts';
 import { ToolExecutor } from '../../pipeline/core/stages/execute.ts';
 import { generate } from '../../pipeline/core/generate/generate.ts';
-import { DTYPE_FILES, externalDataFiles } from '../../pipeline/core/lm/dtypes.ts';
+import type { Dtype } from '../../pipeline/core/lm/dtypes.ts';
 import type { CausalLM, DecodeState } from '../../pipeline/core/lm/lm.ts';
+import { describeModel, type ModelDescription } from '../../pipeline/core/lm/model-files.ts';
 import { OrtCausalLM, type OrtModule } from '../../pipeline/core/lm/ort-lm.ts';
 import type { PositionScores } from '../../pipeline/core/sampling/positions.ts';
 import { annotate, controlMarginFor, type StageProgress } from '../../pipeline/core/stages/stages.ts';
@@ -37,6 +38,8 @@ interface Loaded {
   externalData: ExternalDataEntry[];
   /** ?kv-cache=cpu: the decoder's cache in JavaScript even on WebGPU (for comparisons). */
   kvCache?: 'cpu';
+  /** The page's weight format; other models (the Inference panel's) load in the same one. */
+  dtype: Dtype;
 }
 let loaded: Loaded | null = null;
 let parts: Promise<BrowserParts> | null = null;
@@ -48,19 +51,25 @@ function env(): BackendEnv {
   return { gpu: nav.gpu, crossOriginIsolated: self.crossOriginIsolated, hardwareConcurrency: nav.hardwareConcurrency };
 }
 
-async function createLM(ort: Ort, id: string, bytes: Uint8Array, files: Record<string, Record<string, unknown> | undefined>, choice: BackendChoice, file: string, externalData: ExternalDataEntry[], kvCache?: 'cpu') {
+/**
+ * The model's sessions on this backend. `model` says what the folder holds (core/lm/model-files.ts, the same checks
+ * and refusals as the CLI's loader); `file` is the ONNX file's name inside onnx/.
+ */
+async function createLM(ort: Ort, id: string, bytes: Uint8Array, model: ModelDescription, choice: BackendChoice, externalData: ExternalDataEntry[], kvCache?: 'cpu') {
+  const file = model.file.slice('onnx/'.length);
   return OrtCausalLM.create(ort as unknown as OrtModule, {
     id,
     model: bytes,
-    file: `onnx/${file}`,
+    file: model.file,
     // WebGPU: the KV cache stays on the device between decoding steps (present.* as gpu-buffer outputs).
     cacheLocation: choice.backend === 'webgpu' && kvCache !== 'cpu' ? 'gpu-buffer' : 'cpu',
     // The one-session scoring graph references the weights in `bytes` itself, passed again as external data
     // under the file's own name: ONNX Runtime copies them once, and no re-encoded copy of the model is made.
     weightsFile: file,
-    config: files.config!,
-    tokenizer: files.tokenizer!,
-    tokenizerConfig: files.tokenizerConfig,
+    config: model.config,
+    tokenizer: model.tokenizer,
+    tokenizerConfig: model.tokenizerConfig,
+    generationConfig: model.generationConfig,
     sessionOptions: { ...sessionOptions(choice.backend), externalData: [...externalData, { path: file, data: bytes }] },
     // The in-graph log-prob head (a second session with the same weights) stalls the explorer on WebGPU
     // (measured: > 120 s on SwiftShader, where the log-softmax graph path passes the e2e test in ~18 s); WASM uses the head.
@@ -77,33 +86,28 @@ async function load(req: Extract<Request, { type: 'load' }>) {
   }
   const ort = await loadOrt(choice.threads);
   const source = openSource(req.source, self.location.href);
-  const [config, tokenizer, tokenizerConfig] = await Promise.all([
-    source.json('config.json'),
-    source.json('tokenizer.json'),
-    source.json('tokenizer_config.json', true),
-  ]);
-  const file = DTYPE_FILES[req.dtype ?? 'fp32'];
-  const bytes = await source.bytes(`onnx/${file}`, (done, total) =>
-    post({ id: req.id, type: 'progress', stage: file, done, total }));
-  const externalData = await Promise.all(externalDataFiles(config!, file).map((path) => source.externalData(`onnx/${path}`)));
+  const model = await describeModel(source, req.dtype ?? 'fp32');
+  const file = model.file;
+  const bytes = await source.bytes(file, (done, total) =>
+    post({ id: req.id, type: 'progress', stage: file.slice('onnx/'.length), done, total }));
+  const externalData = await Promise.all(model.externalData.map((path) => source.externalData(path)));
   post({ id: req.id, type: 'progress', stage: 'session', done: 0, total: 1 });
-  const files = { config, tokenizer, tokenizerConfig };
   let lm: CausalLM;
   try {
-    lm = await createLM(ort, source.id, bytes, files, choice, file, externalData, req.kvCache);
+    lm = await createLM(ort, source.id, bytes, model, choice, externalData, req.kvCache);
   } catch (e) {
     if (choice.backend !== 'webgpu') throw e;
     choice = fallbackToWasm(env(), e);
-    lm = await createLM(ort, source.id, bytes, files, choice, file, externalData, req.kvCache);
+    lm = await createLM(ort, source.id, bytes, model, choice, externalData, req.kvCache);
   }
-  loaded = { ort, choice, lm, source, file: `onnx/${file}`, externalData, kvCache: req.kvCache };
+  loaded = { ort, choice, lm, source, file, externalData, kvCache: req.kvCache, dtype: model.dtype };
   post({ id: req.id, type: 'progress', stage: 'tools', done: 0, total: 1 });
   const { registry } = await getParts(lm);
   return {
     choice,
     modelId: source.id,
-    dtype: req.dtype ?? 'fp32',
-    file: `onnx/${file}`,
+    dtype: model.dtype,
+    file,
     loadMs: performance.now() - t0,
     tools: registry.tools.map((t) => ({
       name: t.name,
@@ -213,14 +217,12 @@ function modelAt(url: string | null, id: number): Promise<CausalLM> {
   if (!lm) {
     lm = (async () => {
       const source = openSource({ kind: 'url', url: base }, self.location.href);
-      const [config, tokenizer, tokenizerConfig] = await Promise.all([
-        source.json('config.json'),
-        source.json('tokenizer.json'),
-        source.json('tokenizer_config.json', true),
-      ]);
-      const bytes = await source.bytes('onnx/model.onnx', (done, total) =>
-        post({ id, type: 'progress', stage: 'model.onnx', done, total }));
-      return createLM(loaded!.ort, base, bytes, { config, tokenizer, tokenizerConfig }, loaded!.choice, 'model.onnx', [], loaded!.kvCache);
+      // The same checks as the page's model, in the page's weight format, with its external data.
+      const model = await describeModel(source, loaded!.dtype);
+      const bytes = await source.bytes(model.file, (done, total) =>
+        post({ id, type: 'progress', stage: model.file.slice('onnx/'.length), done, total }));
+      const externalData = await Promise.all(model.externalData.map((path) => source.externalData(path)));
+      return createLM(loaded!.ort, base, bytes, model, loaded!.choice, externalData, loaded!.kvCache);
     })();
     lm.catch(() => otherModels.delete(base));
     otherModels.set(base, lm);
@@ -239,6 +241,7 @@ function countingDecoder(lm: CausalLM, onTokens: (fed: number) => void): CausalL
     maxLength: lm.maxLength,
     bosId: lm.bosId,
     eosIds: lm.eosIds,
+    get cacheStats() { return lm.cacheStats; },
     encode: (text) => lm.encode(text),
     decode: (ids) => lm.decode(ids),
     score: (batch) => lm.score(batch),
@@ -265,7 +268,7 @@ async function generateRequest(id: number, params: GenerateParams): Promise<Gene
   const t0 = performance.now();
   const model = await modelAt(params.modelUrl, id);
   // Where the decoder's KV cache lived during this generation (OrtCausalLM.cacheStats, counted per forward pass).
-  const stats = model instanceof OrtCausalLM ? model.cacheStats : null;
+  const stats = model.cacheStats ?? null;
   const before = stats ? { ...stats } : null;
   const lm = countingDecoder(model, (fed) =>
     post({ id, type: 'progress', stage: 'tokens generated', done: Math.min(fed, params.maxNewTokens), total: params.maxNewTokens }));

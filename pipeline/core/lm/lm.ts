@@ -43,6 +43,11 @@ export interface CausalLM {
    * Optional: backends without a cache may leave it out (generate() then refuses).
    */
   openDecoder?(prompt: readonly number[]): Promise<DecodeState>;
+  /**
+   * Decoding forward passes so far and how many kept their KV cache on the device (WebGPU), for the web app's
+   * Inference panel. Optional: backends that do not count leave it out.
+   */
+  readonly cacheStats?: Readonly<{ forwards: number; onDevice: number }>;
 }
 
 export interface DecodeState {
