@@ -1,6 +1,6 @@
 import type { Candidate } from '../candidates.ts';
 import type { CausalLM } from '../lm/lm.ts';
-import { type ScoringWindow, scorePositions } from './scoring.ts';
+import { type ScoringWindow, scoreLosses } from './scoring.ts';
 import { callTokens, planWindow } from './window.ts';
 
 /**
@@ -54,19 +54,16 @@ export async function measureControl(
     const plan = planWindow(lm, text, c.at, longest, { contextTokens: options.contextTokens });
     if (plan) jobs.push({ c, distractor, window: plan.window });
   }
-  const scored = await scorePositions(
+  // Only what the margin reads: L_c of the true result and of the distractor, both in the control's window (L_a and
+  // L_b do not enter it; the true L_c is scored again because this window is planned beside the longer call).
+  const withResult = (c: Candidate, result: string, window: ScoringWindow) => ({ window, callIds: lm.encode(format(c, result) + window.separator) });
+  const losses = await scoreLosses(
     lm,
-    jobs.map((j) => ({
-      window: j.window,
-      calls: [
-        { callOnly: format(j.c, ''), withResult: format(j.c, j.c.result!) },
-        { callOnly: format(j.c, ''), withResult: format(j.c, j.distractor) },
-      ],
-    })),
+    jobs.flatMap((j) => [withResult(j.c, j.c.result!, j.window), withResult(j.c, j.distractor, j.window)]),
     { batchSize: options.batchSize },
   );
   jobs.forEach((j, i) => {
-    const [truth, wrong] = scored[i].losses;
-    j.c.control = { distractor: j.distractor, margin: Math.round((wrong.withResult - truth.withResult) * 1e4) / 1e4 };
+    const [truth, wrong] = [losses[2 * i], losses[2 * i + 1]];
+    j.c.control = { distractor: j.distractor, margin: Math.round((wrong - truth) * 1e4) / 1e4 };
   });
 }
