@@ -9,6 +9,26 @@ export interface Losses {
 }
 
 /**
+ * L_a and L_c of a call whose L_b two-pass scoring skipped (scoring.ts): L_a − L_c was below τ_min, the lowest
+ * threshold any consumer of the run asked for, and since min(L_a, L_b) ≤ L_a the usefulness is at most L_a − L_c
+ * (`usefulnessBound`), below every such threshold whatever L_b is. calls.jsonl writes it without `callOnly`.
+ */
+export interface LossesWithoutCallOnly {
+  noCall: number;
+  callOnly?: undefined;
+  withResult: number;
+}
+
+/** What scoring stores on a candidate: all three losses, or L_a and L_c when L_b could not matter. */
+export type StoredLosses = Losses | LossesWithoutCallOnly;
+
+/** Whether L_b was scored (the exact usefulness is known). */
+export const hasCallOnly = (l: StoredLosses): l is Losses => l.callOnly !== undefined;
+
+/** An upper bound on min(L_a, L_b) − L_c from L_a and L_c alone, nats: exact when L_b ≥ L_a. */
+export const usefulnessBound = (l: StoredLosses): number => l.noCall - l.withResult;
+
+/**
  * The counterfactual control's measurement for one call (scoring/distractor.ts measures it), stored on the candidate
  * (calls.jsonl) so judging stays pure.
  */
@@ -41,8 +61,11 @@ export interface Candidate {
   raw?: string;
   result?: string;
   error?: string;
-  losses?: Losses;
+  losses?: StoredLosses;
+  /** min(L_a, L_b) − L_c, nats, when all three losses were scored. */
   usefulness?: number;
+  /** L_a − L_c, nats, when L_b was skipped (LossesWithoutCallOnly): the usefulness is at most this, below τ_min. */
+  usefulnessAtMost?: number;
   /** The counterfactual control's measurement (distractor.ts), when the run used one and the call reached τ_f. */
   control?: ControlLoss;
   /** Its fate so far: `pending` until a stage rejects it or the judge decides (calls.jsonl writes it as `kept`, `reason`). */

@@ -63,6 +63,14 @@ export interface AnnotateConfig extends ProbeVerdicts {
    * distractor of the same tool by this many nats of L_c; null: no control (`--control-margin <nats>`).
    */
   controlMargin: number | null;
+  /**
+   * The lowest τ_f any reader of the run may judge its stored losses at, nats, at most 0 (`--tau-f-floor`, e.g. −5 to
+   * re-judge below stats.json's grid later): L_b is scored only for calls whose L_a − L_c reaches
+   * τ_min = min(this, the tool's τ_f) (two-pass scoring, scoring.ts); below it a call's usefulness is only bounded
+   * (`usefulnessAtMost`). Absent: DEFAULT_TAU_F_FLOOR, stats.json's first reachTauF value, so the grid stays exact and a
+   * default run's config.json is as it was.
+   */
+  tauFFloor?: number;
   /** Concurrent tool calls and the per-call timeout, ms. */
   toolConcurrency: number;
   toolTimeoutMs: number;
@@ -104,6 +112,9 @@ export interface ProbeVerdicts {
   /** The sampling probe's counts per tool; absent: no probe, every tool is sampled. */
   samplingProbe?: Record<string, SamplingCounts>;
 }
+
+/** config.tauFFloor when absent, nats: the first value of stats.json's reachTauF grid (stats.ts TAU_F_GRID). */
+export const DEFAULT_TAU_F_FLOOR = 0;
 
 /** The defaults (run-defaults.ts) for the tools of `specs` (@default TOOL_SPECS, the registry's list), with `overrides`. */
 export function defaultConfig(overrides: Partial<AnnotateConfig> = {}, specs: readonly ToolSpec[] = TOOL_SPECS): AnnotateConfig {
@@ -150,6 +161,7 @@ export function validateConfig(config: AnnotateConfig, knownTools: readonly stri
   if (!(config.batchSize >= 1)) return `batch size must be ≥ 1 (got ${config.batchSize})`;
   if (config.lmContext !== 'prompt' && config.lmContext !== 'bare') return `LM context must be prompt or bare (got ${String(config.lmContext)}): pass --lm-context auto`;
   if (!(Number.isInteger(config.topK) && config.topK >= 1)) return `top-k must be an integer ≥ 1 (got ${config.topK})`;
+  if (config.tauFFloor !== undefined && !(config.tauFFloor <= DEFAULT_TAU_F_FLOOR)) return `τ_f floor must be a number of nats ≤ ${DEFAULT_TAU_F_FLOOR}, stats.json's first τ_f (got ${config.tauFFloor}): pass --tau-f-floor -5`;
   if (config.controlMargin !== null && !Number.isFinite(config.controlMargin)) return `control margin must be a number of nats (got ${config.controlMargin}): pass --control-margin 0.5`;
   const gate = config.samplingGate;
   if (gate && !(Number.isInteger(gate.minSamples) && gate.minSamples >= 1 && gate.minParseRate >= 0 && gate.minParseRate <= 1)) return 'sampling gate: minSamples must be an integer ≥ 1 and minParseRate in [0, 1]';

@@ -40,6 +40,8 @@ export interface RunFlags {
   controlMargin?: number;
   /** `--no-control`: false. */
   control?: boolean;
+  /** The lowest τ_f the run's losses stay exact for, and stats' grid floor (config tauFFloor; absent: the default). */
+  tauFFloor?: number;
   /** MCP servers whose tools the run adds: commands (stdio) or http(s) URLs. */
   mcp?: string[];
   /** A tool catalog whose tools the run adds, in this process (tools/catalogs/: mathjs). */
@@ -110,6 +112,7 @@ export function planConfig(flags: RunFlags, mcpSpecs?: readonly ToolSpec[]): Ann
     ...(flags.topK !== undefined && { topK: flags.topK }),
     ...(flags.controlMargin !== undefined ? { controlMargin: flags.controlMargin } : {}),
     ...(flags.control === false ? { controlMargin: null } : {}),
+    ...(flags.tauFFloor !== undefined ? { tauFFloor: flags.tauFFloor } : {}),
     ...(flags.mcp?.length ? { mcp: [...flags.mcp] } : {}),
     ...(flags.catalog !== undefined ? { catalog: flags.catalog } : {}),
     ...(flags.toolRetrieval !== undefined ? { toolRetrieval: { k: flags.toolRetrieval, retriever: flags.retriever ?? DEFAULT_RETRIEVER } } : {}),

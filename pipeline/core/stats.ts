@@ -1,11 +1,13 @@
 import { type Candidate, type OutcomeKind, isKept } from './candidates.ts';
+import { DEFAULT_TAU_F_FLOOR } from './config.ts';
 import { survival } from './scoring/judge.ts';
 import { type SamplingCounts, parseRate } from './sampling/sampling-gate.ts';
 import { inlinedAtEachPosition } from './stages/inline.ts';
 import type { DocWork } from './stages/stages.ts';
 
 /** τ_f values at which stats.json reports how many scored calls reach τ_f (from stored losses, before the control). */
-export const TAU_F_GRID = [0, 0.25, 0.5, 1, 2] as const;
+export const TAU_F_GRID = [DEFAULT_TAU_F_FLOOR, 0.25, 0.5, 1, 2] as const;
+
 
 export interface ToolStats {
   /** Documents whose pre-filter passed for this tool. */
@@ -148,8 +150,10 @@ export function addDoc(stats: RunStats, work: DocWork): RunStats {
       countHallucination(s.hallucination, kind);
       countHallucination(stats.hallucination, kind);
     }
+    // A call whose L_b was skipped is scored too; its usefulness is below the grid's first value (τ_min ≤ it), so it
+    // reaches no τ_f of the grid.
+    if (c.usefulness !== undefined || c.usefulnessAtMost !== undefined) s.scored++;
     if (c.usefulness !== undefined) {
-      s.scored++;
       survival([c.usefulness], TAU_F_GRID).forEach(({ kept }, i) => (s.reachTauF[i].calls += kept));
     }
     if (isKept(c)) s.kept++;

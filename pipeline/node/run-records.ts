@@ -2,16 +2,15 @@
  * The lines of a run's files, one function each: calls.jsonl (every candidate with its outcome), train.jsonl (a
  * judged document with its kept calls inlined), errors.jsonl (a bad input record or file).
  */
-import { type Candidate, isKept, reasonText } from '../core/candidates.ts';
+import { type Candidate, isKept, reasonText, type StoredLosses } from '../core/candidates.ts';
 import { inlineCalls, inlinedAtEachPosition } from '../core/stages/inline.ts';
 import type { RankedTool } from '../core/retrieval/retriever.ts';
-import type { Losses } from '../core/scoring/losses.ts';
 import { type DocWork, type PipelineParts, callText } from '../core/stages/stages.ts';
 import type { CorpusError } from './read-corpus.ts';
 
 /** Losses and usefulness are written rounded to 1e-4 nats: runs agree across batch sizes (float rounding). */
 const round = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 1e4) / 1e4);
-const roundLosses = (l: Losses | undefined) =>
+const roundLosses = (l: StoredLosses | undefined) =>
   l && { noCall: round(l.noCall), callOnly: round(l.callOnly), withResult: round(l.withResult) };
 
 /**
@@ -44,6 +43,8 @@ export function callRecord(c: Candidate, server: string | undefined, inlined?: b
     error: c.error,
     losses: roundLosses(c.losses),
     usefulness: round(c.usefulness),
+    // Only when L_b was skipped (two-pass scoring): losses then have no callOnly, and usefulness ≤ this.
+    usefulnessAtMost: round(c.usefulnessAtMost),
     control: c.control,
     kept: isKept(c),
     inlined,

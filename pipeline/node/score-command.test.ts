@@ -51,7 +51,7 @@ describe('toolformer score', () => {
     for await (const work of annotate(parts, config, (async function* () { yield doc; })())) candidates.push(...work.candidates);
     const scored = candidates.filter((c) => c.losses);
     expect(scored).toHaveLength(1);
-    for (const key of ['noCall', 'callOnly', 'withResult'] as const) expect(printedLosses[key]).toBeCloseTo(scored[0].losses![key], 3);
+    for (const key of ['noCall', 'callOnly', 'withResult'] as const) expect(printedLosses[key]).toBeCloseTo(scored[0].losses![key]!, 3);
   }, 120_000);
 
   it('says so when the call leaves no room for context', async () => {

@@ -2,6 +2,12 @@
 import type { Candidate } from '../../pipeline/core/candidates.ts';
 import type { Losses } from '../../pipeline/core/scoring/losses.ts';
 
+/**
+ * The τ_f slider's lowest value, nats. The worker judges at it, so two-pass scoring (scoring.ts) scores L_b for every
+ * call whose L_a − L_c reaches it: any call the slider can keep has its exact usefulness; the others keep their bound.
+ */
+export const TAU_F_SLIDER_MIN = -5;
+
 export interface AnalyzeParams {
   text: string;
   /** Tool names as in the registry, e.g. Calculator, QA. */

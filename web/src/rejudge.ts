@@ -8,7 +8,7 @@
  */
 import type { Candidate, Outcome, RejectedBeforeScoring } from '../../pipeline/core/candidates.ts';
 import { inlineCalls } from '../../pipeline/core/stages/inline.ts';
-import { judge } from '../../pipeline/core/scoring/judge.ts';
+import { judgeStored } from '../../pipeline/core/scoring/judge.ts';
 import { selectPositions, type PositionScores } from '../../pipeline/core/sampling/positions.ts';
 import type { Analysis } from './analysis-types.ts';
 
@@ -27,13 +27,21 @@ export interface Thresholds {
  * scoring as the run decided it, or the judge's verdict — plus the two only re-judging has: the position fell below
  * τ_s, or the call was never scored.
  */
-export type DecisionOutcome = RejectedBeforeScoring | Extract<Outcome, { kind: 'kept' | 'below_tau_f' | 'below_control' }> | { kind: 'below_tau_s' } | { kind: 'not_scored' };
+export type DecisionOutcome =
+  | RejectedBeforeScoring
+  | Extract<Outcome, { kind: 'kept' | 'below_tau_f' | 'below_control' }>
+  | { kind: 'below_tau_s' }
+  | { kind: 'not_scored' }
+  // L_b was skipped (L_a − L_c below the worker's τ_f, TAU_F_SLIDER_MIN) and τ_f is below that bound: undecided.
+  | { kind: 'needs_call_only' };
 
 export interface Decision {
   candidate: Candidate;
   kept: boolean;
   outcome: DecisionOutcome;
   usefulness?: number;
+  /** L_a − L_c when L_b was skipped: the usefulness is at most this. */
+  usefulnessAtMost?: number;
 }
 
 /** Per tool, the character offsets of the positions chosen at τ_s (LM top-k with p_i > τ_s, plus heuristics). */
@@ -60,7 +68,8 @@ export function rejudge(analysis: Analysis, thresholds: Thresholds): Decision[] 
     const positions = chosen.get(candidate.positionTool);
     if (positions && !positions.has(candidate.at)) return { candidate, kept: false, outcome: { kind: 'below_tau_s' } };
     if (!candidate.losses) return { candidate, kept: false, outcome: { kind: 'not_scored' } };
-    const v = judge(candidate.losses, thresholds.tauF, { measured: candidate.control, margin: thresholds.controlMargins?.[candidate.tool] ?? null });
+    const v = judgeStored(candidate.losses, thresholds.tauF, { measured: candidate.control, margin: thresholds.controlMargins?.[candidate.tool] ?? null });
+    if ('usefulnessAtMost' in v) return { candidate, kept: false, outcome: { kind: v.outcome }, usefulnessAtMost: v.usefulnessAtMost };
     return { candidate, kept: v.kept, outcome: { kind: v.outcome }, usefulness: v.usefulness };
   });
 }

@@ -31,11 +31,20 @@ describe('countByTool', () => {
   it('counts candidates, scored and kept per tool at τ_f, with a total row', () => {
     const { calls } = parseCallsJsonl(RUN);
     expect(countByTool(calls, 0.5)).toEqual([
-      { tool: 'Calculator', candidates: 2, scored: 2, kept: 1 },
-      { tool: 'QA', candidates: 2, scored: 1, kept: 1 },
-      { tool: 'all', candidates: 4, scored: 3, kept: 2 },
+      { tool: 'Calculator', candidates: 2, scored: 2, kept: 1, undecided: 0 },
+      { tool: 'QA', candidates: 2, scored: 1, kept: 1, undecided: 0 },
+      { tool: 'all', candidates: 4, scored: 3, kept: 2, undecided: 0 },
     ]);
     expect(countByTool(calls, 1.5).at(-1)?.kept).toBe(0);
+  });
+
+  it('counts a call whose L_b the run skipped as scored, kept never, undecided where τ_f is at or below its bound', () => {
+    // Two-pass scoring's record: no callOnly, usefulness ≤ L_a − L_c = −0.3.
+    const skipped = JSON.stringify({ tool: 'QA', losses: { noCall: 1.0, withResult: 1.3 }, usefulnessAtMost: -0.3, kept: false, reason: 'below_tau_f' });
+    const { calls } = parseCallsJsonl(`${RUN}\n${skipped}`);
+    expect(calls.at(-1)).toEqual({ tool: 'QA', usefulness: null, usefulnessAtMost: -0.3 });
+    expect(countByTool(calls, 0).find((r) => r.tool === 'QA')).toEqual({ tool: 'QA', candidates: 3, scored: 2, kept: 1, undecided: 0 });
+    expect(countByTool(calls, -0.5).find((r) => r.tool === 'QA')).toEqual({ tool: 'QA', candidates: 3, scored: 2, kept: 1, undecided: 1 });
   });
 });
 

@@ -5,14 +5,18 @@
  * Re-judging uses the pipeline's own `usefulness` on the stored losses, so the viewer's counts at τ_f are the calls
  * that reach that τ_f — the CLI's "≥ τ_f" column, before the counterfactual control drops some of them (the
  * control's margins are not in this view). A line without losses (e.g. the tool returned an error) never reaches τ_f.
+ * A line whose L_b the run skipped (losses without callOnly, `usefulnessAtMost`: two-pass scoring below the run's
+ * τ_f floor) is scored but decided only above its bound; below it, it is counted as `undecided`, not as kept.
  */
 import { survival, usefulness } from '../../pipeline/core/scoring/judge.ts';
 import type { Losses } from '../../pipeline/core/scoring/losses.ts';
 
 export interface CallRecord {
   tool: string;
-  /** min(L_a, L_b) − L_c, nats; null when the call was never scored. */
+  /** min(L_a, L_b) − L_c, nats; null when the call was never scored or its L_b was skipped. */
   usefulness: number | null;
+  /** L_a − L_c, nats, when the run skipped L_b: the usefulness is at most this. */
+  usefulnessAtMost?: number;
 }
 
 export interface ParsedRun {
@@ -52,7 +56,8 @@ export function parseCallsJsonl(text: string): ParsedRun {
       : typeof rec.usefulness === 'number' && Number.isFinite(rec.usefulness)
         ? rec.usefulness
         : null;
-    calls.push({ tool: rec.tool, usefulness: u });
+    const bound = rec.losses && typeof rec.usefulnessAtMost === 'number' && Number.isFinite(rec.usefulnessAtMost) ? rec.usefulnessAtMost : undefined;
+    calls.push({ tool: rec.tool, usefulness: u, ...(u === null && bound !== undefined && { usefulnessAtMost: bound }) });
   });
   return { calls, badLines };
 }
@@ -64,24 +69,29 @@ export interface ToolCount {
   scored: number;
   /** Scored candidates with usefulness ≥ τ_f (before the counterfactual control). */
   kept: number;
+  /** Scored candidates without L_b whose bound reaches τ_f: each may or may not reach it (τ_f below the run's floor). */
+  undecided: number;
 }
 
 /** Per-tool counts at one τ_f, sorted by tool name; a last row `all` sums them. */
 export function countByTool(calls: readonly CallRecord[], tauF: number): ToolCount[] {
   const byTool = new Map<string, ToolCount>();
   for (const c of calls) {
-    const row = byTool.get(c.tool) ?? { tool: c.tool, candidates: 0, scored: 0, kept: 0 };
+    const row = byTool.get(c.tool) ?? { tool: c.tool, candidates: 0, scored: 0, kept: 0, undecided: 0 };
     row.candidates++;
     if (c.usefulness !== null) {
       row.scored++;
       if (c.usefulness >= tauF) row.kept++;
+    } else if (c.usefulnessAtMost !== undefined) {
+      row.scored++;
+      if (c.usefulnessAtMost >= tauF) row.undecided++;
     }
     byTool.set(c.tool, row);
   }
   const rows = [...byTool.values()].sort((a, b) => a.tool.localeCompare(b.tool));
   const all = rows.reduce(
-    (s, r) => ({ tool: 'all', candidates: s.candidates + r.candidates, scored: s.scored + r.scored, kept: s.kept + r.kept }),
-    { tool: 'all', candidates: 0, scored: 0, kept: 0 },
+    (s, r) => ({ tool: 'all', candidates: s.candidates + r.candidates, scored: s.scored + r.scored, kept: s.kept + r.kept, undecided: s.undecided + r.undecided }),
+    { tool: 'all', candidates: 0, scored: 0, kept: 0, undecided: 0 },
   );
   return [...rows, all];
 }

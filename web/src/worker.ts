@@ -14,7 +14,7 @@ import { OrtCausalLM, type OrtModule } from '../../pipeline/core/lm/ort-lm.ts';
 import type { PositionScores } from '../../pipeline/core/sampling/positions.ts';
 import { annotate, controlMarginFor, type StageProgress } from '../../pipeline/core/stages/stages.ts';
 import type { KnowledgeBase } from '../../pipeline/core/tools/qa/qa.ts';
-import type { Analysis, AnalyzeParams, BenchResult } from './analysis-types.ts';
+import { type Analysis, type AnalyzeParams, type BenchResult, TAU_F_SLIDER_MIN } from './analysis-types.ts';
 import { chooseBackend, fallbackToWasm, type BackendChoice, type BackendEnv } from './backend.ts';
 import { browserParts, type BrowserParts } from './browser-parts.ts';
 import { benchRows, scoreThroughput, scoreTimes } from './bench-rows.ts';
@@ -133,9 +133,10 @@ async function analyze(id: number, params: AnalyzeParams): Promise<Analysis> {
   const own = params.own && params.own.at >= 0 && params.own.at <= params.text.length ? params.own : null;
   p.setOwn(own);
   const tools = [...new Set([...params.tools, ...(own ? [own.tool] : [])])].filter((t) => p.registry.get(t));
-  // τ_s = 0 and τ_f = −∞: every top-k position is proposed and every call judged on the page (rejudge.ts).
+  // τ_s = 0 and τ_f at the slider's lowest value: every top-k position is proposed and every call judged on the page
+  // (rejudge.ts); L_b is skipped only for calls no slider position can keep (usefulness ≤ L_a − L_c < TAU_F_SLIDER_MIN).
   const thresholds: Record<string, ToolThresholds> = Object.fromEntries(
-    tools.map((t) => [t, { ...p.registry.get(t)!.thresholds, tauS: 0, tauF: -Infinity, k: params.k, m: params.m }]),
+    tools.map((t) => [t, { ...p.registry.get(t)!.thresholds, tauS: 0, tauF: TAU_F_SLIDER_MIN, k: params.k, m: params.m }]),
   );
   const config = defaultConfig({ tools, thresholds, seed: params.seed, lmProposals: params.m > 0, lmContext: params.lmContext ?? 'prompt', programmatic: params.programmatic ?? true });
   const doc = { id: 'explorer', text: params.text, date: params.date };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { judge, survival, usefulness } from './judge.ts';
+import { judge, judgeStored, survival, usefulness } from './judge.ts';
 
 const worked = { noCall: 2.5, callOnly: 2.1, withResult: 0.8 };
 
@@ -29,5 +29,18 @@ describe('judge', () => {
       { tauF: 1, kept: 2 },
       { tauF: 2, kept: 1 },
     ]);
+  });
+});
+
+describe('judgeStored', () => {
+  it('judges all three losses exactly as judge does', () => {
+    expect(judgeStored(worked, 1.0)).toEqual(judge(worked, 1.0));
+  });
+
+  it('without L_b: below τ_f by the bound L_a − L_c, undecided at or under it', () => {
+    const bounded = { noCall: 1.0, withResult: 1.25 }; // usefulness ≤ −0.25 whatever L_b is
+    expect(judgeStored(bounded, 0)).toEqual({ kept: false, usefulnessAtMost: -0.25, outcome: 'below_tau_f' });
+    expect(judgeStored(bounded, -0.25)).toMatchObject({ kept: false, outcome: 'needs_call_only' });
+    expect(judgeStored(bounded, -1)).toMatchObject({ kept: false, outcome: 'needs_call_only' });
   });
 });

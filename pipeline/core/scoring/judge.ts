@@ -1,4 +1,4 @@
-import type { ControlLoss } from '../candidates.ts';
+import { type ControlLoss, hasCallOnly, type StoredLosses, usefulnessBound } from '../candidates.ts';
 import type { Losses } from './losses.ts';
 
 /**
@@ -35,6 +35,23 @@ export function judge(losses: Losses, tauF: number, control?: Control): Verdict 
     return { kept: false, usefulness: u, outcome: 'below_control' };
   }
   return { kept: true, usefulness: u, outcome: 'kept' };
+}
+
+/**
+ * The verdict from stored losses, which may lack L_b (two-pass scoring): without it a call whose bound
+ * L_a − L_c is below τ_f is below_tau_f exactly (usefulness ≤ bound < τ_f); one whose bound reaches τ_f cannot be
+ * judged without L_b — `needsCallOnly` (a threshold below the run's τ_min; the web explorer scores L_b then).
+ */
+export type StoredVerdict =
+  | Verdict
+  | { kept: false; usefulnessAtMost: number; outcome: 'below_tau_f' }
+  | { kept: false; usefulnessAtMost: number; outcome: 'needs_call_only' };
+
+export function judgeStored(losses: StoredLosses, tauF: number, control?: Control): StoredVerdict {
+  if (hasCallOnly(losses)) return judge(losses, tauF, control);
+  const bound = usefulnessBound(losses);
+  if (bound < tauF) return { kept: false, usefulnessAtMost: bound, outcome: 'below_tau_f' };
+  return { kept: false, usefulnessAtMost: bound, outcome: 'needs_call_only' };
 }
 
 /** How many of the given usefulness values survive each threshold (the survival curve). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PAPER_WEIGHTS } from './losses.ts';
-import { makeWindow, scorePositions } from './scoring.ts';
+import { makeWindow, scorePositions, scorePositionsTwoPass } from './scoring.ts';
 import { FakeLM } from '../testing/fake-lm.ts';
 
 /**
@@ -56,5 +56,30 @@ describe('scorePositions', () => {
     const lm = new FakeLM(() => undefined, 10);
     const window = makeWindow(lm, 'a long enough text here', 10, { contextTokens: 8, span: 5 });
     await expect(scorePositions(lm, [{ window, calls: [] }])).rejects.toThrow(/exceeds the model's 10/);
+  });
+
+  it('two passes: L_b only where L_a − L_c reaches callOnlyFrom; L_a and L_c as in one pass', async () => {
+    const lm = copyLM();
+    const text = 'First it is 42, and then the answer is 42 again.';
+    const calls = [
+      // The true result: L_c far below L_a (L_a − L_c ≈ 2 nats), so L_b is scored at τ_min 1.
+      { callOnly: '[Calculator(40 + 2) -> ]', withResult: '[Calculator(40 + 2) -> 42]', callOnlyFrom: 1 },
+      // A wrong result: L_a − L_c ≈ 0 < 1, so L_b cannot matter and is skipped.
+      { callOnly: '[Calculator(40 + 3) -> ]', withResult: '[Calculator(40 + 3) -> 43]', callOnlyFrom: 1 },
+    ];
+    const positions = [text.indexOf('42'), text.lastIndexOf('42')].map((at) => ({ window: makeWindow(lm, text, at, { contextTokens: 20, span: 5 }), calls }));
+    const sequences: number[] = [];
+    const counting = Object.assign(Object.create(lm), { score: (batch: Parameters<typeof lm.score>[0]) => (sequences.push(batch.length), lm.score(batch)) });
+    const full = await scorePositions(lm, positions);
+    const two = await scorePositionsTwoPass(counting, positions);
+    for (const [i, p] of two.entries()) {
+      expect(p.noCall).toBe(full[i].noCall);
+      expect(p.losses[0]).toEqual(full[i].losses[0]);
+      expect(p.losses[1]).toEqual({ noCall: full[i].noCall, withResult: full[i].losses[1].withResult });
+      expect(p.losses[1].noCall - p.losses[1].withResult).toBeLessThan(1);
+      expect(p.losses[0].noCall - p.losses[0].withResult).toBeGreaterThanOrEqual(1);
+    }
+    // 2 positions × (L_a + 2 L_c) + 2 L_b, instead of 2 × (1 + 2 × 2).
+    expect(sequences.reduce((a, b) => a + b, 0)).toBe(8);
   });
 });

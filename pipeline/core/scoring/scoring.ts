@@ -1,5 +1,6 @@
 import type { CausalLM, ScoreRequest } from '../lm/lm.ts';
 import { type Losses, PAPER_WEIGHTS, weightedLoss } from './losses.ts';
+import { hasCallOnly, type StoredLosses } from '../candidates.ts';
 
 /**
  * Scoring candidate calls with the paper's losses, batched across candidates.
@@ -13,6 +14,9 @@ import { type Losses, PAPER_WEIGHTS, weightedLoss } from './losses.ts';
  *
  * Only the tokens after "|" are scored, with the paper's weights, and nothing past them is forwarded.
  * L_a depends only on the position, so it is scored once per position and shared by all its calls.
+ *
+ * Two passes (scorePositionsTwoPass): L_a and L_c first, L_b only where L_a − L_c ≥ τ_min. Since min(L_a, L_b) ≤ L_a,
+ * a call with L_a − L_c < τ_min has usefulness < τ_min whatever L_b is; on `npm start` that is most calls.
  */
 export interface ScoringWindow {
   /** x_{1:i−1}: ids of the text before the position, cut on the left to the context budget. */
@@ -48,6 +52,11 @@ export function makeWindow(lm: CausalLM, text: string, at: number, options: Wind
 export interface CallTexts {
   callOnly: string;
   withResult: string;
+  /**
+   * τ_min, nats: score L_b only when L_a − L_c ≥ this (two-pass scoring); below it the call's usefulness is at most
+   * L_a − L_c < τ_min whatever L_b is, so no consumer of the run needs it. Absent: always score L_b.
+   */
+  callOnlyFrom?: number;
 }
 
 export interface PositionToScore {
@@ -55,73 +64,116 @@ export interface PositionToScore {
   calls: CallTexts[];
 }
 
-export interface ScoredPosition {
+export interface ScoredPosition<L extends StoredLosses = Losses> {
   /** L_a for this position, nats. */
   noCall: number;
   /** Per call, in input order. */
-  losses: Losses[];
+  losses: L[];
 }
 
 export interface ScoreOptions {
   /** Sequences per forward pass. @default 16 */
   batchSize?: number;
   weights?: readonly number[];
-  /** After each batch: calls whose three losses are all computed, of all calls (the web's progress bar). */
+  /** After each batch: calls whose losses are all computed (or skipped), of all calls (the web's progress bar). */
   onProgress?: (callsDone: number, callsTotal: number) => void;
 }
 
+/** One loss to compute: `callIds` (e(c, ·) and its separator, [] for L_a) as a prefix of `window`. */
+export interface LossRequest {
+  window: ScoringWindow;
+  callIds: readonly number[];
+}
+
 /**
- * Score every call at every position. Requests are sorted by length before batching (length bucketing:
- * less padding), then mapped back, so results do not depend on the batch size beyond float rounding.
+ * The weighted loss of each request, nats, in input order. Requests are sorted by length before batching (length
+ * bucketing: less padding), then mapped back, so results do not depend on the batch size beyond float rounding.
+ * `onBatch` is told after each batch which requests (input indices) it computed.
  */
-export async function scorePositions(
+export async function scoreLosses(
   lm: CausalLM,
-  positions: readonly PositionToScore[],
-  options: ScoreOptions = {},
-): Promise<ScoredPosition[]> {
+  items: readonly LossRequest[],
+  options: Pick<ScoreOptions, 'batchSize' | 'weights'> & { onBatch?: (done: readonly number[]) => void } = {},
+): Promise<Float64Array> {
   const weights = options.weights ?? PAPER_WEIGHTS;
   const batchSize = options.batchSize ?? 16;
   const bos = lm.bosId === undefined ? [] : [lm.bosId];
-
   // One request per loss: [bos, callIds, prefix, next]; the loss starts at `from`.
-  const requests: { ids: number[]; from: number }[] = [];
-  const index: { noCall: number; calls: { callOnly: number; withResult: number }[] }[] = [];
-  const add = (callIds: readonly number[], w: ScoringWindow): number => {
+  const requests = items.map(({ window: w, callIds }) => {
     const ids = [...bos, ...callIds, ...w.prefix, ...w.next];
     if (ids.length > lm.maxLength) {
       throw new Error(`scoring sequence of ${ids.length} tokens exceeds the model's ${lm.maxLength}; lower contextTokens`);
     }
-    requests.push({ ids, from: ids.length - w.next.length });
-    return requests.length - 1;
-  };
-  for (const p of positions) {
-    index.push({
-      noCall: add([], p.window),
-      calls: p.calls.map((c) => ({
-        callOnly: add(lm.encode(c.callOnly + p.window.separator), p.window),
-        withResult: add(lm.encode(c.withResult + p.window.separator), p.window),
-      })),
-    });
-  }
-
+    return { ids, from: ids.length - w.next.length };
+  });
   const losses = new Float64Array(requests.length);
-  const computed = new Uint8Array(requests.length);
-  const callsTotal = index.reduce((n, p) => n + p.calls.length, 0);
-  const callsDone = () => index.reduce((n, p) => n + (computed[p.noCall] ? p.calls.filter((c) => computed[c.callOnly] && computed[c.withResult]).length : 0), 0);
   const order = requests.map((_, i) => i).sort((a, b) => requests[a].ids.length - requests[b].ids.length || a - b);
   for (let s = 0; s < order.length; s += batchSize) {
     const chunk = order.slice(s, s + batchSize);
     const batch: ScoreRequest[] = chunk.map((i) => ({ ids: requests[i].ids, from: requests[i].from }));
     const results = await lm.score(batch);
-    chunk.forEach((i, j) => {
-      losses[i] = weightedLoss(results[j].tokenLogProbs, requests[i].from, weights);
-      computed[i] = 1;
-    });
-    options.onProgress?.(callsDone(), callsTotal);
+    chunk.forEach((i, j) => (losses[i] = weightedLoss(results[j].tokenLogProbs, requests[i].from, weights)));
+    options.onBatch?.(chunk);
   }
+  return losses;
+}
 
-  return index.map((p) => ({
-    noCall: losses[p.noCall],
-    losses: p.calls.map((c) => ({ noCall: losses[p.noCall], callOnly: losses[c.callOnly], withResult: losses[c.withResult] })),
+/**
+ * Score every call at every position, in two passes: L_a (once per position) and each call's L_c first, then L_b
+ * only for the calls whose L_a − L_c reaches their `callOnlyFrom` (all calls without one). A skipped L_b leaves the
+ * call's losses without `callOnly` (LossesWithoutCallOnly); L_a and L_c are the same numbers either way.
+ */
+export async function scorePositionsTwoPass(
+  lm: CausalLM,
+  positions: readonly PositionToScore[],
+  options: ScoreOptions = {},
+): Promise<ScoredPosition<StoredLosses>[]> {
+  const encoded = positions.map((p) => ({
+    window: p.window,
+    calls: p.calls.map((c) => ({ ...c, ids: (text: string) => lm.encode(text + p.window.separator) })),
   }));
+  const callsTotal = positions.reduce((n, p) => n + p.calls.length, 0);
+  let callsDone = 0;
+  // Pass 1: [L_a, L_c of each call] per position, flattened.
+  const first: LossRequest[] = [];
+  const firstAt: { noCall: number; withResult: number[] }[] = [];
+  for (const p of encoded) {
+    firstAt.push({ noCall: first.push({ window: p.window, callIds: [] }) - 1, withResult: [] });
+    for (const c of p.calls) firstAt.at(-1)!.withResult.push(first.push({ window: p.window, callIds: c.ids(c.withResult) }) - 1);
+  }
+  // Which requests complete which calls: a call is done when its L_a and L_c are (and, later, its L_b).
+  const needsCallOnly = (noCall: number, withResult: number, c: CallTexts) => c.callOnlyFrom === undefined || noCall - withResult >= c.callOnlyFrom;
+  const pass1 = await scoreLosses(lm, first, {
+    ...options,
+    onBatch: () => options.onProgress?.(callsDone, callsTotal),
+  });
+  // Pass 2: L_b where some consumer may need it.
+  const second: LossRequest[] = [];
+  const secondAt = encoded.map((p, i) =>
+    p.calls.map((c, j) => (needsCallOnly(pass1[firstAt[i].noCall], pass1[firstAt[i].withResult[j]], c) ? second.push({ window: p.window, callIds: c.ids(c.callOnly) }) - 1 : -1)),
+  );
+  callsDone = secondAt.flat().filter((k) => k < 0).length;
+  options.onProgress?.(callsDone, callsTotal);
+  const pass2 = await scoreLosses(lm, second, {
+    ...options,
+    onBatch: (done) => options.onProgress?.((callsDone += done.length), callsTotal),
+  });
+  return encoded.map((p, i) => {
+    const noCall = pass1[firstAt[i].noCall];
+    return {
+      noCall,
+      losses: p.calls.map((_, j): StoredLosses => {
+        const withResult = pass1[firstAt[i].withResult[j]];
+        const k = secondAt[i][j];
+        return k < 0 ? { noCall, withResult } : { noCall, callOnly: pass2[k], withResult };
+      }),
+    };
+  });
+}
+
+/** Score L_a, L_b and L_c of every call at every position (scorePositionsTwoPass with no call skipping L_b). */
+export async function scorePositions(lm: CausalLM, positions: readonly PositionToScore[], options: ScoreOptions = {}): Promise<ScoredPosition[]> {
+  const all = positions.map((p) => ({ window: p.window, calls: p.calls.map(({ callOnly, withResult }) => ({ callOnly, withResult })) }));
+  const scored = await scorePositionsTwoPass(lm, all, options);
+  return scored.map((p) => ({ noCall: p.noCall, losses: p.losses.filter(hasCallOnly) }));
 }

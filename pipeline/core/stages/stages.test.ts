@@ -56,8 +56,30 @@ describe('the stages on a fake LM', () => {
     );
     const kept = byReason['40 + 2#kept'];
     expect(kept).toMatchObject({ result: '42', at, proposer: 'programmatic', tool: 'Add', positionTool: 'Add' });
-    expect(kept.losses!.withResult).toBeLessThan(kept.losses!.callOnly);
+    expect(kept.losses!.withResult).toBeLessThan(kept.losses!.callOnly!);
     expect(kept.losses!.callOnly).toBeCloseTo(kept.losses!.noCall, 6);
+  });
+
+  it('scores L_b only where L_a − L_c reaches min(τ_f, --tau-f-floor); the rest keep L_a, L_c and their bound', async () => {
+    const annotateAt = async (tauFFloor: number) => {
+      const config = defaultConfig({ tools: ['Add'], lmProposals: false, tauFFloor });
+      config.thresholds.Add = { tauS: 1, tauF: 0.5, k: 0, m: 0 };
+      const calls = [];
+      for await (const work of annotate(parts(['40 + 2', '40 + 40']), config, (async function* () { yield { id: 'd', text }; })())) calls.push(...work.candidates);
+      return calls;
+    };
+    // 40 + 40 -> 80 makes " 42" no likelier: L_a − L_c ≈ 0, below τ_min = min(0.5, 0.25), so its L_b is skipped.
+    const [right, skipped] = await annotateAt(0.25);
+    const [rightAll, wrong] = await annotateAt(-5);
+    expect(right).toEqual(rightAll);
+    expect(right.outcome.kind).toBe('kept');
+    expect([skipped.outcome.kind, wrong.outcome.kind]).toEqual(['below_tau_f', 'below_tau_f']);
+    expect(skipped.losses).toEqual({ noCall: wrong.losses!.noCall, withResult: wrong.losses!.withResult });
+    expect(skipped.usefulness).toBeUndefined();
+    expect(skipped.usefulnessAtMost).toBe(wrong.losses!.noCall - wrong.losses!.withResult);
+    expect(skipped.usefulnessAtMost).toBeLessThan(0.25);
+    expect(wrong.usefulness).toBe(Math.min(wrong.losses!.noCall, wrong.losses!.callOnly!) - wrong.losses!.withResult);
+    expect(wrong.usefulnessAtMost).toBeUndefined();
   });
 
   it('measures the counterfactual control: the true result beats a distractor ("97") by far', async () => {

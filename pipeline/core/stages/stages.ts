@@ -1,13 +1,13 @@
 import { formatCall } from '../call-syntax.ts';
-import { type Candidate, isPending } from '../candidates.ts';
-import type { AnnotateConfig } from '../config.ts';
+import { type Candidate, hasCallOnly, isPending } from '../candidates.ts';
+import { type AnnotateConfig, DEFAULT_TAU_F_FLOOR } from '../config.ts';
 import type { Doc } from '../document.ts';
-import { judge, usefulness } from '../scoring/judge.ts';
+import { judgeStored, usefulness } from '../scoring/judge.ts';
 import { measureControl } from '../scoring/distractor.ts';
 import { leaks } from './leakage.ts';
 import { proposeStage } from './propose-stage.ts';
 import { prefilter } from './prefilter.ts';
-import { scorePositions } from '../scoring/scoring.ts';
+import { scorePositionsTwoPass } from '../scoring/scoring.ts';
 import { searchedDoc, searchSpan } from './search-budget.ts';
 import { maxArgumentLength } from '../tools/spec.ts';
 import { callTokens, planWindow } from '../scoring/window.ts';
@@ -103,7 +103,10 @@ export function callText(parts: Pick<PipelineParts, 'registry'>, c: Pick<Candida
   return formatCall({ tool: c.tool, input: c.input }, { quoted, result: written });
 }
 
-/** L_a, L_b, L_c for every executed call, batched across the document's positions. */
+/**
+ * L_a and L_c for every executed call, batched across the document's positions, then L_b where L_a − L_c reaches the
+ * call's τ_min (tauMinFor): below it no reader of the run needs L_b (two-pass scoring, scoring.ts).
+ */
 export function scoreStage(parts: PipelineParts, config: AnnotateConfig): Stage {
   const { lm } = parts;
   return async function* (input) {
@@ -117,7 +120,7 @@ export function scoreStage(parts: PipelineParts, config: AnnotateConfig): Stage 
       // Each position's window is planned beside its longest call (window.ts, the plan every caller uses); calls
       // longer than maxCallTokens, or leaving no room for context, are call_too_long.
       const positions = [...byPosition.entries()].map(([at, calls]) => {
-        const texts = calls.map((c) => ({ callOnly: callText(parts, c, ''), withResult: callText(parts, c, c.result) }));
+        const texts = calls.map((c) => ({ callOnly: callText(parts, c, ''), withResult: callText(parts, c, c.result), callOnlyFrom: tauMinFor(config, c.tool) }));
         const lengths = texts.map((t) => callTokens(lm, [t.withResult]));
         const fits = lengths.map((n) => n <= config.maxCallTokens);
         calls.forEach((c, j) => {
@@ -130,7 +133,7 @@ export function scoreStage(parts: PipelineParts, config: AnnotateConfig): Stage 
       });
       for (const p of positions) if (!p.plan) for (const c of p.calls) c.outcome = { kind: 'call_too_long' };
       const scorable = positions.filter((p) => p.calls.length > 0 && p.plan);
-      const scored = await scorePositions(
+      const scored = await scorePositionsTwoPass(
         lm,
         scorable.map((p) => ({ window: p.plan!.window, calls: p.texts })),
         { batchSize: config.batchSize, onProgress: (done, total) => parts.progress?.({ stage: 'scoring', done, total }) },
@@ -149,7 +152,7 @@ export function controlStage(parts: PipelineParts, config: AnnotateConfig): Stag
   return async function* (input) {
     for await (const work of input) {
       if (config.controlMargin !== null) {
-        const reaching = work.candidates.filter((c) => isPending(c) && c.losses && usefulness(c.losses) >= (config.thresholds[c.tool]?.tauF ?? Infinity));
+        const reaching = work.candidates.filter((c) => isPending(c) && c.losses && hasCallOnly(c.losses) && usefulness(c.losses) >= (config.thresholds[c.tool]?.tauF ?? Infinity));
         parts.progress?.({ stage: 'control', done: 0, total: reaching.length });
         await measureControl(parts.lm, work.doc.text, reaching, work.candidates, (c, result) => callText(parts, c, result), {
           contextTokens: config.contextTokens,
@@ -169,8 +172,11 @@ export function judgeStage(config: AnnotateConfig): Stage {
     for await (const work of input) {
       for (const c of work.candidates) {
         if (!isPending(c) || !c.losses) continue;
-        const v = judge(c.losses, config.thresholds[c.tool]?.tauF ?? Infinity, { measured: c.control, margin: controlMarginFor(config, c.tool) });
-        c.usefulness = v.usefulness;
+        const v = judgeStored(c.losses, config.thresholds[c.tool]?.tauF ?? Infinity, { measured: c.control, margin: controlMarginFor(config, c.tool) });
+        // τ_min ≤ τ_f, so a call without L_b is below τ_f by its bound; needs_call_only would be a scoring bug.
+        if (v.outcome === 'needs_call_only') throw new Error(`judge: ${c.tool} call at ${c.at} has no L_b but its bound ${v.usefulnessAtMost} reaches τ_f`);
+        if ('usefulness' in v) c.usefulness = v.usefulness;
+        else c.usefulnessAtMost = v.usefulnessAtMost;
         c.outcome = { kind: v.outcome };
       }
       yield work;
@@ -182,6 +188,14 @@ export function judgeStage(config: AnnotateConfig): Stage {
 export function controlMarginFor(config: AnnotateConfig, tool: string): number | null {
   if (config.controlMargin === null) return null;
   return config.thresholds[tool]?.controlMargin ?? config.controlMargin;
+}
+
+/**
+ * τ_min for a tool's calls, nats: the lowest threshold a reader of the run may judge them at — the tool's τ_f (the
+ * judge, the control) or the stats grid's floor (config.tauFFloor, else DEFAULT_TAU_F_FLOOR).
+ */
+export function tauMinFor(config: AnnotateConfig, tool: string): number {
+  return Math.min(config.thresholds[tool]?.tauF ?? Infinity, config.tauFFloor ?? DEFAULT_TAU_F_FLOOR);
 }
 
 /** All stages chained, from documents to judged work. */

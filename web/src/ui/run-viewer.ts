@@ -39,7 +39,7 @@ export function mountRunViewer(root: HTMLElement): void {
         h('th', { class: 'num' }, `≥ τ_f ${fmt(tauF)}`), h('th', { class: 'num' }, 'share'))),
       h('tbody', {}, ...countByTool(run.calls, tauF).map((r) => h('tr', {},
         h('td', {}, r.tool), h('td', { class: 'num' }, r.candidates), h('td', { class: 'num' }, r.scored),
-        h('td', { class: 'num', 'data-testid': `rv-kept-${r.tool}` }, r.kept),
+        h('td', { class: 'num', 'data-testid': `rv-kept-${r.tool}`, title: r.undecided ? `and up to ${r.undecided} more whose L_b the run did not score (τ_f below its --tau-f-floor)` : undefined }, r.undecided ? `${r.kept} (+≤${r.undecided})` : r.kept),
         h('td', { class: 'num' }, r.scored ? `${((100 * r.kept) / r.scored).toFixed(1)}%` : '—')))),
     );
     const curves = survivalCurves(run.calls, TAUS);

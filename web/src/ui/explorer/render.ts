@@ -4,7 +4,7 @@
  * and control (rejudge.ts), so moving a slider renders without the model.
  */
 import { formatCall } from '../../../../pipeline/core/call-syntax.ts';
-import { reasonText, type Candidate } from '../../../../pipeline/core/candidates.ts';
+import { hasCallOnly, reasonText, type Candidate } from '../../../../pipeline/core/candidates.ts';
 import type { Doc } from '../../../../pipeline/core/document.ts';
 import type { Analysis } from '../../analysis-types.ts';
 import { chosenPositions, inlineKept, rejudge, type Decision } from '../../rejudge.ts';
@@ -97,7 +97,8 @@ export function renderScatter(view: ExplorerView, model: ExplorerModel, decision
   const a = model.analysis!;
   const points: ScatterPoint[] = decisions.flatMap((d, index) => {
     const c = d.candidate;
-    if (!c.losses) return [];
+    // A call without L_b (two-pass scoring) has no point: its x, min(L_a, L_b), is only bounded.
+    if (!c.losses || !hasCallOnly(c.losses)) return [];
     return [{ index, tool: c.tool, losses: c.losses, kept: d.kept, decision: decisionText(d), call: callString(a, c, c.result), window: scoredWindow(a, c.at) }];
   });
   view.scatter.update({ points, tools: model.tools?.map((t) => t.name) ?? a.tools.map((t) => t.tool), tauF: model.settings.tauF, worked: WORKED_DEFAULTS });
@@ -218,9 +219,9 @@ function candidateRow(a: Analysis, d: Decision, i: number, writings: ReadonlyMap
       writing !== undefined && h('span', { class: 'note', title: 'The tool offers more than one writing of this answer when the text before the call cannot tell which one the text uses; each is scored, and the filter keeps the writing that helps.' },
         ` (another writing of ${writing})`)),
     h('td', { class: 'num' }, l ? fmt(l.noCall, 3) : '—'),
-    h('td', { class: 'num' }, l ? fmt(l.callOnly, 3) : '—'),
+    h('td', { class: 'num', title: l && l.callOnly === undefined ? 'not scored: L_a − L_c is below every τ_f the slider reaches' : undefined }, l?.callOnly !== undefined ? fmt(l.callOnly, 3) : '—'),
     h('td', { class: 'num' }, l ? fmt(l.withResult, 3) : '—'),
-    h('td', { class: 'num' }, d.usefulness !== undefined ? fmt(d.usefulness, 3) : '—'),
+    h('td', { class: 'num' }, d.usefulness !== undefined ? fmt(d.usefulness, 3) : d.usefulnessAtMost !== undefined ? `≤ ${fmt(d.usefulnessAtMost, 3)}` : '—'),
     h('td', { class: 'num', title: c.control ? `distractor: ${c.control.distractor}` : undefined }, c.control ? fmt(c.control.margin, 3) : '—'),
     h('td', { class: d.kept ? 'kept' : 'dropped', 'data-testid': `ex-decision-${i}` }, decisionText(d)),
   );

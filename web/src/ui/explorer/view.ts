@@ -5,6 +5,7 @@
 import { fmt, h, logSlider, slider } from '../dom.ts';
 import { createScatter, type Scatter } from './scatter.ts';
 import type { ExplorerState, ToolInfo } from './state.ts';
+import { TAU_F_SLIDER_MIN } from '../../analysis-types.ts';
 
 /** What the user did; mount.ts turns each into a state change and a render. */
 export interface ExplorerHandlers {
@@ -82,7 +83,7 @@ export function buildView(root: HTMLElement, settings: ExplorerState, on: Explor
   // p_i of a small model sit far below the paper's 0.05 (1e-8 … 4e-4): the slider spans the observed range on a log
   // scale (renderResults re-spans it after each run); until then 1e-8 … 1e-2.
   const tauS = logSlider({ id: 'ex-tau-s', label: 'τ_s', lo: -8, hi: -2, value: settings.tauS, onInput: on.tauS });
-  const tauF = slider({ id: 'ex-tau-f', label: 'τ_f', min: -5, max: 5, step: 0.05, value: settings.tauF, format: (v) => fmt(v), onInput: on.tauF });
+  const tauF = slider({ id: 'ex-tau-f', label: 'τ_f', min: TAU_F_SLIDER_MIN, max: 5, step: 0.05, value: settings.tauF, format: (v) => fmt(v), onInput: on.tauF });
   const k = slider({ id: 'ex-k', label: 'k', min: 1, max: 20, step: 1, value: settings.k, onInput: on.k });
   const m = slider({ id: 'ex-m', label: 'm', min: 0, max: 10, step: 1, value: settings.m, onInput: on.m });
   const controlBox = h('input', { type: 'checkbox', id: 'ex-control', 'data-testid': 'ex-control', checked: settings.control });
