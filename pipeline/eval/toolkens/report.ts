@@ -13,6 +13,7 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { mulberry32 } from '../../core/random.ts';
 import { decodeToolkens } from '../../core/toolkens/file.ts';
+import { TOOL_NAMES } from '../../core/tools/registry.ts';
 
 const ROOT = join(import.meta.dirname, '../../..');
 const OUT = process.env.TOOLKENS_OUT ?? join(ROOT, 'out/toolkens');
@@ -57,7 +58,8 @@ function outcomes(trialsFile: string): Record<string, Outcome> {
 }
 
 /** Tool names ↔ one-letter codes of the committed outcome strings ("-": no call). */
-const CODES: Record<string, string> = { Calculator: 'C', QA: 'Q', Calendar: 'D', Translate: 'T' };
+// The committed strings were written with the registry's four built-in tools in its order → C, Q, D, T.
+const CODES: Record<string, string> = Object.fromEntries(TOOL_NAMES.slice(0, 4).map((name, i) => [name, 'CQDT'[i]]));
 const NAMES = Object.fromEntries(Object.entries(CODES).map(([k, v]) => [v, k]));
 
 /**
