@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { formatCall, parseCall } from './call-syntax.ts';
+import { canStillParse, formatCall, parseCall } from './call-syntax.ts';
+import { readSample } from './sampling/sample-calls.ts';
 
 describe('call syntax', () => {
   it('formats the paper examples', () => {
@@ -63,3 +64,26 @@ describe('call syntax', () => {
     );
   });
 });
+
+describe('canStillParse', () => {
+  it('never gives up on a text that parses, closed or read up to its arrow', () => {
+    const texts = ['Calculator(1 + 2)', ' QA("Where is Lima?")', 'Calendar()', 'Calc(3) -> 4', 'MT("hola") -> hello '];
+    for (const text of texts) for (let i = 0; i <= text.length; i++) expect(canStillParse(text.slice(0, i))).toBe(true);
+  });
+
+  it('gives up only where no continuation parses: a prefix it rejects leaves every sample with that start unparsed', () => {
+    expect(canStillParse('the answer')).toBe(false);
+    expect(canStillParse('Calc (1)')).toBe(false);
+    expect(canStillParse('[Calc(1)')).toBe(false);
+    expect(canStillParse('  Calc')).toBe(true);
+    expect(canStillParse('Calc\uFFFD')).toBe(true);
+    fc.assert(
+      fc.property(fc.string({ maxLength: 12 }), fc.string({ maxLength: 12 }), fc.boolean(), (head, tail, stopped) => {
+        fc.pre(!canStillParse(head));
+        expect(readSample(head + tail, stopped).call).toBeUndefined();
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+

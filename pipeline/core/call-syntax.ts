@@ -56,6 +56,21 @@ export function formatCall(call: ToolCall, options: FormatOptions): string {
  * Parse `[Tool(arg)]`, `[Tool(arg) -> result]`, or the same without the outer brackets (as sampled
  * between " [" and "]"). Quoting is detected from the text: `Tool("…")` is quoted.
  */
+/**
+ * Whether `prefix`, the start of a sampled call text, can still parse (parseCall, also as readSample reads an unclosed
+ * sample up to "->"): it must be blank or a tool name so far, or a tool name and "(". A text that has failed stays
+ * failed whatever follows, so a sampler may stop it (the probe). A trailing U+FFFD (half a UTF-8 character) decides
+ * nothing yet.
+ */
+export function canStillParse(prefix: string): boolean {
+  const s = prefix.trimStart();
+  if (s === '' || s.startsWith('\uFFFD')) return true;
+  const name = TOOL_NAME.exec(s);
+  if (!name) return false;
+  const next = s[name[0].length];
+  return next === undefined || next === '(' || (next === '\uFFFD' && name[0].length + 1 === s.length);
+}
+
 export function parseCall(text: string): ParseResult {
   let s = text.trim();
   const bracketed = s.startsWith('[');

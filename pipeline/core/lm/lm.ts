@@ -96,6 +96,11 @@ export interface SampleOptions {
   /** Restrict sampling to the k most likely tokens. @default 0 (no restriction) */
   topK?: number;
   seed: number;
+  /**
+   * Whether a sample's decoded text so far can still become what the caller reads; a row whose text fails stops
+   * there (`stopped: false`), saving its remaining steps (the probe: a text that can no longer parse as a call).
+   */
+  alive?: (text: string) => boolean;
 }
 
 export interface Sample {

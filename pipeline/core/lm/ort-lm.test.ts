@@ -146,6 +146,28 @@ describe('OrtCausalLM.sample', () => {
     expect(a).toHaveLength(4);
   });
 
+  it('stops a row whose text the caller says cannot become what it reads (alive), with what it had', async () => {
+    const options = { n: 18, maxNewTokens: 10, stop: ']', seed: 4 };
+    const all = await lm.sample(prompt(), options);
+    // The character most samples write (the tiny model's samples are not English): a row dies at its first one.
+    const counts = new Map<string, number>();
+    for (const ch of all.flatMap((x) => [...new Set(x.text)])) counts.set(ch, (counts.get(ch) ?? 0) + 1);
+    const e = [...counts].sort((a, b) => b[1] - a[1])[0][0];
+    const alive = (text: string) => !text.includes(e);
+    const cut = await lm.sample(prompt(), { ...options, alive });
+    all.forEach((s, r) => {
+      const at = s.text.indexOf(e);
+      // Rows that never wrote it are unchanged; the others end at their first one (decoded token by token).
+      if (at < 0) expect(cut[r]).toEqual(s);
+      else {
+        expect(cut[r].stopped).toBe(false);
+        expect(s.text.startsWith(cut[r].text)).toBe(true);
+        expect(cut[r].text.includes(e)).toBe(true);
+      }
+    });
+    expect(all.filter((s) => s.text.includes(e)).length).toBeGreaterThan(1);
+  });
+
   it('stops at the stop string, which it leaves out', async () => {
     const greedy = await lm.sample(prompt(), { n: 1, maxNewTokens: 16, stop: '', temperature: 0, seed: 0 });
     expect(greedy[0].stopped).toBe(false);
@@ -162,6 +184,8 @@ describe('OrtCausalLM.sample', () => {
       { n: 6, maxNewTokens: 10, stop: 'n', seed: 3, temperature: 1 },
       { n: 5, maxNewTokens: 8, stop: ']', seed: 11, temperature: 0.7, topK: 5 },
       { n: 2, maxNewTokens: 6, stop: ']', seed: 0, temperature: 0 },
+      // More rows than one group (SAMPLE_GROUP_ROWS = 16): each group decodes from its own copy of the prompt's cache.
+      { n: 20, maxNewTokens: 5, stop: ']', seed: 5, temperature: 1 },
     ]) {
       const got = await lm.sample(p, options);
       const seeds = rowSeeds(options.seed, options.n);

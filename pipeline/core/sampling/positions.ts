@@ -28,6 +28,8 @@ export interface PositionOptions {
   batchSize?: number;
   /** Tokens kept free after [P(x), x_{1:i−1}, " ["] for sampling calls there. @default 0 */
   reserveTokens?: number;
+  /** false: the windows only, p_i left 0 and no forward pass (the sampling probe reads no p_i). @default true */
+  withP?: boolean;
 }
 
 /** Smallest window worth scoring, in tokens; a prompt that leaves less is skipped for a shorter one. */
@@ -94,7 +96,7 @@ export async function positionScores(
   }
   const p = new Float32Array(ids.length);
   const batchSize = options.batchSize ?? 8;
-  for (let b = 0; b < requests.length; b += batchSize) {
+  for (let b = 0; options.withP !== false && b < requests.length; b += batchSize) {
     const chunk = requests.slice(b, b + batchSize);
     const results = await lm.score(chunk.map((r) => ({ ids: r.ids, probe: open })));
     chunk.forEach((r, j) => {

@@ -1,4 +1,4 @@
-import { parseCall } from '../call-syntax.ts';
+import { canStillParse, parseCall } from '../call-syntax.ts';
 import type { Outcome } from '../candidates.ts';
 import type { CausalLM } from '../lm/lm.ts';
 import { type PositionScores, promptedPrefix } from './positions.ts';
@@ -33,6 +33,8 @@ export interface SampleCallOptions {
   /** @default 40 */
   topK?: number;
   seed: number;
+  /** Stop a sample as soon as it can no longer parse as a call (canStillParse): its outcome is the same, sooner. */
+  stopUnparsable?: boolean;
 }
 
 export async function sampleCalls(
@@ -50,6 +52,7 @@ export async function sampleCalls(
     temperature: options.temperature ?? 1,
     topK: options.topK ?? 40,
     seed: options.seed,
+    ...(options.stopUnparsable && { alive: canStillParse }),
   });
   return samples.map(({ text, stopped }) => readSample(text, stopped));
 }

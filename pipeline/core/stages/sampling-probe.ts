@@ -45,6 +45,7 @@ async function probe(
         windowTokens: config.windowTokens,
         batchSize: config.batchSize,
         reserveTokens: config.maxSampleTokens + 1,
+        withP: false, // the probe samples at the example's call, whatever p_i is there
       });
       // The token the call stands before (its offset is the call's, or the first after it).
       const token = Math.max(0, scores.offsets.findIndex((o) => o >= example.at));
@@ -55,6 +56,7 @@ async function probe(
         temperature: config.temperature,
         topK: config.topK,
         seed: seedFor(config.seed, seedTag, tool, i),
+        stopUnparsable: true, // only `parsed` is counted, and a text that cannot parse never will
       });
       counts.samples += samples.length;
       counts.parsed += samples.filter((s) => s.call).length;
