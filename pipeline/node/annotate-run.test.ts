@@ -71,11 +71,23 @@ describe('annotate on the sample corpus', () => {
     expect(scored.length).toBeGreaterThan(0);
     for (const c of calls) expect(typeof c.reason).toBe('string');
     for (const c of scored) {
+      if (c.losses.callOnly === undefined) {
+        // Two-pass scoring: L_b is skipped where L_a − L_c is below τ_min = min(τ_f 0.05, the grid's floor 0), and the
+        // record keeps the bound instead: usefulness ≤ L_a − L_c < 0, so no threshold at or above the floor keeps it.
+        expect(c.usefulness).toBeUndefined();
+        expect(c.usefulnessAtMost).toBeCloseTo(c.losses.noCall - c.losses.withResult, 3);
+        expect(c.usefulnessAtMost).toBeLessThan(0);
+        expect(c.kept).toBe(false);
+        expect(c.reason).toBe('below_tau_f');
+        continue;
+      }
       const u = Math.min(c.losses.noCall, c.losses.callOnly) - c.losses.withResult;
+      expect(c.losses.noCall - c.losses.withResult).toBeGreaterThanOrEqual(0);
       expect(c.usefulness).toBeCloseTo(u, 3);
       expect(c.kept).toBe(c.usefulness >= 0.05);
       expect(c.reason).toBe(c.kept ? 'kept' : 'below_tau_f');
     }
+    expect(scored.some((c) => c.losses.callOnly !== undefined)).toBe(true);
     // Rejections before scoring carry their own reasons.
     expect(calls.some((c) => !c.losses && c.reason !== 'kept')).toBe(true);
   });

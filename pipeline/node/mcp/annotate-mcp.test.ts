@@ -59,8 +59,14 @@ describe('toolformer annotate --mcp (the bundled model, a real fixture server an
     for (const c of calls) expect(c.server).toBe(['UnitConvert', 'WordCount'].includes(c.tool) ? FIXTURE : undefined);
     for (const c of executed) {
       expect(['UnitConvert', 'WordCount']).toContain(c.tool);
-      expect(Object.keys(c.losses)).toEqual(['noCall', 'callOnly', 'withResult']);
-      expect(c.usefulness).toBeCloseTo(Math.min(c.losses.noCall, c.losses.callOnly) - c.losses.withResult, 3);
+      // Two-pass scoring: L_b only where L_a − L_c reaches τ_min; elsewhere the record holds the bound.
+      if (c.losses.callOnly === undefined) {
+        expect(Object.keys(c.losses)).toEqual(['noCall', 'withResult']);
+        expect(c.usefulnessAtMost).toBeCloseTo(c.losses.noCall - c.losses.withResult, 3);
+      } else {
+        expect(Object.keys(c.losses)).toEqual(['noCall', 'callOnly', 'withResult']);
+        expect(c.usefulness).toBeCloseTo(Math.min(c.losses.noCall, c.losses.callOnly) - c.losses.withResult, 3);
+      }
     }
     // Results are the fixture server's, computed in its process ("26.2 miles in km" → "42.16 km", "hello world" → "2").
     for (const c of executed) expect(c.result).toBe(c.tool === 'WordCount' ? countWords(c.input) : (convert(c.input) as { value: string }).value);
