@@ -84,7 +84,10 @@ describe.skipIf(skipWithoutChromium('published-format replicas in headless Chrom
         expect(await textOf(page, 'dtype')).toBe(`dtype: ${dtype} (onnx/${DTYPE_FILES[dtype]})`);
         const browserGolden = await scoreGoldenInPage(page, GOLDEN_CASES);
         const node = nodeByDtype.get(dtype)!;
-        const tolerance = dtype === 'fp32' ? 1e-3 : 1e-2;
+        // fp32 1e-3; fp16 and the 4-bit files 1e-2. q8/int8/uint8 quantize activations per batch at run time
+        // (DynamicQuantizeLinear → MatMulInteger), where onnxruntime-web's wasm and onnxruntime-node's CPU kernels round
+        // differently: measured up to 0.0136 nats on one case (CI run of 2026-12-02), so 2e-2 there.
+        const tolerance = dtype === 'fp32' ? 1e-3 : ['q8', 'int8', 'uint8'].includes(dtype) ? 2e-2 : 1e-2;
         expect(browserGolden, dtype).toHaveLength(node.length);
         browserGolden.forEach((b, i) => {
           for (const key of ['noCall', 'callOnly', 'withResult'] as const) {

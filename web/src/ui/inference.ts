@@ -117,8 +117,9 @@ export function mountInference(root: HTMLElement, client: ModelClient, ready: Pr
   view.cancel.addEventListener('click', () => client.cancel('generate'));
   renderStatus(view, state, modelName);
   ready.then(() => {
-    state.phase = 'ready';
-    renderStatus(view, state, modelName);
+    // A generation started while the model was loading is queued in the worker: it stays 'running' (and cancellable).
+    if (state.phase === 'waiting') state.phase = 'ready';
+    render();
   }, () => {
     state.phase = 'no-model';
     renderStatus(view, state, modelName);
@@ -129,8 +130,9 @@ export function mountInference(root: HTMLElement, client: ModelClient, ready: Pr
       modelUrl = url;
       view.model.textContent = name;
       // A running generation was cancelled with the old worker; the panel is ready for the new model.
-      if (state.phase !== 'done' && state.phase !== 'failed') state.phase = 'ready';
-      renderStatus(view, state, modelName);
+      // A generation running now settles by itself (its promise ends 'cancelled' or 'done'); only idle states change.
+      if (state.phase !== 'done' && state.phase !== 'failed' && state.phase !== 'running') state.phase = 'ready';
+      render();
     },
   };
 }
