@@ -59,12 +59,16 @@ export class OrtDecoder {
     // so the tiled cache is 16 rows, not n (a 100-row probe at 135M held 1.17 GB of copies, reallocated each step).
     const prefill = this.count(await this.graph.forward(toInt64(prompt), 1, prompt.length, null, true, 0, undefined, 1));
     try {
+      // Several rows: every group tiles the same prompt cache in host memory, so a device cache is copied down once
+      // here (toHost frees its GPU buffer) rather than by each group.
+      if (n > 1) for (const name of this.graph.presentNames()) prefill[name] = await toHost(this.graph.ort, prefill[name]);
       for (let from = 0; from < n; from += SAMPLE_GROUP_ROWS) {
         const rows = Array.from({ length: Math.min(SAMPLE_GROUP_ROWS, n - from) }, (_, i) => from + i);
         await this.sampleRows(prompt.length, prefill, rows, { ...options, temperature, topK, steps, rngs, samples, continuation });
       }
     } finally {
-      // With one group of one row, the prefill's cache became the decode loop's and was disposed there.
+      // With one group of one row, the prefill's cache became the decode loop's and was disposed there; with several,
+      // only a cache not yet copied down (an error on the way) is still on the device.
       if (n > 1) disposeOnDevice(this.graph.presentNames().map((name) => prefill[name]));
     }
     return samples;
