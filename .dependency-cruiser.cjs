@@ -10,7 +10,8 @@
  *   pipeline/node/    the Node edge and the one CLI: drives core, train (finetune) and eval (the eval command)
  *   pipeline/bench/   measures the Node edge and the browser: may import node/; nothing imports bench/
  *   pipeline/docs/    fills the READMEs' generated blocks from result files: may import node/; nothing imports it
- *   web/src/          the browser app over core/; web/bench.ts and web/e2e/ run in Node and may import node/
+ *   web/src/          the browser app over core/; web/src/bench/ only a bench build swaps in (nothing of the app
+ *                     imports it); web/bench.ts and web/e2e/ run in Node and may import node/
  * Inside core/, floors (CORE_FLOORS below, lowest first); a floor imports only from floors below it and itself:
  *   records   document.ts, candidates.ts (a candidate and its losses), median.ts, random.ts (the seeded random),
  *             run-defaults.ts (the run's defaults table)
@@ -126,6 +127,13 @@ module.exports = {
       comment: 'The browser app (web/src/) uses core/, onnx/ and data/*.json (the KB), never the Node edge, train/, eval/ or bench/.',
       from: { path: '^web/src/', pathNot: TEST },
       to: { path: '^pipeline/(?!core/|onnx/|data/[^/]+\\.json$)' },
+    },
+    {
+      name: 'web-app-no-bench',
+      severity: 'error',
+      comment: 'web/src/bench/ is swapped in by a bench build only (web/src/worker-extras.ts): the app never imports it.',
+      from: { path: '^web/src/(?!bench/)', pathNot: TEST },
+      to: { path: '^web/src/bench/' },
     },
     {
       name: 'testing-only-from-tests',

@@ -59,6 +59,9 @@ describe('import direction', () => {
     'pipeline/eval/uses-node.ts': "import { n } from '../node/edge.ts';\nexport const e = n;\n", // libraries-below-node
     'pipeline/bench/measure.ts': "import { n } from '../node/edge.ts';\nexport const m = n;\n",
     'web/src/uses-node.ts': "import { n } from '../../pipeline/node/edge.ts';\nexport const w = n;\n", // web-app-over-core
+    'web/src/uses-bench.ts': "import { r } from './bench/rows.ts';\nexport const ub = r;\n", // web-app-no-bench
+    'web/src/bench/rows.ts': "import { o } from '../ok.ts';\nexport const r = o;\n", // allowed: bench over the app
+    'web/src/ok.ts': "export const o = 1;\n",
   };
   const fixture = mkdtempSync(join(tmpdir(), 'architecture-'));
   afterAll(() => rmSync(fixture, { recursive: true, force: true }));
@@ -83,6 +86,7 @@ describe('import direction', () => {
       'no-circular: pipeline/core/stages/a.ts',
       'onnx-is-lowest: pipeline/onnx/graph.ts',
       'testing-only-from-tests: pipeline/node/uses-fake.ts',
+      'web-app-no-bench: web/src/uses-bench.ts',
       'web-app-over-core: web/src/uses-node.ts',
     ]);
   });

@@ -1,5 +1,5 @@
 /**
- * Browser scoring throughput next to Node's, on one model and one workload (web/src/bench-rows.ts):
+ * Browser scoring throughput next to Node's, on one model and one workload (web/src/bench/bench-rows.ts):
  *   - Node: onnxruntime-node via pipeline/node/load-model.ts (1 intra-op thread, the pipeline's setting)
  *   - Chromium, WASM (multi-threaded: the app is cross-origin isolated)
  *   - Chromium, WebGPU (here: the SwiftShader software adapter; a real GPU is much faster)
@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { DTYPE_FILES, isDtype, type Dtype } from '../pipeline/core/lm/dtypes.ts';
 import { loadModel } from '../pipeline/node/load-model.ts';
 import type { BenchResult } from './src/analysis-types.ts';
-import { benchRows, scoreThroughput, scoreTimes } from './src/bench-rows.ts';
+import { benchRows, scoreThroughput, scoreTimes } from './src/bench/bench-rows.ts';
 import { launch, openPage } from './e2e/browser.ts';
 import { buildApp, repoRoot, serveApp } from './e2e/serve.ts';
 import type { BrowserDtypeRow } from '../pipeline/bench/browser.ts';
@@ -50,7 +50,7 @@ rows.push({ runtime: 'Node, onnxruntime-node', scoreTokensPerSecond: nodeTps, no
  * comparison that other processes' load does not move. */
 const perDtype: (BrowserDtypeRow & { dtype: Dtype; note: string })[] = [];
 
-await buildApp();
+await buildApp({ bench: true });
 const served = await serveApp();
 try {
   for (const dtype of dtypes) {

@@ -59,7 +59,7 @@ export interface BrowserBenchOptions {
 export async function measureBrowser(options: BrowserBenchOptions): Promise<BrowserRealSizeRow[]> {
   // Its own build folder: a browser test running meanwhile keeps web/dist.
   const outDir = join(repoRoot, 'out/bench/web-dist');
-  await buildApp({ outDir });
+  await buildApp({ outDir, bench: true });
   const served = await serveApp({ outDir });
   const results: BrowserRealSizeRow[] = [];
   try {

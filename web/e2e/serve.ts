@@ -10,12 +10,17 @@ export const repoRoot = resolve(webDir, '..');
 const configFile = resolve(webDir, 'vite.config.ts');
 /** The module the app takes its tool specs from (the registry's list). */
 const TOOL_SPECS_MODULE = resolve(webDir, 'src/tool-specs.ts');
+/** The worker's extra requests: none in the app, the bench requests in a bench build. */
+const WORKER_EXTRAS_MODULE = resolve(webDir, 'src/worker-extras.ts');
+const BENCH_EXTRAS_MODULE = resolve(webDir, 'src/bench/worker-bench.ts');
 
 export interface BuildOptions {
   /** A module exporting `TOOL_SPECS` that the app is built with in place of web/src/tool-specs.ts. */
   toolSpecs?: string;
   /** Where the build goes. @default web/dist */
   outDir?: string;
+  /** A bench build: the worker also answers `bench` and `benchScore` (src/bench/worker-bench.ts). @default false */
+  bench?: boolean;
 }
 
 /** Resolves imports of `original` (an absolute path) to `replacement`, in the page's and the worker's bundles. */
@@ -32,7 +37,10 @@ function replaceModule(original: string, replacement: string): Plugin {
 }
 
 export async function buildApp(options: BuildOptions = {}): Promise<void> {
-  const swap = options.toolSpecs ? [replaceModule(TOOL_SPECS_MODULE, resolve(options.toolSpecs))] : [];
+  const swap = [
+    ...(options.toolSpecs ? [replaceModule(TOOL_SPECS_MODULE, resolve(options.toolSpecs))] : []),
+    ...(options.bench ? [replaceModule(WORKER_EXTRAS_MODULE, BENCH_EXTRAS_MODULE)] : []),
+  ];
   await build({
     configFile,
     root: webDir,

@@ -17,11 +17,12 @@ export type Request =
   | { id: number; type: 'load'; source: ModelSourceSpec; prefer: BackendPreference; dtype?: Dtype; threads?: number; kvCache?: 'cpu' }
   | { id: number; type: 'analyze'; params: AnalyzeParams }
   | { id: number; type: 'golden'; cases: GoldenCase[] }
+  /** Answered by a bench build only (worker-extras.ts): scoring and raw forward tokens/s. */
   | { id: number; type: 'bench'; batch: number; length: number; repeats: number }
   | { id: number; type: 'generate'; params: GenerateParams }
   /**
-   * Only lm.score on the bench rows (bench-rows.ts, or `rows` as given: pipeline/bench/real-size.ts sends its own),
-   * timed per call (the browser bench brackets it with process CPU readings).
+   * Only lm.score on the bench rows (bench/bench-rows.ts, or `rows` as given: pipeline/bench/real-size.ts sends its
+   * own), timed per call (the browser bench brackets it with process CPU readings). A bench build only.
    */
   | { id: number; type: 'benchScore'; batch: number; length: number; repeats: number; rows?: ScoreRequest[] };
 

@@ -2,7 +2,8 @@
 /**
  * The model worker: loads onnxruntime-web and the model (pipeline/core/lm/ort-lm.ts, the same CausalLM as the CLI's),
  * then answers the page's requests (protocol.ts): explorer analyses through the pipeline's own stages, golden
- * losses, and a throughput benchmark. Everything heavy happens here, so the page stays responsive.
+ * losses, generation; a bench build adds its requests through worker-extras.ts. Everything heavy happens here, so
+ * the page stays responsive.
  */
 import { defaultConfig, type ToolThresholds } from '../../pipeline/core/config.ts';
 import { ToolExecutor } from '../../pipeline/core/stages/execute.ts';
@@ -14,28 +15,19 @@ import { OrtCausalLM, type OrtModule } from '../../pipeline/core/lm/ort-lm.ts';
 import type { PositionScores } from '../../pipeline/core/sampling/positions.ts';
 import { annotate, controlMarginFor, type StageProgress } from '../../pipeline/core/stages/stages.ts';
 import type { KnowledgeBase } from '../../pipeline/core/tools/qa/qa.ts';
-import { type Analysis, type AnalyzeParams, type BenchResult, TAU_F_SLIDER_MIN } from './analysis-types.ts';
+import { type Analysis, type AnalyzeParams, TAU_F_SLIDER_MIN } from './analysis-types.ts';
 import { chooseBackend, fallbackToWasm, type BackendChoice, type BackendEnv } from './backend.ts';
 import { browserParts, type BrowserParts } from './browser-parts.ts';
-import { benchRows, scoreThroughput, scoreTimes } from './bench-rows.ts';
 import { scoreGolden } from './golden.ts';
-import { openSource, type ExternalDataEntry, type ModelSource } from './model-source.ts';
+import { openSource, type ExternalDataEntry } from './model-source.ts';
 import { loadOrt, sessionOptions, type Ort } from './ort-web.ts';
 import type { GenerateParams, GenerateResult, Reply, Request } from './protocol.ts';
-import { rawForwardThroughput } from './raw-forward.ts';
 import { TOOL_SPECS } from './tool-specs.ts';
+import { EXTRA_REQUESTS, type LoadedModel } from './worker-extras.ts';
 
 declare const self: DedicatedWorkerGlobalScope;
 
-interface Loaded {
-  ort: Ort;
-  choice: BackendChoice;
-  lm: CausalLM;
-  /** Where the model came from; the bench reads its ONNX file again (the tab keeps no copy of the weights in JavaScript). */
-  source: ModelSource;
-  /** The ONNX file's path in the folder ("onnx/model_q4f16.onnx") and its external data. */
-  file: string;
-  externalData: ExternalDataEntry[];
+interface Loaded extends LoadedModel {
   /** ?kv-cache=cpu: the decoder's cache in JavaScript even on WebGPU (for comparisons). */
   kvCache?: 'cpu';
   /** The page's weight format; other models (the Inference panel's) load in the same one. */
@@ -181,30 +173,6 @@ function stageLabel(s: StageProgress): string {
   }
 }
 
-/** Scoring throughput (CausalLM.score on [batch × length] teacher-forced rows) and the raw forward limit. */
-async function bench(req: Extract<Request, { type: 'bench' }>): Promise<BenchResult> {
-  const { lm, ort, choice, source, file, externalData } = loaded!;
-  const modelBytes = await source.bytes(file);
-  const scoreTps = await scoreThroughput(lm, benchRows(lm, req.batch, req.length), req.repeats);
-  const session = await ort.InferenceSession.create(modelBytes, { ...sessionOptions(choice.backend), ...(externalData.length ? { externalData } : {}) });
-  const forwardTps = await rawForwardThroughput(ort, session, req.batch, req.length, req.repeats);
-  await session.release();
-  return {
-    backend: choice.backend,
-    scoreTokensPerSecond: scoreTps,
-    forwardTokensPerSecond: forwardTps,
-    batch: req.batch,
-    length: req.length,
-    repeats: req.repeats,
-  };
-}
-
-async function benchScore(req: Extract<Request, { type: 'benchScore' }>) {
-  const rows = req.rows ?? benchRows(loaded!.lm, req.batch, req.length);
-  const seconds = await scoreTimes(loaded!.lm, rows, req.repeats);
-  return { seconds, tokens: rows.reduce((s, r) => s + r.ids.length, 0), threads: loaded!.choice.threads };
-}
-
 /** Models other than the page's (the Inference panel's finetuned model), loaded once each on the same backend. */
 const otherModels = new Map<string, Promise<CausalLM>>();
 let executor: ToolExecutor | null = null;
@@ -292,10 +260,10 @@ async function handle(req: Request): Promise<unknown> {
   if (!loaded) throw new Error('model not loaded');
   if (req.type === 'analyze') return analyze(req.id, req.params);
   if (req.type === 'golden') return scoreGolden(loaded.lm, req.cases);
-  if (req.type === 'bench') return bench(req);
-  if (req.type === 'benchScore') return benchScore(req);
   if (req.type === 'generate') return generateRequest(req.id, req.params);
-  throw new Error(`unknown request ${(req as Request).type}`);
+  const extra = EXTRA_REQUESTS[req.type] as ((r: Request, l: LoadedModel) => Promise<unknown>) | undefined;
+  if (extra) return extra(req, loaded);
+  throw new Error(`unknown request ${(req as Request).type} (bench requests need a bench build: buildApp({ bench: true }))`);
 }
 
 // Requests run one at a time, in order: the model is one resource.
