@@ -1,6 +1,7 @@
 import type { MathNode } from 'mathjs';
 import type { ToolResult } from '../tool.ts';
 import type { ToolRunner } from '../spec.ts';
+import { bracketProblem, walkAllowlist } from '../mathjs-allowlist.ts';
 
 /**
  * The paper's Calculator: arithmetic on numbers, result rounded to 2 decimals ("0.29", "1200").
@@ -39,10 +40,6 @@ export const FUNCTIONS: Readonly<Record<string, string>> = {
   log10: 'base-10 logarithm',
 };
 export const CONSTANTS: readonly string[] = ['pi', 'e'];
-
-/** Operator text → the mathjs function it must map to (the pair is checked, so `%` → divide is refused). */
-const BINARY: Readonly<Record<string, string>> = { '+': 'add', '-': 'subtract', '*': 'multiply', '/': 'divide', '^': 'pow' };
-const UNARY: Readonly<Record<string, string>> = { '-': 'unaryMinus', '+': 'unaryPlus' };
 
 /** Evaluates one expression, synchronously, on a loaded mathjs: `calculate('400 / 1400')` → "0.29". */
 export type Calculate = (expression: string) => ToolResult;
@@ -140,41 +137,20 @@ function checkRaw(text: string): string | null {
   if (text.includes(',')) return 'a comma that is not a thousands separator (functions take one argument)';
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(text)) return 'control characters';
-  let depth = 0;
-  for (const ch of text) {
-    if (ch === '(' || ch === '[' || ch === '{') depth++;
-    else if (ch === ')' || ch === ']' || ch === '}') depth--;
-    if (depth > MAX_PAREN_DEPTH) return `parentheses nested deeper than ${MAX_PAREN_DEPTH}`;
-  }
+  if (bracketProblem(text, MAX_PAREN_DEPTH, false)) return `parentheses nested deeper than ${MAX_PAREN_DEPTH}`;
   return null;
 }
 
 /** The allowlist. Returns a reason for the first node outside it, or null when the whole tree is allowed. */
 function checkTree(root: MathNode): string | null {
-  const stack: MathNode[] = [root];
-  let count = 0;
-  while (stack.length > 0) {
-    const node = stack.pop() as MathNode & Record<string, unknown>;
-    if (++count > MAX_NODES) return `more than ${MAX_NODES} terms`;
+  return walkAllowlist([root], MAX_NODES, (node, stack) => {
     switch (node.type) {
       case 'ConstantNode':
         if (typeof node.value !== 'number') return `${typeof node.value} literal not allowed`;
         if (!Number.isFinite(node.value)) return 'non-finite literal not allowed';
-        break;
+        return null;
       case 'SymbolNode':
-        if (!CONSTANTS.includes(node.name as string)) return `unknown name "${String(node.name)}"`;
-        break;
-      case 'ParenthesisNode':
-        stack.push(node.content as MathNode);
-        break;
-      case 'OperatorNode': {
-        const args = node.args as MathNode[];
-        const table = args.length === 1 ? UNARY : args.length === 2 ? BINARY : {};
-        const op = node.op as string;
-        if (!Object.hasOwn(table, op) || table[op] !== node.fn) return `operator "${op}" not allowed`;
-        stack.push(...args);
-        break;
-      }
+        return CONSTANTS.includes(node.name as string) ? null : `unknown name "${String(node.name)}"`;
       case 'FunctionNode': {
         const fn = node.fn as MathNode & { type: string; name?: string };
         const name = fn.type === 'SymbolNode' ? String(fn.name) : '';
@@ -182,13 +158,12 @@ function checkTree(root: MathNode): string | null {
         const args = node.args as MathNode[];
         if (args.length !== 1) return `${name} takes one argument`;
         stack.push(args[0]);
-        break;
+        return null;
       }
       default:
         return `${node.type.replace(/Node$/, '').toLowerCase()} expressions not allowed`;
     }
-  }
-  return null;
+  });
 }
 
 function fail(error: string): ToolResult {

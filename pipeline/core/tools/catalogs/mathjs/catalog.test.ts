@@ -60,6 +60,8 @@ describe('mathjs catalog', () => {
       ['sqrt', 'import({})', /function "import" not allowed/],
       ['sqrt', 'evaluate("1")', /function "evaluate" not allowed/],
       ['sqrt', 'x', /unknown name "x"/],
+      ['add', '3!, 1', /operator "!" not allowed/],
+      ['add', '1 == 1, 2', /operator "==" not allowed/],
       ['sqrt', '4) + evaluate("1"', /unbalanced brackets/],
       ['sqrt', 'f(x) = x^2', /functionassignment expressions not allowed/],
       ['add', 'a = 2, 3', /assignment expressions not allowed/],

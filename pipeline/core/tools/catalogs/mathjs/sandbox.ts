@@ -1,4 +1,5 @@
 import { all, create, type MathNode } from 'mathjs';
+import { bracketProblem, walkAllowlist } from '../../mathjs-allowlist.ts';
 import type { ToolResult } from '../../tool.ts';
 
 /**
@@ -39,8 +40,6 @@ export const DISABLED = ['import', 'createUnit', 'reviver', 'replacer', 'evaluat
 /** Calls allowed inside an argument: constructors of values whose arithmetic is bounded. */
 const NESTED_CALLS: ReadonlySet<string> = new Set(['complex', 'unit', 'index', 'matrix', 'sparse']);
 const CONSTANTS: ReadonlySet<string> = new Set(['pi', 'e', 'i', 'true', 'false', 'null', 'Infinity', 'NaN', 'tau', 'phi']);
-const BINARY: Readonly<Record<string, string>> = { '+': 'add', '-': 'subtract', '*': 'multiply', '/': 'divide', '^': 'pow' };
-const UNARY: Readonly<Record<string, string>> = { '-': 'unaryMinus', '+': 'unaryPlus' };
 
 /**
  * Bounds on argument values for functions whose time or output grows with them: every number literal in the call is
@@ -129,14 +128,9 @@ function checkRaw(text: string): string | null {
   if (text.length > MAX_ARGUMENTS_LENGTH) return `arguments longer than ${MAX_ARGUMENTS_LENGTH} characters`;
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(text)) return 'control characters';
-  let depth = 0;
-  for (const ch of text) {
-    if (ch === '(' || ch === '[' || ch === '{') depth++;
-    else if (ch === ')' || ch === ']' || ch === '}') depth--;
-    if (depth > MAX_BRACKET_DEPTH) return `brackets nested deeper than ${MAX_BRACKET_DEPTH}`;
-    if (depth < 0) return 'unbalanced brackets';
-  }
-  return null;
+  const problem = bracketProblem(text, MAX_BRACKET_DEPTH, true);
+  if (problem === 'deeper') return `brackets nested deeper than ${MAX_BRACKET_DEPTH}`;
+  return problem === 'unbalanced' ? 'unbalanced brackets' : null;
 }
 
 /** The allowlist over `name(args)`, then the function's size bounds. A reason, or null when allowed. */
@@ -148,11 +142,7 @@ function checkCall(root: MathNode, name: string, math: MathInstance): string | n
   const numbers: number[] = [];
   let items = 0;
   let strings = 0;
-  const stack: MathNode[] = [...(call.args ?? [])];
-  let count = 1;
-  while (stack.length > 0) {
-    const node = stack.pop() as MathNode & Record<string, unknown>;
-    if (++count > MAX_NODES) return `more than ${MAX_NODES} terms`;
+  const rejected = walkAllowlist([root], MAX_NODES, (node, stack) => {
     switch (node.type) {
       case 'ConstantNode': {
         const value = node.value;
@@ -162,42 +152,32 @@ function checkCall(root: MathNode, name: string, math: MathInstance): string | n
           if (value.length > MAX_STRING_LITERAL) return `string longer than ${MAX_STRING_LITERAL} characters`;
           strings++;
         } else if (typeof value !== 'boolean' && value !== null) return `${typeof value} literal not allowed`;
-        break;
+        return null;
       }
       case 'SymbolNode': {
         const symbol = String(node.name);
-        if (!CONSTANTS.has(symbol) && !math.Unit.isValuelessUnit(symbol)) return `unknown name "${symbol.slice(0, 40)}"`;
-        break;
+        return CONSTANTS.has(symbol) || math.Unit.isValuelessUnit(symbol) ? null : `unknown name "${symbol.slice(0, 40)}"`;
       }
-      case 'ParenthesisNode':
-        stack.push(node.content as MathNode);
-        break;
       case 'ArrayNode':
         items += (node.items as MathNode[]).length;
         stack.push(...(node.items as MathNode[]));
-        break;
+        return null;
       case 'ObjectNode':
         stack.push(...Object.values(node.properties as Record<string, MathNode>));
-        break;
-      case 'OperatorNode': {
-        const args = node.args as MathNode[];
-        const table = args.length === 1 ? UNARY : args.length === 2 ? BINARY : {};
-        const op = node.op as string;
-        if (!Object.hasOwn(table, op) || table[op] !== node.fn) return `operator "${op}" not allowed`;
-        stack.push(...args);
-        break;
-      }
+        return null;
       case 'FunctionNode': {
         const fn = node.fn as MathNode & { type: string; name?: string };
         const inner = fn.type === 'SymbolNode' ? String(fn.name) : '';
-        if (!NESTED_CALLS.has(inner)) return `function "${(inner || fn.type).slice(0, 40)}" not allowed inside the arguments`;
+        // The root is the call of `name` itself (checked above); inside it only the value constructors.
+        if (node !== root && !NESTED_CALLS.has(inner)) return `function "${(inner || fn.type).slice(0, 40)}" not allowed inside the arguments`;
         stack.push(...(node.args as MathNode[]));
-        break;
+        return null;
       }
       default:
         return `${node.type.replace(/Node$/, '').toLowerCase()} expressions not allowed`;
     }
-  }
+  });
+  if (rejected) return rejected;
   return checkSize(name, call.args ?? [], numbers, items, strings);
 }
 
