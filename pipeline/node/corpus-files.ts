@@ -36,16 +36,46 @@ export type Listed =
  * (".jsonl", ".txt"; matched case-insensitively, the longest first, so ".jsonl.gz" can sit beside ".jsonl").
  */
 export function* listCorpusFiles(inputs: readonly string[], suffixes: readonly string[]): Generator<Listed> {
-  const bySuffix = [...suffixes].sort((a, b) => b.length - a.length);
-  const kindList = suffixes.length > 1 ? `${suffixes.slice(0, -1).join(', ')} or ${suffixes.at(-1)}` : suffixes.join('');
-  const kindOf = (name: string) => bySuffix.find((s) => name.toLowerCase().endsWith(s));
-  const root = commonRoot(inputs);
-  const idBase = (path: string) => relative(root, resolve(path)).split(sep).join('/');
-  const seenFiles = new Set<string>();
-  const seenDirs = new Set<string>();
-  const identity = (st: Stats) => `${st.dev}:${st.ino}`;
+  const walk = new CorpusWalk(suffixes, commonRoot(inputs));
+  for (const input of inputs) yield* walk.input(input);
+}
 
-  function* walk(dir: string, ancestors: Set<string>): Generator<Listed> {
+/** One listing's walk: the corpus kinds, the common root for ids, and what was listed already (loops, repeats). */
+class CorpusWalk {
+  private readonly bySuffix: string[];
+  private readonly kindList: string;
+  /** Files (device:inode) and directories (real paths) listed so far. */
+  private readonly seenFiles = new Set<string>();
+  private readonly seenDirs = new Set<string>();
+
+  constructor(suffixes: readonly string[], private readonly root: string) {
+    this.bySuffix = [...suffixes].sort((a, b) => b.length - a.length);
+    this.kindList = suffixes.length > 1 ? `${suffixes.slice(0, -1).join(', ')} or ${suffixes.at(-1)}` : suffixes.join('');
+  }
+
+  private kindOf(name: string): string | undefined {
+    return this.bySuffix.find((s) => name.toLowerCase().endsWith(s));
+  }
+
+  /** A path named as an input: a directory walked, a file listed, an error when it cannot be read. */
+  *input(input: string): Generator<Listed> {
+    let st: Stats;
+    try {
+      st = statSync(input);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      // A dangling symlink exists (lstat would see it) but cannot be followed: unreadable, not missing.
+      const dangling = code === 'ENOENT' && existsAsLink(input);
+      yield code === 'ENOENT' && !dangling
+        ? { kind: 'error', path: input, code: 'missing-path', reason: 'no such file or directory' }
+        : { kind: 'error', path: input, code: 'unreadable', reason: `cannot stat: ${message(e)}` };
+      return;
+    }
+    if (st.isDirectory()) yield* this.enterDir(input, new Set());
+    else yield* this.fileEntry(input, st, true);
+  }
+
+  private *walk(dir: string, ancestors: Set<string>): Generator<Listed> {
     let names: string[];
     try {
       names = readdirSync(dir);
@@ -65,16 +95,16 @@ export function* listCorpusFiles(inputs: readonly string[], suffixes: readonly s
         st = statSync(path); // follows links
       } catch (e) {
         // A dangling link, or a file gone or unreadable since the listing: the reader would have failed on it.
-        if (kindOf(name)) yield { kind: 'error', path, code: 'unreadable', reason: `cannot stat: ${message(e)}` };
+        if (this.kindOf(name)) yield { kind: 'error', path, code: 'unreadable', reason: `cannot stat: ${message(e)}` };
         else yield { kind: 'skipped', path, reason: 'other-kind' };
         continue;
       }
-      if (st.isDirectory()) yield* enterDir(path, ancestors);
-      else yield* fileEntry(path, st, false);
+      if (st.isDirectory()) yield* this.enterDir(path, ancestors);
+      else yield* this.fileEntry(path, st, false);
     }
   }
 
-  function* enterDir(dir: string, ancestors: Set<string>): Generator<Listed> {
+  private *enterDir(dir: string, ancestors: Set<string>): Generator<Listed> {
     let real: string;
     try {
       real = realpathSync(dir);
@@ -86,50 +116,34 @@ export function* listCorpusFiles(inputs: readonly string[], suffixes: readonly s
       yield { kind: 'skipped', path: dir, reason: 'symlink-loop' };
       return;
     }
-    if (seenDirs.has(real)) {
+    if (this.seenDirs.has(real)) {
       yield { kind: 'skipped', path: dir, reason: 'already-listed' };
       return;
     }
-    seenDirs.add(real);
-    yield* walk(dir, new Set([...ancestors, real]));
+    this.seenDirs.add(real);
+    yield* this.walk(dir, new Set([...ancestors, real]));
   }
 
-  function* fileEntry(path: string, st: Stats, named: boolean): Generator<Listed> {
+  private *fileEntry(path: string, st: Stats, named: boolean): Generator<Listed> {
     // A FIFO, socket or device, named or found (/dev/zero, a FIFO called x.jsonl): reading it could block or never
     // end. Skipped, named and counted like any skip, whatever its name says.
     if (!st.isFile()) {
       yield { kind: 'skipped', path, reason: 'not-a-regular-file' };
       return;
     }
-    const suffix = kindOf(path);
+    const suffix = this.kindOf(path);
     if (!suffix) {
-      if (named) yield { kind: 'error', path, code: 'unsupported-extension', reason: `not ${kindList}: ${extension(path)}` };
+      if (named) yield { kind: 'error', path, code: 'unsupported-extension', reason: `not ${this.kindList}: ${extension(path)}` };
       else yield { kind: 'skipped', path, reason: 'other-kind' };
       return;
     }
-    if (seenFiles.has(identity(st))) {
+    const identity = `${st.dev}:${st.ino}`;
+    if (this.seenFiles.has(identity)) {
       yield { kind: 'skipped', path, reason: 'already-listed' };
       return;
     }
-    seenFiles.add(identity(st));
-    yield { kind: 'file', path, suffix, idBase: idBase(path) };
-  }
-
-  for (const input of inputs) {
-    let st: Stats;
-    try {
-      st = statSync(input);
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      // A dangling symlink exists (lstat would see it) but cannot be followed: unreadable, not missing.
-      const dangling = code === 'ENOENT' && existsAsLink(input);
-      yield code === 'ENOENT' && !dangling
-        ? { kind: 'error', path: input, code: 'missing-path', reason: 'no such file or directory' }
-        : { kind: 'error', path: input, code: 'unreadable', reason: `cannot stat: ${message(e)}` };
-      continue;
-    }
-    if (st.isDirectory()) yield* enterDir(input, new Set());
-    else yield* fileEntry(input, st, true);
+    this.seenFiles.add(identity);
+    yield { kind: 'file', path, suffix, idBase: relative(this.root, resolve(path)).split(sep).join('/') };
   }
 }
 

@@ -34,48 +34,9 @@ export async function loadModel(model: string, options: LoadModelOptions = {}): 
   const { dir: root, notInCache } = await resolveModel(model);
   const dtype = options.dtype ?? 'fp32';
   const onnxFile = onnxFileOf(dtype);
-  const required = ['config.json', 'tokenizer.json', onnxFile];
-  const exists = (await stat(root).catch(() => null))?.isDirectory() ?? false;
-  const listing = exists ? await describeDir(root) : '';
-  const fail = (problem: string): never => {
-    const has = exists ? ` The directory has: ${listing}.` : '';
-    throw new Error(
-      `cannot load model from ${root}: ${problem.replace(/[.\s]+$/, '')}.${has} Expected a Hugging Face ONNX causal-LM directory with ` +
-        `${required.join(', ')} (run \`npx tsx pipeline/onnx/tiny-random.ts\` for a test model, or pass --model <dir> or an org/name in the local Hugging Face cache)`,
-    );
-  };
-  if (!exists) fail(notInCache ? `no such directory, and ${notInCache}` : 'no such directory');
-  const missing = [];
-  for (const file of required) if (!(await stat(join(root, file)).catch(() => null))?.isFile()) missing.push(file);
-  if (missing.length > 0) {
-    const dtypes = await availableDtypes(root);
-    const legacy = (await readdir(join(root, 'onnx')).catch(() => [] as string[])).filter((f) => LEGACY.test(f));
-    const other = !missing.includes(onnxFile)
-      ? ''
-      : dtypes.length > 0
-        ? ` (--dtype ${dtype}; this model has --dtype ${dtypes.join(', ')})`
-        : legacy.length > 0
-          ? ` (it has only the legacy ${legacy.map((f) => `onnx/${f}`).join(', ')} of older exports, which this runtime does not read; ` +
-            'use a revision with onnx/model.onnx, or re-export with optimum-cli export onnx --task text-generation-with-past)'
-          : '';
-    fail(`missing ${missing.join(', ')}${other}`);
-  }
-
-  const readJson = async (file: string, optional = false): Promise<Record<string, unknown> | undefined> => {
-    let text: string;
-    try {
-      text = await readFile(join(root, file), 'utf8');
-    } catch {
-      return optional ? undefined : fail(`cannot read ${file}`);
-    }
-    try {
-      return JSON.parse(text) as Record<string, unknown>;
-    } catch (error) {
-      return fail(`${file} is not valid JSON (${(error as Error).message})`);
-    }
-  };
+  const fail = await checkModelDir(root, dtype, notInCache);
   // The checks and refusals the web worker makes too (core/lm/model-files.ts); only reading the files is Node's.
-  const { config, tokenizer, tokenizerConfig, generationConfig } = await describeModel({ json: readJson }, dtype, fail);
+  const { config, tokenizer, tokenizerConfig, generationConfig } = await describeModel({ json: jsonReader(root, fail) }, dtype, fail);
   // Only the graph passes through JavaScript (onnx/graph-index.ts): every large initializer becomes an external-data
   // reference into the file itself, and ONNX Runtime, told the onnx/ folder, reads the weights from the file (and
   // a real `<file>_data`, `_data_1`, … there) — one copy of the weights, in ONNX Runtime.
@@ -102,16 +63,74 @@ export async function loadModel(model: string, options: LoadModelOptions = {}): 
     });
   } catch (error) {
     const message = (error as Error).message.split('\n')[0];
-    const op = /Could not find an implementation for (\w+)|No Op registered for (\w+)|([\w.]+:\w+)\(-?\d+\) is not a registered function\/op/.exec(message);
-    if (op) {
-      const dtypes = (await availableDtypes(root)).filter((d) => d !== dtype);
-      return fail(
-        `${onnxFile} uses the operator ${op[1] ?? op[2] ?? op[3]}, which onnxruntime-node ${ort.env.versions.node} cannot run on the CPU` +
-          (dtypes.length ? `; try --dtype ${dtypes.join(', ')}` : ''),
-      );
-    }
-    return fail(message);
+    return fail((await unsupportedOperator(message, root, dtype, onnxFile)) ?? message);
   }
+}
+
+/** Why loading fails, as one line: the problem, what the directory holds, what was expected. */
+type Fail = (problem: string) => never;
+
+/**
+ * The directory exists and holds config.json, tokenizer.json and the dtype's ONNX file, or a one-line error saying
+ * which are missing (and which dtypes or legacy files it has instead). Returns the directory's `fail`.
+ */
+async function checkModelDir(root: string, dtype: Dtype, notInCache: string | undefined): Promise<Fail> {
+  const onnxFile = onnxFileOf(dtype);
+  const required = ['config.json', 'tokenizer.json', onnxFile];
+  const exists = (await stat(root).catch(() => null))?.isDirectory() ?? false;
+  const listing = exists ? await describeDir(root) : '';
+  const fail: Fail = (problem) => {
+    const has = exists ? ` The directory has: ${listing}.` : '';
+    throw new Error(
+      `cannot load model from ${root}: ${problem.replace(/[.\s]+$/, '')}.${has} Expected a Hugging Face ONNX causal-LM directory with ` +
+        `${required.join(', ')} (run \`npx tsx pipeline/onnx/tiny-random.ts\` for a test model, or pass --model <dir> or an org/name in the local Hugging Face cache)`,
+    );
+  };
+  if (!exists) fail(notInCache ? `no such directory, and ${notInCache}` : 'no such directory');
+  const missing = [];
+  for (const file of required) if (!(await stat(join(root, file)).catch(() => null))?.isFile()) missing.push(file);
+  if (missing.length > 0) {
+    const dtypes = await availableDtypes(root);
+    const legacy = (await readdir(join(root, 'onnx')).catch(() => [] as string[])).filter((f) => LEGACY.test(f));
+    const other = !missing.includes(onnxFile)
+      ? ''
+      : dtypes.length > 0
+        ? ` (--dtype ${dtype}; this model has --dtype ${dtypes.join(', ')})`
+        : legacy.length > 0
+          ? ` (it has only the legacy ${legacy.map((f) => `onnx/${f}`).join(', ')} of older exports, which this runtime does not read; ` +
+            'use a revision with onnx/model.onnx, or re-export with optimum-cli export onnx --task text-generation-with-past)'
+          : '';
+    fail(`missing ${missing.join(', ')}${other}`);
+  }
+  return fail;
+}
+
+/** Reads a JSON file of the model directory; a missing optional file is undefined, any other problem fails. */
+function jsonReader(root: string, fail: Fail) {
+  return async (file: string, optional = false): Promise<Record<string, unknown> | undefined> => {
+    let text: string;
+    try {
+      text = await readFile(join(root, file), 'utf8');
+    } catch {
+      return optional ? undefined : fail(`cannot read ${file}`);
+    }
+    try {
+      return JSON.parse(text) as Record<string, unknown>;
+    } catch (error) {
+      return fail(`${file} is not valid JSON (${(error as Error).message})`);
+    }
+  };
+}
+
+/** A session error that names an operator the CPU runtime lacks, said so with the dtypes to try; else undefined. */
+async function unsupportedOperator(message: string, root: string, dtype: Dtype, onnxFile: string): Promise<string | undefined> {
+  const op = /Could not find an implementation for (\w+)|No Op registered for (\w+)|([\w.]+:\w+)\(-?\d+\) is not a registered function\/op/.exec(message);
+  if (!op) return undefined;
+  const dtypes = (await availableDtypes(root)).filter((d) => d !== dtype);
+  return (
+    `${onnxFile} uses the operator ${op[1] ?? op[2] ?? op[3]}, which onnxruntime-node ${ort.env.versions.node} cannot run on the CPU` +
+    (dtypes.length ? `; try --dtype ${dtypes.join(', ')}` : '')
+  );
 }
 
 /** The ONNX file's graph with its weights left in the file (external-data references to it). */

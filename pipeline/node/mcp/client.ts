@@ -81,44 +81,20 @@ const STDERR_TAIL = 2000;
 export async function connectMcp(target: string, options: ConnectOptions = {}): Promise<McpConnection | { server: string; error: string }> {
   const timeoutMs = options.timeoutMs ?? 30_000;
   const budgets = { ...DEFAULT_MCP_BUDGETS, ...options.budgets };
-  const breaches: Partial<Record<McpBreach, number>> = {};
-  let onBreach: McpConnection['onBreach'];
-  const breach = (kind: McpBreach, line: string) => {
-    breaches[kind] = (breaches[kind] ?? 0) + 1;
-    if (breaches[kind] === 1) onBreach?.(kind, line);
-  };
+  const breaches = new BreachCounter();
   const overBytes = `a message over ${budgets.maxMessageBytes} bytes (budget maxMessageBytes): cut`;
-  let stderr = '';
-  let transport: Transport;
-  if (isUrl(target)) {
-    transport = new StreamableHTTPClientTransport(new URL(target), {
-      requestInit: { headers: options.headers ?? {} },
-      fetch: cappedFetch(budgets.maxMessageBytes, () => breach('message-bytes', overBytes)),
-    });
-  } else {
-    const argv = splitCommand(target);
-    if (!argv.ok) return { server: target, error: `cannot read the command: ${argv.error}` };
-    if (argv.words.length === 0) return { server: target, error: 'empty command' };
-    const stdio = new StdioClientTransport({
-      command: argv.words[0],
-      args: argv.words.slice(1),
-      cwd: options.cwd,
-      env: { ...getDefaultEnvironment(), ...options.env },
-      stderr: 'pipe',
-      // The SDK's line buffer: a longer line is dropped (its call then times out), never held.
-      ...{ maxBufferSize: budgets.maxMessageBytes },
-    });
-    stdio.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-STDERR_TAIL)));
-    transport = stdio;
-  }
+  const stderr = { tail: '' };
+  const opened = openTransport(target, options, budgets.maxMessageBytes, () => breaches.add('message-bytes', overBytes), stderr);
+  if (!opened.ok) return { server: target, error: opened.error };
+  const transport = opened.transport;
   const client = new Client({ name: 'toolformer', version: '0.1.0' });
   let closed = false;
   client.onclose = () => (closed = true);
   client.onerror = (error) => {
-    if (/ReadBuffer exceeded maximum size/.test(message(error))) breach('message-bytes', overBytes);
+    if (/ReadBuffer exceeded maximum size/.test(message(error))) breaches.add('message-bytes', overBytes);
   };
   const why = (error: unknown, ms: number) => {
-    const tail = stderr.trim().split('\n').slice(-3).join(' | ');
+    const tail = stderr.tail.trim().split('\n').slice(-3).join(' | ');
     const text = message(error).replace(/^Request timed out$/, `no answer within ${ms} ms`);
     return `${text}${tail ? ` (stderr: ${tail})` : ''}`;
   };
@@ -130,18 +106,18 @@ export async function connectMcp(target: string, options: ConnectOptions = {}): 
     await client.close().catch(() => undefined);
     return { server: target, error: `MCP server did not start: ${why(error, timeoutMs)}` };
   }
-  if (listing.cut) breaches[listing.cut.kind] = 1;
+  if (listing.cut) breaches.counts[listing.cut.kind] = 1;
 
   return {
     server: target,
     tools: listing.tools,
     skipped: listing.skipped,
-    breaches,
+    breaches: breaches.counts,
     get onBreach() {
-      return onBreach;
+      return breaches.onBreach;
     },
     set onBreach(f) {
-      onBreach = f;
+      breaches.onBreach = f;
       if (listing.cut) f?.(listing.cut.kind, listing.cut.line);
     },
     async call(name, args, { timeoutMs: callTimeout, signal }) {
@@ -153,12 +129,60 @@ export async function connectMcp(target: string, options: ConnectOptions = {}): 
       } catch (error) {
         const text = why(error, ms);
         if (error instanceof MessageTooLarge || /^a message over \d+ bytes$/.test(message(error))) return { ok: false, error: `MCP ${name}: result over ${budgets.maxMessageBytes} bytes (budget maxMessageBytes): cut` };
-        if (/no answer within/.test(text) || signal?.aborted) breach('call-time', `a call ran over ${ms} ms (budget maxCallMs / --tool-timeout): stopped`);
+        if (/no answer within/.test(text) || signal?.aborted) breaches.add('call-time', `a call ran over ${ms} ms (budget maxCallMs / --tool-timeout): stopped`);
         return { ok: false, error: `MCP ${name}: ${text}` };
       }
     },
     close: () => client.close(),
   };
+}
+
+/** Budget breaches of one connection: counted per kind, the first of each kind reported through `onBreach`. */
+class BreachCounter {
+  readonly counts: Partial<Record<McpBreach, number>> = {};
+  onBreach: McpConnection['onBreach'];
+
+  add(kind: McpBreach, line: string): void {
+    this.counts[kind] = (this.counts[kind] ?? 0) + 1;
+    if (this.counts[kind] === 1) this.onBreach?.(kind, line);
+  }
+}
+
+/**
+ * The transport to `target`: Streamable HTTP for a URL (response bodies capped at `maxMessageBytes`, `onCut` per
+ * cut), else the command over stdio, run without a shell (the SDK's line buffer capped the same; the last
+ * STDERR_TAIL characters of its stderr kept in `stderr.tail` for error messages).
+ */
+function openTransport(
+  target: string,
+  options: ConnectOptions,
+  maxMessageBytes: number,
+  onCut: () => void,
+  stderr: { tail: string },
+): { ok: true; transport: Transport } | { ok: false; error: string } {
+  if (isUrl(target)) {
+    return {
+      ok: true,
+      transport: new StreamableHTTPClientTransport(new URL(target), {
+        requestInit: { headers: options.headers ?? {} },
+        fetch: cappedFetch(maxMessageBytes, onCut),
+      }),
+    };
+  }
+  const argv = splitCommand(target);
+  if (!argv.ok) return { ok: false, error: `cannot read the command: ${argv.error}` };
+  if (argv.words.length === 0) return { ok: false, error: 'empty command' };
+  const stdio = new StdioClientTransport({
+    command: argv.words[0],
+    args: argv.words.slice(1),
+    cwd: options.cwd,
+    env: { ...getDefaultEnvironment(), ...options.env },
+    stderr: 'pipe',
+    // The SDK's line buffer: a longer line is dropped (its call then times out), never held.
+    ...{ maxBufferSize: maxMessageBytes },
+  });
+  stdio.stderr?.on('data', (d: Buffer) => (stderr.tail = (stderr.tail + d.toString()).slice(-STDERR_TAIL)));
+  return { ok: true, transport: stdio };
 }
 
 /** The error a capped response body ends with. */

@@ -17,7 +17,7 @@
  * flight is it refused (503). An evicted client that comes back gets 404 and initializes again (the spec's way).
  */
 import { randomUUID, timingSafeEqual } from 'node:crypto';
-import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
+import { type IncomingMessage, type Server as HttpServer, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -76,132 +76,29 @@ export const ENDPOINT = '/mcp';
 /** Serve `newServer()` (one per session) over Streamable HTTP. Resolves once listening. */
 export async function serveHttp(newServer: () => Server, options: HttpOptions): Promise<HttpHandle> {
   const bindHost = options.host ?? '127.0.0.1';
-  const maxSessions = options.maxSessions ?? 32;
-  const maxBodyBytes = options.maxBodyBytes ?? 1 << 20;
   const idleMs = options.idleMs ?? 300_000;
-  const now = options.now ?? Date.now;
-  const sessions = new Map<string, Session>();
-  const expectedAuth = options.token === undefined ? undefined : Buffer.from(`Bearer ${options.token}`);
-  let allowedOrigins = new Set<string>();
+  const sessions = new SessionTable(newServer, {
+    maxSessions: options.maxSessions ?? 32,
+    idleMs,
+    now: options.now ?? Date.now,
+    onError: options.onError,
+  });
+  const gate: Gate = {
+    bindHost,
+    allowedOrigins: new Set<string>(), // filled once the port is known
+    expectedAuth: options.token === undefined ? undefined : Buffer.from(`Bearer ${options.token}`),
+  };
+  const maxBodyBytes = options.maxBodyBytes ?? 1 << 20;
 
   const http = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
+    handle(req, res, gate, sessions, maxBodyBytes).catch((error: unknown) => {
       options.onError?.(error instanceof Error ? error : new Error(String(error)));
       if (!res.headersSent) jsonError(res, 500, -32603, 'Internal server error');
       else res.end();
     });
   });
-
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://placeholder');
-    if (url.pathname !== ENDPOINT) return jsonError(res, 404, -32000, `Not found: the MCP endpoint is ${ENDPOINT}`);
-    const refusal = refuse(req);
-    if (refusal) {
-      if (refusal.status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
-      return jsonError(res, refusal.status, -32000, refusal.message);
-    }
-
-    const sessionId = header(req, 'mcp-session-id');
-    if (req.method === 'POST') {
-      const body = await readJson(req, maxBodyBytes);
-      if (!body.ok) {
-        if (body.status === 413) res.setHeader('Connection', 'close'); // the unread rest of the body is dropped with it
-        return jsonError(res, body.status, body.code, body.message);
-      }
-      if (sessionId === undefined && isInitializeRequest(body.value)) {
-        if (sessions.size >= maxSessions && !(await evictOldestIdle())) return jsonError(res, 503, -32000, `Too many open sessions (${maxSessions}), all in use`);
-        const transport = await openSession();
-        return transport.handleRequest(req, res, body.value);
-      }
-      const session = sessionId === undefined ? undefined : sessions.get(sessionId);
-      if (!session) return noSession(res, sessionId);
-      track(session, res);
-      return session.transport.handleRequest(req, res, body.value);
-    }
-    if (req.method === 'GET' || req.method === 'DELETE') {
-      const session = sessionId === undefined ? undefined : sessions.get(sessionId);
-      if (!session) return noSession(res, sessionId);
-      // A GET stream stays open as long as the client wants: it marks the session active, not busy (32 held-open
-      // streams must not lock every newcomer out).
-      session.lastActive = now();
-      return session.transport.handleRequest(req, res);
-    }
-    res.setHeader('Allow', 'GET, POST, DELETE');
-    return jsonError(res, 405, -32000, 'Method not allowed');
-  }
-
-  /** A POST of `session` is under way until its response closes. */
-  function track(session: Session, res: ServerResponse): void {
-    session.inFlight++;
-    session.lastActive = now();
-    res.once('close', () => {
-      session.inFlight--;
-      session.lastActive = now();
-    });
-  }
-
-  async function closeSession(id: string, session: Session): Promise<void> {
-    sessions.delete(id);
-    await session.server.close().catch((error: unknown) => options.onError?.(error instanceof Error ? error : new Error(String(error))));
-  }
-
-  /** Close the session idle the longest; false when every session has a request in flight. */
-  async function evictOldestIdle(): Promise<boolean> {
-    let oldest: [string, Session] | undefined;
-    for (const entry of sessions) if (entry[1].inFlight === 0 && (!oldest || entry[1].lastActive < oldest[1].lastActive)) oldest = entry;
-    if (!oldest) return false;
-    await closeSession(...oldest);
-    return true;
-  }
-
-  async function closeIdle(): Promise<number> {
-    const idle = [...sessions].filter(([, s]) => s.inFlight === 0 && now() - s.lastActive >= idleMs);
-    await Promise.all(idle.map(([id, s]) => closeSession(id, s)));
-    return idle.length;
-  }
-
-  async function openSession(): Promise<StreamableHTTPServerTransport> {
-    const server = newServer();
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => void sessions.set(id, { transport, server, inFlight: 0, lastActive: now() }),
-    });
-    transport.onclose = () => {
-      if (transport.sessionId) sessions.delete(transport.sessionId);
-    };
-    transport.onerror = (error) => options.onError?.(error);
-    await server.connect(transport);
-    return transport;
-  }
-
-  /** Host, Origin and token checks, in that order: the first that fails answers. */
-  function refuse(req: IncomingMessage): { status: number; message: string } | undefined {
-    if (isLoopback(bindHost)) {
-      const hostname = (header(req, 'host') ?? '').replace(/:\d+$/, '').toLowerCase();
-      if (!LOOPBACK_NAMES.has(hostname)) return { status: 403, message: `Forbidden: Host ${JSON.stringify(hostname)} is not a loopback name` };
-    }
-    const origin = header(req, 'origin');
-    if (origin !== undefined && !allowedOrigins.has(origin)) {
-      return { status: 403, message: `Forbidden: Origin ${JSON.stringify(origin)} is not allowed (pass --allow-origin)` };
-    }
-    if (expectedAuth) {
-      const given = Buffer.from(header(req, 'authorization') ?? '');
-      if (given.length !== expectedAuth.length || !timingSafeEqual(given, expectedAuth)) {
-        return { status: 401, message: 'Unauthorized: send Authorization: Bearer <token>' };
-      }
-    }
-    return undefined;
-  }
-
-  await new Promise<void>((resolve, reject) => {
-    http.once('error', reject);
-    http.listen(options.port, bindHost, () => {
-      http.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = http.address() as AddressInfo;
-  allowedOrigins = new Set([
+  const port = await listen(http, options.port, bindHost);
+  gate.allowedOrigins = new Set([
     `http://localhost:${port}`,
     `http://127.0.0.1:${port}`,
     `http://[::1]:${port}`,
@@ -209,23 +106,183 @@ export async function serveHttp(newServer: () => Server, options: HttpOptions): 
   ]);
   const shownHost = bindHost.includes(':') ? `[${bindHost}]` : bindHost;
   // The idle sweep; unref'd: it never keeps the process alive by itself.
-  const sweep = setInterval(() => void closeIdle(), Math.max(1000, Math.min(idleMs / 4, 60_000)));
+  const sweep = setInterval(() => void sessions.closeIdle(), Math.max(1000, Math.min(idleMs / 4, 60_000)));
   sweep.unref();
 
   return {
     url: `http://${shownHost}:${port}${ENDPOINT}`,
     port,
     sessionCount: () => sessions.size,
-    closeIdle,
+    closeIdle: () => sessions.closeIdle(),
     async close() {
       clearInterval(sweep);
       const closing = new Promise<void>((resolve) => http.close(() => resolve()));
-      await Promise.allSettled([...sessions.values()].map(({ server }) => server.close()));
-      sessions.clear();
+      await sessions.closeAll();
       http.closeAllConnections();
       await closing;
     },
   };
+}
+
+/** Listen on `port` (0: a free one) at `host`; resolves with the port bound. */
+async function listen(http: HttpServer, port: number, host: string): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(port, host, () => {
+      http.off('error', reject);
+      resolve();
+    });
+  });
+  return (http.address() as AddressInfo).port;
+}
+
+/** One request at the endpoint: the gate, then POST (initialize or a session's message), GET / DELETE of a session. */
+async function handle(req: IncomingMessage, res: ServerResponse, gate: Gate, sessions: SessionTable, maxBodyBytes: number): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://placeholder');
+  if (url.pathname !== ENDPOINT) return jsonError(res, 404, -32000, `Not found: the MCP endpoint is ${ENDPOINT}`);
+  const refusal = refuse(req, gate);
+  if (refusal) {
+    if (refusal.status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
+    return jsonError(res, refusal.status, -32000, refusal.message);
+  }
+
+  const sessionId = header(req, 'mcp-session-id');
+  if (req.method === 'POST') {
+    const body = await readJson(req, maxBodyBytes);
+    if (!body.ok) {
+      if (body.status === 413) res.setHeader('Connection', 'close'); // the unread rest of the body is dropped with it
+      return jsonError(res, body.status, body.code, body.message);
+    }
+    if (sessionId === undefined && isInitializeRequest(body.value)) {
+      if (sessions.full() && !(await sessions.evictOldestIdle())) {
+        return jsonError(res, 503, -32000, `Too many open sessions (${sessions.maxSessions}), all in use`);
+      }
+      const transport = await sessions.open();
+      return transport.handleRequest(req, res, body.value);
+    }
+    const session = sessions.get(sessionId);
+    if (!session) return noSession(res, sessionId);
+    sessions.track(session, res);
+    return session.transport.handleRequest(req, res, body.value);
+  }
+  if (req.method === 'GET' || req.method === 'DELETE') {
+    const session = sessions.get(sessionId);
+    if (!session) return noSession(res, sessionId);
+    // A GET stream stays open as long as the client wants: it marks the session active, not busy (32 held-open
+    // streams must not lock every newcomer out).
+    sessions.touch(session);
+    return session.transport.handleRequest(req, res);
+  }
+  res.setHeader('Allow', 'GET, POST, DELETE');
+  return jsonError(res, 405, -32000, 'Method not allowed');
+}
+
+/** What a request must pass before it reaches the protocol (the header comment's checks 1–3). */
+interface Gate {
+  bindHost: string;
+  allowedOrigins: Set<string>;
+  /** `Bearer <token>` as bytes; undefined when no token is required. */
+  expectedAuth?: Buffer;
+}
+
+/** Host, Origin and token checks, in that order: the first that fails answers. */
+function refuse(req: IncomingMessage, gate: Gate): { status: number; message: string } | undefined {
+  if (isLoopback(gate.bindHost)) {
+    const hostname = (header(req, 'host') ?? '').replace(/:\d+$/, '').toLowerCase();
+    if (!LOOPBACK_NAMES.has(hostname)) return { status: 403, message: `Forbidden: Host ${JSON.stringify(hostname)} is not a loopback name` };
+  }
+  const origin = header(req, 'origin');
+  if (origin !== undefined && !gate.allowedOrigins.has(origin)) {
+    return { status: 403, message: `Forbidden: Origin ${JSON.stringify(origin)} is not allowed (pass --allow-origin)` };
+  }
+  if (gate.expectedAuth) {
+    const given = Buffer.from(header(req, 'authorization') ?? '');
+    if (given.length !== gate.expectedAuth.length || !timingSafeEqual(given, gate.expectedAuth)) {
+      return { status: 401, message: 'Unauthorized: send Authorization: Bearer <token>' };
+    }
+  }
+  return undefined;
+}
+
+/** The open sessions by id: each its own SDK server and transport; in use while a POST is in flight. */
+class SessionTable {
+  private readonly sessions = new Map<string, Session>();
+  readonly maxSessions: number;
+
+  constructor(
+    private readonly newServer: () => Server,
+    private readonly limits: { maxSessions: number; idleMs: number; now: () => number; onError?: (error: Error) => void },
+  ) {
+    this.maxSessions = limits.maxSessions;
+  }
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  full(): boolean {
+    return this.sessions.size >= this.maxSessions;
+  }
+
+  get(id: string | undefined): Session | undefined {
+    return id === undefined ? undefined : this.sessions.get(id);
+  }
+
+  /** The session was used now (a GET stream: active, not busy). */
+  touch(session: Session): void {
+    session.lastActive = this.limits.now();
+  }
+
+  /** A POST of `session` is under way until its response closes. */
+  track(session: Session, res: ServerResponse): void {
+    session.inFlight++;
+    this.touch(session);
+    res.once('close', () => {
+      session.inFlight--;
+      this.touch(session);
+    });
+  }
+
+  /** A new session's transport; the session enters the table when the SDK assigns its id. */
+  async open(): Promise<StreamableHTTPServerTransport> {
+    const server = this.newServer();
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => void this.sessions.set(id, { transport, server, inFlight: 0, lastActive: this.limits.now() }),
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) this.sessions.delete(transport.sessionId);
+    };
+    transport.onerror = (error) => this.limits.onError?.(error);
+    await server.connect(transport);
+    return transport;
+  }
+
+  /** Close the session idle the longest; false when every session has a request in flight. */
+  async evictOldestIdle(): Promise<boolean> {
+    let oldest: [string, Session] | undefined;
+    for (const entry of this.sessions) if (entry[1].inFlight === 0 && (!oldest || entry[1].lastActive < oldest[1].lastActive)) oldest = entry;
+    if (!oldest) return false;
+    await this.close(...oldest);
+    return true;
+  }
+
+  /** Close the sessions idle for `idleMs` or longer; resolves with how many. */
+  async closeIdle(): Promise<number> {
+    const idle = [...this.sessions].filter(([, s]) => s.inFlight === 0 && this.limits.now() - s.lastActive >= this.limits.idleMs);
+    await Promise.all(idle.map(([id, s]) => this.close(id, s)));
+    return idle.length;
+  }
+
+  async closeAll(): Promise<void> {
+    await Promise.allSettled([...this.sessions.values()].map(({ server }) => server.close()));
+    this.sessions.clear();
+  }
+
+  private async close(id: string, session: Session): Promise<void> {
+    this.sessions.delete(id);
+    await session.server.close().catch((error: unknown) => this.limits.onError?.(error instanceof Error ? error : new Error(String(error))));
+  }
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {

@@ -22,16 +22,41 @@ export interface BadCorpus {
   skipped: string[];
 }
 
+/** Where the files go, the sample corpus's lines, and the error records the run must write (added to as files are). */
+interface Writer {
+  at: (name: string) => string;
+  sample: string[];
+  expect: (name: string, line: number | null, code: string) => void;
+}
+
+const idOf = (line: string) => JSON.parse(line).id as string;
+
 /** Write the corpus under `<cwd>/bad-corpus/`; 10 MB on disk. */
 export function writeBadCorpus(cwd: string): BadCorpus {
   const dir = 'bad-corpus';
   mkdirSync(join(cwd, dir));
-  const at = (name: string) => join(cwd, dir, name);
-  const sample = readFileSync(join(ROOT, 'corpus/sample.jsonl'), 'utf8').trim().split('\n');
-  const id = (line: string) => JSON.parse(line).id as string;
   const errors: ExpectedError[] = [];
-  const expect = (name: string, line: number | null, code: string) => errors.push({ file: `${dir}/${name}`, line, code });
+  const w: Writer = {
+    at: (name) => join(cwd, dir, name),
+    sample: readFileSync(join(ROOT, 'corpus/sample.jsonl'), 'utf8').trim().split('\n'),
+    expect: (name, line, code) => errors.push({ file: `${dir}/${name}`, line, code }),
+  };
+  const { sample } = w;
+  writeMixed(w);
+  const skipped = writeBrokenFiles(w);
+  const hostileIds = writeGoodFiles(w);
+  // A path given on the command line that does not exist: an error record, not a fatal error.
+  errors.push({ file: 'missing.jsonl', line: null, code: 'missing-path' });
+  return {
+    inputs: [dir, 'missing.jsonl'],
+    goodIds: [idOf(sample[0]), idOf(sample[1]), idOf(sample[2]), `${dir}/c-big.jsonl:${idOf(sample[1])}`, `${dir}/i-note.txt`, ...hostileIds, idOf(sample[3])],
+    errors,
+    skipped,
+  };
+}
 
+/** a-mixed.jsonl: one bad record of each kind per line, among good ones. */
+function writeMixed({ at, sample, expect }: Writer): void {
   // a-mixed.jsonl: good records among bad ones, one per line.
   const mixed = [
     sample[0], // 1 good
@@ -43,7 +68,7 @@ export function writeBadCorpus(cwd: string): BadCorpus {
     '{"id": 42, "text": "A numeric id."}', // 7
     '{"id": "t", "text": ["not", "a", "string"]}', // 8
     '["an", "array"]', // 9
-    `{"id": ${JSON.stringify(id(sample[0]))}, "text": "Same id again."}`, // 10
+    `{"id": ${JSON.stringify(idOf(sample[0]))}, "text": "Same id again."}`, // 10
     '{"id": "when", "text": "A bad date.", "date": "1790-13-45"}', // 11
     sample[1], // 12 good
   ];
@@ -58,7 +83,11 @@ export function writeBadCorpus(cwd: string): BadCorpus {
   expect('a-mixed.jsonl', 9, 'not-an-object');
   expect('a-mixed.jsonl', 10, 'duplicate-id');
   expect('a-mixed.jsonl', 11, 'wrong-type');
+}
 
+/** b–h: whole files that are bad (binary, too long, empty, not UTF-8, unopenable); the kinds not built here. */
+function writeBrokenFiles({ at, sample, expect }: Writer): string[] {
+  const skipped: string[] = [];
   // b-binary.jsonl: a binary file with a .jsonl name.
   writeFileSync(at('b-binary.jsonl'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48]));
   expect('b-binary.jsonl', null, 'binary');
@@ -83,14 +112,17 @@ export function writeBadCorpus(cwd: string): BadCorpus {
   expect('g-loop.jsonl', null, 'unreadable');
 
   // h-locked.jsonl: no read permission. Root reads it anyway, so under root it is not built.
-  const skipped: string[] = [];
   if (process.getuid?.() === 0) skipped.push('h-locked.jsonl (chmod 000): running as root, which ignores file permissions');
   else {
     writeFileSync(at('h-locked.jsonl'), sample[4] + '\n');
     chmodSync(at('h-locked.jsonl'), 0o000);
     expect('h-locked.jsonl', null, 'unreadable');
   }
+  return skipped;
+}
 
+/** i, k, sub/j: good documents, four of them with hostile text; returns the hostile records' ids. */
+function writeGoodFiles({ at, sample }: Writer): string[] {
   // i-note.txt: a good plain-text document; sub/j.jsonl: a good record in a subdirectory.
   writeFileSync(at('i-note.txt'), 'The fleet of 12 ships carried 30 sailors each, a total of 360 men, to Boston in 1790.\n');
   // k-hostile.jsonl: valid records with hostile text, documents like any other: a lone surrogate, an escaped NUL,
@@ -104,13 +136,5 @@ export function writeBadCorpus(cwd: string): BadCorpus {
   writeFileSync(at('k-hostile.jsonl'), hostile.join('\n') + '\n');
   mkdirSync(at('sub'));
   writeFileSync(at('sub/j.jsonl'), sample[3] + '\n');
-
-  // A path given on the command line that does not exist: an error record, not a fatal error.
-  errors.push({ file: 'missing.jsonl', line: null, code: 'missing-path' });
-  return {
-    inputs: [dir, 'missing.jsonl'],
-    goodIds: [id(sample[0]), id(sample[1]), id(sample[2]), `${dir}/c-big.jsonl:${id(sample[1])}`, `${dir}/i-note.txt`, ...hostile.map(id), id(sample[3])],
-    errors,
-    skipped,
-  };
+  return hostile.map(idOf);
 }
