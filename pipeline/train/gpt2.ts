@@ -8,7 +8,8 @@
  * Shapes in comments: B batch, T time, C = nEmbd, H heads, D = C/H, N = B·T rows, V vocab.
  */
 import { Arena } from './arena.ts';
-import { type LnActs, gatherHead, geluBackward, geluForward, layerNorm, layerNormBackward, scatterHead } from './ops.ts';
+import { CausalAttention } from './attention.ts';
+import { type LnActs, geluBackward, geluForward, layerNorm, layerNormBackward } from './ops.ts';
 import { mulberry32 } from '../core/random.ts';
 import { gpt2WeightShapes, type Gpt2Config, type Gpt2Weights } from '../onnx/gpt2-weights.ts';
 
@@ -53,13 +54,7 @@ export class Gpt2 {
   private readonly dB: Float32Array; // [N,4C]
   private readonly dqkv: Float32Array; // [N,3C]
   private readonly tBuf: Float32Array; // transposes: max(N·V, N·4C, V·C)
-  private readonly hQ: Float32Array; // per-head scratch [T,D] ×4 and [T,T] ×3
-  private readonly hK: Float32Array;
-  private readonly hV: Float32Array;
-  private readonly hY: Float32Array;
-  private readonly hKT: Float32Array;
-  private readonly hS: Float32Array;
-  private readonly hS2: Float32Array;
+  private readonly attention: CausalAttention;
   private tokens: Int32Array = new Int32Array(0);
   private targets: Int32Array | null = null;
   private B = 0;
@@ -106,9 +101,7 @@ export class Gpt2 {
     this.dB = a.alloc(N * 4 * C);
     this.dqkv = a.alloc(N * 3 * C);
     this.tBuf = a.alloc(Math.max(N * V, N * 4 * C, V * C));
-    [this.hQ, this.hK, this.hV, this.hY, this.hKT] = [0, 1, 2, 3, 4].map(() => a.alloc(maxT * Math.max(D, maxT)));
-    this.hS = a.alloc(maxT * maxT);
-    this.hS2 = a.alloc(maxT * maxT);
+    this.attention = new CausalAttention(a, maxT, C, H);
   }
 
   param(name: string): Float32Array {
@@ -179,7 +172,7 @@ export class Gpt2 {
       const h = `h.${l}`;
       layerNorm(A.x, this.param(`${h}.ln_1.weight`), this.param(`${h}.ln_1.bias`), A.ln1, N, this.config.nEmbd, this.config.layerNormEpsilon);
       this.linear(A.ln1.out, this.param(`${h}.attn.c_attn.weight`), this.param(`${h}.attn.c_attn.bias`), A.qkv, N, C, 3 * C);
-      this.attention(A);
+      this.attention.forward(A.qkv, A.att, A.y, this.B, this.T);
       this.linear(A.y, this.param(`${h}.attn.c_proj.weight`), this.param(`${h}.attn.c_proj.bias`), A.xMid, N, C, C);
       for (let i = 0; i < N * C; i++) A.xMid[i] += A.x[i];
       layerNorm(A.xMid, this.param(`${h}.ln_2.weight`), this.param(`${h}.ln_2.bias`), A.ln2, N, this.config.nEmbd, this.config.layerNormEpsilon);
@@ -266,7 +259,7 @@ export class Gpt2 {
       // Attention: xMid = x + y · Wproj + bproj; dx now holds d(xMid).
       const dy = this.dA;
       this.linearBackward(dx, A.y, this.param(`${h}.attn.c_proj.weight`), this.grad(`${h}.attn.c_proj.weight`), this.grad(`${h}.attn.c_proj.bias`), dy, N, C, C);
-      this.attentionBackward(A, dy, this.dqkv);
+      this.attention.backward(A.qkv, A.att, dy, this.dqkv, this.B, this.T);
       const dLn1 = this.dB;
       this.linearBackward(this.dqkv, A.ln1.out, this.param(`${h}.attn.c_attn.weight`), this.grad(`${h}.attn.c_attn.weight`), this.grad(`${h}.attn.c_attn.bias`), dLn1, N, C, 3 * C);
       layerNormBackward(dLn1, A.ln1, this.param(`${h}.ln_1.weight`), this.grad(`${h}.ln_1.weight`), this.grad(`${h}.ln_1.bias`), dx, N, this.config.nEmbd);
@@ -322,84 +315,6 @@ export class Gpt2 {
     for (let n = 0; n < N; n++) {
       const o = n * outDim;
       for (let j = 0; j < outDim; j++) db[j] += dout[o + j];
-    }
-  }
-
-  /** Causal self-attention, per (batch, head): S = Q·Kᵀ/√D, P = softmax(S masked), Y = P·V. */
-  private attention(A: LayerActs): void {
-    const { nEmbd: C, nHead: H } = this.config;
-    const { B, T } = this;
-    const D = C / H;
-    const scale = 1 / Math.sqrt(D);
-    const { hQ, hK, hV, hY, hKT } = this;
-    for (let b = 0; b < B; b++) {
-      for (let h = 0; h < H; h++) {
-        gatherHead(A.qkv, hQ, b, T, 3 * C, h * D, D);
-        gatherHead(A.qkv, hK, b, T, 3 * C, C + h * D, D);
-        gatherHead(A.qkv, hV, b, T, 3 * C, 2 * C + h * D, D);
-        const P = A.att.subarray((b * H + h) * T * T, (b * H + h + 1) * T * T);
-        this.arena.transpose(hK, hKT, T, D);
-        this.arena.matmul(hQ, hKT, P, T, D, T); // S[T,T]
-        for (let i = 0; i < T; i++) {
-          const o = i * T;
-          let max = -Infinity;
-          for (let j = 0; j <= i; j++) {
-            const s = P[o + j] * scale;
-            P[o + j] = s;
-            if (s > max) max = s;
-          }
-          let sum = 0;
-          for (let j = 0; j <= i; j++) {
-            const e = Math.exp(P[o + j] - max);
-            P[o + j] = e;
-            sum += e;
-          }
-          const inv = 1 / sum;
-          for (let j = 0; j <= i; j++) P[o + j] *= inv;
-          for (let j = i + 1; j < T; j++) P[o + j] = 0;
-        }
-        this.arena.matmul(P, hV, hY, T, T, D); // Y[T,D]
-        scatterHead(hY, A.y, b, T, C, h * D, D);
-      }
-    }
-  }
-
-  private attentionBackward(A: LayerActs, dy: Float32Array, dqkv: Float32Array): void {
-    const { nEmbd: C, nHead: H } = this.config;
-    const { B, T } = this;
-    const D = C / H;
-    const scale = 1 / Math.sqrt(D);
-    const a = this.arena;
-    const { hQ, hK, hV, hY, hKT, hS, hS2 } = this;
-    for (let b = 0; b < B; b++) {
-      for (let h = 0; h < H; h++) {
-        const P = A.att.subarray((b * H + h) * T * T, (b * H + h + 1) * T * T);
-        gatherHead(dy, hY, b, T, C, h * D, D); // dY[T,D]
-        gatherHead(A.qkv, hV, b, T, 3 * C, 2 * C + h * D, D);
-        // dP = dY · Vᵀ  [T,T]
-        a.transpose(hV, hKT, T, D);
-        a.matmul(hY, hKT, hS, T, D, T);
-        // dV = Pᵀ · dY  [T,D]
-        a.transpose(P, hS2, T, T);
-        a.matmul(hS2, hY, hV, T, T, D);
-        scatterHead(hV, dqkv, b, T, 3 * C, 2 * C + h * D, D);
-        // dS = P ⊙ (dP − Σ_j dP⊙P) · scale   (rows i, j ≤ i)
-        for (let i = 0; i < T; i++) {
-          const o = i * T;
-          let dot = 0;
-          for (let j = 0; j <= i; j++) dot += hS[o + j] * P[o + j];
-          for (let j = 0; j <= i; j++) hS[o + j] = P[o + j] * (hS[o + j] - dot) * scale;
-          for (let j = i + 1; j < T; j++) hS[o + j] = 0;
-        }
-        gatherHead(A.qkv, hQ, b, T, 3 * C, h * D, D);
-        gatherHead(A.qkv, hK, b, T, 3 * C, C + h * D, D);
-        // dQ = dS · K ; dK = dSᵀ · Q
-        a.matmul(hS, hK, hY, T, T, D);
-        scatterHead(hY, dqkv, b, T, 3 * C, h * D, D);
-        a.transpose(hS, hS2, T, T);
-        a.matmul(hS2, hQ, hY, T, T, D);
-        scatterHead(hY, dqkv, b, T, 3 * C, C + h * D, D);
-      }
     }
   }
 }

@@ -11,7 +11,7 @@ import { lossWindows } from './loss.ts';
 import { describeOverlap, overlapReport, phrasingRegex, type OverlapReport } from './overlap.ts';
 import { overlap } from '../tasks.ts';
 import type { EvalPrompt } from '../tasks.ts';
-import { newcombe } from './report.ts';
+import { newcombe } from './cells.ts';
 import { encoder, readJsonl, readKb, ROOT } from './corpus-files.ts';
 import { capitalFacts, splitFacts } from '../../train/data-synthetic.ts';
 

@@ -1,0 +1,108 @@
+/**
+ * The report's cells (report.ts, report-sections.ts): a run's trials read from the committed copy or out/, a cell of
+ * trials over seeds grouped by prompt, and its intervals — clustered by prompt (a prompt under 3 seeds is one
+ * cluster) with the pooled Wilson beside it — plus Newcombe's difference and the paired loss difference.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { clusteredWilson, wilson } from '../metrics.ts';
+import type { Cluster, TrialRecord } from '../metrics.ts';
+import { readJsonl } from './corpus-files.ts';
+import type { Run } from './plan.ts';
+
+/** Where the report reads a run's files (paths.ts `paths` in practice; a test may point elsewhere). */
+export interface ReportPaths {
+  out: string;
+  annCorpus: string;
+  annKb: string;
+  armStats: string;
+  overlap: string;
+  overlapInputs: string;
+  eval(r: Run): string;
+  loss(r: Run): string;
+  committed(r: Run): string;
+  model(r: Run): string;
+}
+
+export type ArmKey = Run['arm'];
+/** The arms in the order of the report's columns. */
+export const ORDER: ArmKey[] = ['a', 'b', 'c', 'd', 'e', 'control'];
+/** Each arm's finished runs with their trials. */
+export type ByArm = Map<ArmKey, { run: Run; trials: TrialRecord[] }[]>;
+/** A run's held-out loss: mean nats/token and the per-window means the paired differences use. */
+export type RunLoss = { meanNll: number; perWindow: number[]; tokens: number };
+
+export const readJson = <T>(p: string): T | null => (existsSync(p) ? (JSON.parse(readFileSync(p, 'utf8')) as T) : null);
+export const pct = (x: number) => `${(100 * x).toFixed(0)}`;
+const pct1 = (x: number) => `${(100 * x).toFixed(1)}`;
+/** k of n as a whole-number % with its Wilson interval. */
+export const ci = (k: number, n: number) => {
+  if (n === 0) return '–';
+  const [lo, hi] = wilson(k, n);
+  return `${pct(k / n)} [${pct(lo)}–${pct(hi)}]`;
+};
+
+/** Trials of one run (with tools and, where run, without), from the committed copy or out/. */
+export function trials(p: ReportPaths, r: Run): TrialRecord[] | null {
+  const f = [join(p.committed(r), 'trials.jsonl'), join(p.eval(r), 'trials.jsonl')].find(existsSync);
+  return f ? readJsonl<TrialRecord>(f) : null;
+}
+
+export interface Cell {
+  k: number;
+  n: number;
+  seeds: number[];
+  /** Trials per prompt id over the runs (a prompt under 3 seeds is one cluster). */
+  byPrompt: Map<string, Cluster>;
+}
+
+/** The clustered interval (by prompt), then the pooled Wilson that treats every seed's trial as a new prompt. */
+export const cci = (c: Cell, withPooled = true) => {
+  if (c.n === 0) return '–';
+  const w = clusteredWilson([...c.byPrompt.values()]);
+  const [lo, hi] = wilson(c.k, c.n);
+  return `${pct1(w.p)} [${pct1(w.lo)}–${pct1(w.hi)}]${withPooled ? ` (pooled [${pct1(lo)}–${pct1(hi)}])` : ''}`;
+};
+
+/** The trials `keep` selects from each run (one run per seed), scored by `score`. */
+export function cell(runs: TrialRecord[][], keep: (t: TrialRecord) => boolean, score: (t: TrialRecord) => boolean): Cell {
+  let k = 0;
+  let n = 0;
+  const seeds: number[] = [];
+  const byPrompt = new Map<string, Cluster>();
+  for (const ts of runs) {
+    const sel = ts.filter(keep);
+    if (sel.length === 0) continue;
+    for (const t of sel) {
+      const c = byPrompt.get(t.id) ?? { k: 0, n: 0 };
+      byPrompt.set(t.id, { k: c.k + (score(t) ? 1 : 0), n: c.n + 1 });
+    }
+    const kk = sel.filter(score).length;
+    k += kk;
+    n += sel.length;
+    seeds.push(kk / sel.length);
+  }
+  return { k, n, seeds, byPrompt };
+}
+
+/** A cell with both intervals and, over several seeds, each seed's %. */
+export const show = (c: Cell) => (c.n === 0 ? '–' : `${cci(c)}${c.seeds.length > 1 ? ` (seeds ${c.seeds.map(pct).join(', ')})` : ''}`);
+
+/** p1 − p2 with Newcombe's hybrid score interval (from the two Wilson intervals), as shares. */
+export function newcombe(k1: number, n1: number, k2: number, n2: number): [number, number, number] {
+  const p1 = k1 / n1;
+  const p2 = k2 / n2;
+  const [l1, u1] = wilson(k1, n1);
+  const [l2, u2] = wilson(k2, n2);
+  const d = p1 - p2;
+  return [d, d - Math.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2), d + Math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2)];
+}
+
+/** Mean and 95 % interval of paired per-window loss differences (arm − control), per seed and pooled over seeds. */
+export function lossDiff(a: number[], b: number[]): { mean: number; lo: number; hi: number } {
+  const d = a.map((x, i) => x - b[i]);
+  const mean = d.reduce((s, x) => s + x, 0) / d.length;
+  const sd = Math.sqrt(d.reduce((s, x) => s + (x - mean) ** 2, 0) / (d.length - 1));
+  const half = (1.96 * sd) / Math.sqrt(d.length);
+  return { mean, lo: mean - half, hi: mean + half };
+}

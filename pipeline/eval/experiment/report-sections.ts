@@ -1,0 +1,171 @@
+/**
+ * The report's newer sections (report.ts writes them in place): the eval set's overlap with models/default's
+ * pretraining, the positive control, capitals by the subject's length in tokens, the limit runs, and results/loop.md
+ * (the table the READMEs show). Each returns its lines; the cells and intervals are cells.ts's.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { TrialRecord } from '../metrics.ts';
+import { splitDocs } from '../../train/data.ts';
+import type { EvalPrompt } from '../tasks.ts';
+import { ARM_NAMES } from './arms.ts';
+import { cci, cell, ci, lossDiff, ORDER, trials, type ArmKey, type ByArm, type ReportPaths } from './cells.ts';
+import { corpus, encoder, readJsonl } from './corpus-files.ts';
+import { pretrainingOverlap, type PretrainingOverlap } from './overlap.ts';
+import { LIMIT_RUNS, STEPS, runName, schedule, type Run } from './plan.ts';
+
+/**
+ * The eval set's overlap with models/default's pretraining: it saw the corpus's train split (pipeline/train/data.ts
+ * splitDocs), measured, not assumed. Returns the section's lines and the numbers (kept in summary.json).
+ */
+export function pretrainingSection(prompts: EvalPrompt[]): { lines: string[]; pretraining: PretrainingOverlap } {
+  const pretraining = pretrainingOverlap(prompts, splitDocs([...corpus.factbook(), ...corpus.sotu()]).train);
+  const L = ['## Overlap of the eval set with the base model\'s pretraining (models/default)', ''];
+  L.push(`models/default was pretrained on the corpus's train split (${pretraining.documents.toLocaleString('en-US')} documents; pipeline/train/data.ts \`splitDocs\`). ` +
+    'The held-out list keeps eval documents out of every *finetuning* text, not out of pretraining:', '');
+  L.push('| family | real-format prompts | their source document in pretraining | fact prompts | subject and answer together in a pretraining document |', '|---|---:|---:|---:|---:|');
+  for (const f of pretraining.families) L.push(`| ${f.family} | ${f.realPrompts} | ${f.realPrompts ? f.realSourcesInPretraining : '–'} | ${f.factPrompts} | ${f.factPrompts ? f.factsSeen : '–'} |`);
+  return { lines: L, pretraining };
+}
+
+/**
+ * The positive control (issue 31 item 2): each run's model on the eval set's held-out capital subjects written in the
+ * KB prose's own training templates, with and without tools (runs/<run>/positive-trials.jsonl). Rows appear for the
+ * runs whose positive control has run; the rest are listed as still to run.
+ */
+export function positiveControlSection(p: ReportPaths): string[] {
+  const L = ['## Positive control: held-out subjects in the training templates (capitals; % [95 % interval clustered by prompt])', ''];
+  const all = [...schedule(), ...LIMIT_RUNS];
+  const read = (r: Run) => {
+    const f = join(p.committed(r), 'positive-trials.jsonl');
+    return existsSync(f) ? readJsonl<TrialRecord>(f) : null;
+  };
+  const done = all.filter((r) => read(r) !== null);
+  L.push('The prompts are "The capital of X is" and "X is a country. The capital of X is" (tasks.ts trainDocs\'s templates) for the ' +
+    'held-out subjects of the capitals family (eval-sets.ts positiveControlPrompts, positive-control.jsonl). A model that learned to call ' +
+    'in its training format scores here; the gap to the families above is what it fails to carry to new phrasings.', '');
+  if (done.length === 0) return [...L, 'Not run yet.'];
+  const groups = new Map<string, Run[]>();
+  for (const r of done) groups.set(r.steps ? runName(r) : `(${r.arm}) ${ARM_NAMES[r.arm]}`, [...(groups.get(r.steps ? runName(r) : `(${r.arm}) ${ARM_NAMES[r.arm]}`) ?? []), r]);
+  L.push('| run | seeds | prompts | with tools | without tools | calls made (with tools) |', '|---|---|---:|---|---|---|');
+  for (const [label, runs] of groups) {
+    const trialsOf = runs.map((r) => read(r)!);
+    const withTools = cell(trialsOf.map((ts) => ts.filter((t) => t.tools)), () => true, (t) => t.correct);
+    const without = cell(trialsOf.map((ts) => ts.filter((t) => !t.tools)), () => true, (t) => t.correct);
+    const called = cell(trialsOf.map((ts) => ts.filter((t) => t.tools)), () => true, (t) => t.calls.length > 0);
+    L.push(`| ${label} | ${runs.map((r) => r.seed).join(', ')} | ${withTools.byPrompt.size} | ${cci(withTools, false)} | ${cci(without, false)} | ${cci(called, false)} |`);
+  }
+  const missing = all.filter((r) => read(r) === null);
+  if (missing.length) L.push('', `Still to run (their models must be finetuned again on this machine; \`npm run experiment\` does it): ${missing.map(runName).join(', ')}.`);
+  return L;
+}
+
+/**
+ * The vocabulary check (issue 31 item 5): capital prompts split by how many tokens the subject's name takes in the
+ * 1,024-token vocabulary (a short name in few pieces, " Equatorial Guinea" in many), accuracy with tools per split,
+ * clustered by prompt. If a long name is what breaks the model, the few-token split should score higher.
+ */
+export function subjectTokensSection(arms: ArmKey[], byArm: ByArm, prompts: { id: string; family: string; subject?: string }[]): string[] {
+  const encode = encoder();
+  const tokens = new Map(prompts.filter((q) => q.family === 'capitals' && q.subject).map((q) => [q.id, encode(` ${q.subject}`).length]));
+  const bins: { label: string; has: (n: number) => boolean }[] = [
+    // The 1,024-token vocabulary spells every subject in ≥ 3 pieces; the bins split the 151 prompts into thirds.
+    { label: '3–4 tokens', has: (n) => n <= 4 },
+    { label: '5 tokens', has: (n) => n === 5 },
+    { label: '6 or more', has: (n) => n >= 6 },
+  ];
+  const L = ['## Capitals by the subject\'s length in tokens (with tools, % [95 % interval clustered by prompt])', ''];
+  const head = ['subject', 'prompts', ...arms.map((a) => `(${a})`)];
+  L.push(`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`);
+  for (const b of bins) {
+    const keep = (t: TrialRecord) => t.family === 'capitals' && tokens.has(t.id) && b.has(tokens.get(t.id)!);
+    const n = [...tokens.values()].filter(b.has).length;
+    L.push(`| ${b.label} | ${n} | ${arms.map((a) => cci(cell(byArm.get(a)!.map((x) => x.trials.filter((t) => t.tools)), keep, (t) => t.correct), false)).join(' | ')} |`);
+  }
+  return L;
+}
+
+/**
+ * What limits the result: each limit run (plan.ts LIMIT_RUNS) beside the grid run it lengthens (same arm and seed,
+ * STEPS steps), per family with tools, with the held-out loss against the control of the same seed.
+ */
+export function limitsSection(p: ReportPaths, losses: Map<string, { meanNll: number; perWindow: number[] }>): string[] {
+  const L = ['## Limits: a five times longer finetune of the best arm', ''];
+  const pairs = LIMIT_RUNS.map((long) => ({ long, short: { arm: long.arm, seed: long.seed } as Run })).filter(({ long, short }) => trials(p, long) && trials(p, short));
+  if (pairs.length === 0) return [...L, `Not run yet: ${LIMIT_RUNS.map(runName).join(', ')} (npm run experiment runs it after seed 2).`];
+  for (const { long, short } of pairs) {
+    const t = { short: trials(p, short)!.filter((x) => x.tools), long: trials(p, long)!.filter((x) => x.tools) };
+    const families = [...new Set(t.short.map((x) => x.family))];
+    const noCall = (f: string) => f === 'dates-stated' || f === 'relevance';
+    const score = (x: TrialRecord) => (noCall(x.family) ? x.calls.length === 0 : x.correct);
+    const cellFor = (xs: TrialRecord[], keep: (x: TrialRecord) => boolean) => {
+      const sel = xs.filter(keep);
+      return ci(sel.filter(score).length, sel.length);
+    };
+    const called = (xs: TrialRecord[], keep: (x: TrialRecord) => boolean) => {
+      const sel = xs.filter(keep);
+      return ci(sel.filter((x) => x.calls.length > 0).length, sel.length);
+    };
+    L.push(`| family (with tools) | n | ${runName(short)} (${STEPS} steps) | ${runName(long)} (${long.steps} steps) | calls: ${runName(short)} | calls: ${runName(long)} |`, '|---|---:|---|---|---|---|');
+    const rows: { label: string; keep: (x: TrialRecord) => boolean }[] = [];
+    for (const f of families) {
+      rows.push({ label: noCall(f) ? `${f} (score: no call)` : f, keep: (x) => x.family === f });
+      if (t.short.some((x) => x.family === f && x.real)) rows.push({ label: `${f}: real-format cloze`, keep: (x) => x.family === f && x.real === true });
+    }
+    for (const row of rows) {
+      const n = t.short.filter(row.keep).length;
+      L.push(`| ${row.label} | ${n} | ${cellFor(t.short, row.keep)} | ${cellFor(t.long, row.keep)} | ${called(t.short, row.keep)} | ${called(t.long, row.keep)} |`);
+    }
+    const c = losses.get(runName({ arm: 'control', seed: long.seed }));
+    const ls = losses.get(runName(short));
+    const ll = losses.get(runName(long));
+    if (c && ls && ll) {
+      const ds = lossDiff(ls.perWindow, c.perWindow);
+      const dl = lossDiff(ll.perWindow, c.perWindow);
+      L.push('', `Held-out loss − control-s${long.seed} (${STEPS} steps of base mixture): ${runName(short)} ${ds.mean >= 0 ? '+' : ''}${ds.mean.toFixed(4)} [${ds.lo.toFixed(4)}, ${ds.hi.toFixed(4)}], ` +
+        `${runName(long)} ${dl.mean >= 0 ? '+' : ''}${dl.mean.toFixed(4)} [${dl.lo.toFixed(4)}, ${dl.hi.toFixed(4)}] nats/token (the control is the shorter run's length).`);
+    }
+  }
+  return L;
+}
+
+/**
+ * results/loop.md: the one table the top-level README shows (issue 20 item 6, a generated block): per arm, the
+ * seeds done, the main families with tools (95 % intervals clustered by prompt) and the held-out loss against the control.
+ */
+export function loopTable(p: ReportPaths, byArm: ByArm, losses: Map<string, { meanNll: number; perWindow: number[] }>): string[] {
+  const cols: { label: string; keep: (t: TrialRecord) => boolean; noCall?: boolean }[] = [
+    { label: 'capitals', keep: (t) => t.family === 'capitals' },
+    { label: 'capitals, Factbook cloze', keep: (t) => t.family === 'capitals' && t.real === true },
+    { label: 'arithmetic', keep: (t) => t.family === 'arithmetic' },
+    { label: 'dates (today)', keep: (t) => t.family === 'dates' },
+    { label: 'no call where none helps', keep: (t) => t.family === 'relevance' || t.family === 'dates-stated', noCall: true },
+  ];
+  const runsOf = (arm: ArmKey) => byArm.get(arm) ?? [];
+  const rows: { name: string; runs: { run: Run; trials: TrialRecord[] }[]; tools: boolean }[] = [
+    ...ORDER.filter((a) => byArm.has(a)).map((a) => ({ name: `(${a}) ${ARM_NAMES[a]}`, runs: runsOf(a), tools: true })),
+    ...(['d', 'control'] as const).filter((a) => byArm.has(a)).map((a) => ({ name: `(${a}) without tools`, runs: runsOf(a), tools: false })),
+    ...LIMIT_RUNS.flatMap((r) => {
+      const t = trials(p, r);
+      return t ? [{ name: `(${r.arm}) ${r.steps} steps`, runs: [{ run: r, trials: t }], tools: true }] : [];
+    }),
+  ];
+  const L = [`| arm (${STEPS} steps unless said) | seeds | ${cols.map((c) => c.label).join(' | ')} | held-out loss − control |`, `|---|---|${cols.map(() => '---').join('|')}|---|`];
+  for (const row of rows) {
+    const cells = cols.map((c) => {
+      if (c.noCall && !row.tools) return '–';
+      const score = c.noCall ? (t: TrialRecord) => t.calls.length === 0 : (t: TrialRecord) => t.correct;
+      const x = cell(row.runs.map((r) => r.trials.filter((t) => t.tools === row.tools)), c.keep, score);
+      return x.n ? cci(x, false) : '–';
+    });
+    const diffs = row.tools ? row.runs.flatMap((r) => {
+      const l = losses.get(runName(r.run));
+      const c = losses.get(runName({ arm: 'control', seed: r.run.seed }));
+      return l && c && r.run.arm !== 'control' ? [lossDiff(l.perWindow, c.perWindow).mean] : [];
+    }) : [];
+    const loss = diffs.length ? `${diffs.reduce((a, b) => a + b, 0) / diffs.length >= 0 ? '+' : ''}${(diffs.reduce((a, b) => a + b, 0) / diffs.length).toFixed(3)}` : '–';
+    L.push(`| ${row.name} | ${row.runs.map((r) => r.run.seed).join(', ')} | ${cells.join(' | ')} | ${loss} |`);
+  }
+  return L;
+}
+
