@@ -19,7 +19,8 @@
  *   tools     tools/ (each tool's folder: its prompt, proposer, text heuristics; catalogs/), call-syntax.ts (how a call is
  *             written), retrieval/ (which tools fit a text)
  *   sampling, scoring   sampling/ (p_i, positions, sampled calls), scoring/ (the paper's losses, judging)
- *   plan      config.ts: a run's settings, over the tools and the sampling gate; run-plan.ts: flags → the frozen plan
+ *   plan      config.ts: a run's settings and their checks (tools only as the ToolSpec type: no tool, no registry);
+ *             default-config.ts: the defaults for the registry's tools; run-plan.ts: flags → the frozen plan
  *   stages    stages/: one document's way through prefilter → propose → execute → score → inline; the probes
  *   top       generate/, toolkens/ (ToolkenGPT), export/, stats.ts: what runs over the stages
  * Test files (*.test.ts) sit beside the code they test and may reach up (a core test loads a model through
@@ -34,7 +35,7 @@ const CORE_FLOORS = [
   ['text-and-lm', ['text/', 'lm/']],
   ['tools', ['tools/', 'call-syntax\\.ts$', 'retrieval/']],
   ['sampling-and-scoring', ['sampling/', 'scoring/']],
-  ['plan', ['config\\.ts$', 'run-plan\\.ts$']],
+  ['plan', ['config\\.ts$', 'default-config\\.ts$', 'run-plan\\.ts$']],
   ['stages', ['stages/']],
   ['top', ['generate/', 'toolkens/', 'export/', 'stats\\.ts$']],
 ];
@@ -79,6 +80,13 @@ module.exports = {
       to: { path: '^(pipeline/(?!core/|onnx/)|web/|corpus/|models/)' },
     },
     ...coreFloorRules,
+    {
+      name: 'core-config-knows-no-tool',
+      severity: 'error',
+      comment: 'config.ts is the settings and their checks: tools only as the ToolSpec type (tools/spec.ts); the registry\'s list enters in default-config.ts and run-plan.ts.',
+      from: { path: '^pipeline/core/config\\.ts$' },
+      to: { path: '^pipeline/core/(tools/(?!spec\\.ts$)|call-syntax\\.ts$|retrieval/)' },
+    },
     {
       name: 'core-module-on-a-floor',
       severity: 'error',

@@ -50,6 +50,8 @@ describe('import direction', () => {
     'pipeline/core/sampling/down.ts': "import { x } from '../text/ok.ts';\nexport const s = x;\n", // allowed
     'pipeline/core/stages/up.ts': "import { st } from '../stats.ts';\nexport const su = st;\n", // core-floor-stages
     'pipeline/core/stats.ts': "import { a } from './stages/a.ts';\nexport const st = a;\n", // allowed: the top
+    'pipeline/core/config.ts': "import { t } from './tools/up.ts';\nexport const c = t;\n", // core-config-knows-no-tool
+    'pipeline/core/default-config.ts': "import { t } from './tools/up.ts';\nexport const dc = t;\n", // allowed
     'pipeline/core/unplaced.ts': "import { x } from './text/ok.ts';\nexport const un = x;\n", // core-module-on-a-floor
     'pipeline/core/stages/ok.test.ts': "import { n } from '../../node/edge.ts';\nimport { f } from '../testing/fake.ts';\nexport const t = [n, f];\n",
     'pipeline/core/testing/fake.ts': "import { x } from '../text/ok.ts';\nexport const f = x;\n",
@@ -74,6 +76,7 @@ describe('import direction', () => {
     const found = (await violations(fixture, ['pipeline', 'web'])).map((v) => `${v.rule.name}: ${v.from}`).sort();
     expect(found).toEqual([
       'bench-and-docs-on-top: pipeline/node/uses-bench.ts',
+      'core-config-knows-no-tool: pipeline/core/config.ts',
       'core-floor-stages: pipeline/core/stages/up.ts',
       'core-floor-text-and-lm: pipeline/core/text/up.ts',
       'core-floor-tools: pipeline/core/tools/up.ts',

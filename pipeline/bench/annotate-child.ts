@@ -7,7 +7,7 @@
  * scoreSeconds, sampleSeconds (wall time inside CausalLM.score / .sample) }.
  */
 import { readFileSync } from 'node:fs';
-import { defaultConfig } from '../core/config.ts';
+import { defaultConfig } from '../core/default-config.ts';
 import { runAnnotate } from '../node/annotate-run.ts';
 import { loadModel } from '../node/load-model.ts';
 import { createNodeParts } from '../node/parts.ts';

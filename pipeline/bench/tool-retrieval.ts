@@ -12,7 +12,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { defaultConfig } from '../core/config.ts';
+import { defaultConfig } from '../core/default-config.ts';
 import type { Doc } from '../core/document.ts';
 import { annotate } from '../core/stages/stages.ts';
 import { mathjsSpecs } from '../core/tools/catalogs/mathjs/index.ts';

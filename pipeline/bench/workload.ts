@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AnnotateConfig } from '../core/config.ts';
-import { defaultConfig } from '../core/config.ts';
+import { defaultConfig } from '../core/default-config.ts';
 import type { Doc } from '../core/document.ts';
 import type { CausalLM } from '../core/lm/lm.ts';
 import { createPipelineParts } from '../core/stages/parts.ts';

@@ -1,8 +1,6 @@
-import { RUN_DEFAULTS } from './run-defaults.ts';
 import type { LmContext } from './sampling/lm-context.ts';
-import { DEFAULT_SAMPLING_GATE, type SamplingCounts, type SamplingGate } from './sampling/sampling-gate.ts';
-import { TOOL_SPECS } from './tools/registry.ts';
-import type { ToolSpec, ToolThresholds } from './tools/spec.ts';
+import type { SamplingCounts, SamplingGate } from './sampling/sampling-gate.ts';
+import type { ToolThresholds } from './tools/spec.ts';
 
 export { PAPER_DEFAULTS, type ToolThresholds } from './tools/spec.ts';
 
@@ -115,33 +113,6 @@ export interface ProbeVerdicts {
 
 /** config.tauFFloor when absent, nats: the first value of stats.json's reachTauF grid (stats.ts TAU_F_GRID). */
 export const DEFAULT_TAU_F_FLOOR = 0;
-
-/** The defaults (run-defaults.ts) for the tools of `specs` (@default TOOL_SPECS, the registry's list), with `overrides`. */
-export function defaultConfig(overrides: Partial<AnnotateConfig> = {}, specs: readonly ToolSpec[] = TOOL_SPECS): AnnotateConfig {
-  const d = RUN_DEFAULTS;
-  return {
-    tools: specs.map((s) => s.name),
-    thresholds: Object.fromEntries(specs.map((s) => [s.name, { ...s.thresholds }])),
-    seed: d.seed,
-    contextTokens: d.contextTokens,
-    windowTokens: d.windowTokens,
-    maxDocTokens: d.maxDocTokens,
-    batchSize: d.batchSize,
-    maxCallTokens: d.maxCallTokens,
-    maxSampleTokens: d.maxSampleTokens,
-    temperature: d.temperature,
-    heuristicPositions: d.heuristicPositions,
-    lmProposals: d.lmProposals,
-    lmContext: d.lmContext,
-    programmatic: d.programmatic,
-    topK: d.topK,
-    samplingGate: { ...DEFAULT_SAMPLING_GATE },
-    controlMargin: d.controlMargin,
-    toolConcurrency: d.toolConcurrency,
-    toolTimeoutMs: d.toolTimeoutMs,
-    ...overrides,
-  };
-}
 
 /** Check ranges; returns the first problem as a one-line message naming the fix, or null. */
 export function validateConfig(config: AnnotateConfig, knownTools: readonly string[]): string | null {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defaultConfig } from './config.ts';
+import { defaultConfig } from './default-config.ts';
 import { RUN_DEFAULTS } from './run-defaults.ts';
 import { freezePlan, planConfig, withVerdicts } from './run-plan.ts';
 import { adderTool } from './testing/adder-tool.ts';

@@ -5,7 +5,8 @@
  * first document, written to config.json as it is, and read by everything after; nothing mutates it (it is frozen
  * deeply, so a write throws). Pure: the Node edge passes in what it measured.
  */
-import { type AnnotateConfig, type InputLimits, type ProbeVerdicts, defaultConfig, validateConfig } from './config.ts';
+import { type AnnotateConfig, type InputLimits, type ProbeVerdicts, validateConfig } from './config.ts';
+import { defaultConfig } from './default-config.ts';
 import type { LmContext } from './sampling/lm-context.ts';
 import { DEFAULT_RETRIEVER, RETRIEVERS } from './retrieval/retriever.ts';
 import { catalogNamed } from './tools/catalogs/index.ts';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseCall } from '../core/call-syntax.ts';
-import { defaultConfig } from '../core/config.ts';
+import { defaultConfig } from '../core/default-config.ts';
 import type { CausalLM } from '../core/lm/lm.ts';
 import { escapeBrackets } from '../core/stages/inline.ts';
 import type { PipelineParts } from '../core/stages/stages.ts';

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { defaultConfig } from '../core/config.ts';
+import { defaultConfig } from '../core/default-config.ts';
 import { freezePlan } from '../core/run-plan.ts';
 import type { PipelineParts } from '../core/stages/stages.ts';
 import { planSource, runAnnotate, runFilesStore } from './annotate-run.ts';

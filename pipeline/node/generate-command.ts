@@ -9,7 +9,7 @@
  */
 import { createReadStream, createWriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { defaultConfig } from '../core/config.ts';
+import { defaultConfig } from '../core/default-config.ts';
 import { ToolExecutor } from '../core/stages/execute.ts';
 import { generate as generateWithTools, type GenerateOptions, type Generation } from '../core/generate/generate.ts';
 import type { CausalLM } from '../core/lm/lm.ts';

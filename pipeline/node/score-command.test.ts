@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { defaultConfig } from '../core/config.ts';
+import { defaultConfig } from '../core/default-config.ts';
 import type { Doc } from '../core/document.ts';
 import { annotate } from '../core/stages/stages.ts';
 import { TOOL_SPECS } from '../core/tools/registry.ts';

@@ -1,5 +1,5 @@
 import { parseCall } from '../core/call-syntax.ts';
-import { defaultConfig } from '../core/config.ts';
+import { defaultConfig } from '../core/default-config.ts';
 import { judge } from '../core/scoring/judge.ts';
 import { paperNames } from '../core/scoring/losses.ts';
 import { scorePositions } from '../core/scoring/scoring.ts';

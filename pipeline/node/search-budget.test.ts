@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { defaultConfig } from '../core/config.ts';
+import { defaultConfig } from '../core/default-config.ts';
 import type { CausalLM } from '../core/lm/lm.ts';
 import { createPipelineParts } from '../core/stages/parts.ts';
 import { adderTool } from '../core/testing/adder-tool.ts';

@@ -5,7 +5,7 @@
  */
 import { formatCall } from '../../pipeline/core/call-syntax.ts';
 import type { CausalLM } from '../../pipeline/core/lm/lm.ts';
-import { defaultConfig } from '../../pipeline/core/config.ts';
+import { defaultConfig } from '../../pipeline/core/default-config.ts';
 import { scorePositions } from '../../pipeline/core/scoring/scoring.ts';
 import { planWindow } from '../../pipeline/core/scoring/window.ts';
 import { TOOL_SPECS } from '../../pipeline/core/tools/registry.ts';

@@ -5,7 +5,8 @@
  * losses, generation; a bench build adds its requests through worker-extras.ts. Everything heavy happens here, so
  * the page stays responsive.
  */
-import { defaultConfig, type ToolThresholds } from '../../pipeline/core/config.ts';
+import type { ToolThresholds } from '../../pipeline/core/config.ts';
+import { defaultConfig } from '../../pipeline/core/default-config.ts';
 import { ToolExecutor } from '../../pipeline/core/stages/execute.ts';
 import { generate } from '../../pipeline/core/generate/generate.ts';
 import type { Dtype } from '../../pipeline/core/lm/dtypes.ts';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type Candidate, reasonText } from '../candidates.ts';
-import { defaultConfig, type AnnotateConfig } from '../config.ts';
+import type { AnnotateConfig } from '../config.ts';
+import { defaultConfig } from '../default-config.ts';
 import type { Doc } from '../document.ts';
 import type { SampleOptions } from '../lm/lm.ts';
 import { chooseLmContext } from '../sampling/lm-context.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defaultConfig } from '../config.ts';
+import { defaultConfig } from '../default-config.ts';
 import { createPipelineParts } from './parts.ts';
 import { paperPrompt } from '../tools/prompts.ts';
 import { probeNotices } from '../sampling/sampling-gate.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { reasonText } from '../candidates.ts';
-import { defaultConfig } from '../config.ts';
+import { defaultConfig } from '../default-config.ts';
 import type { Doc } from '../document.ts';
 import { createPipelineParts } from './parts.ts';
 import { type PipelineParts, type StageProgress, annotate, spread } from './stages.ts';

@@ -4,7 +4,7 @@
  * and the document's work carries the ranking; a tool with a pre-filter keeps its own verdict whatever is retrieved.
  */
 import { describe, expect, it } from 'vitest';
-import { defaultConfig } from '../config.ts';
+import { defaultConfig } from '../default-config.ts';
 import { planConfig } from '../run-plan.ts';
 import type { Doc } from '../document.ts';
 import { addDoc, emptyStats } from '../stats.ts';

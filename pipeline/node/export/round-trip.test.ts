@@ -5,7 +5,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { Ajv } from 'ajv';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { defaultConfig } from '../../core/config.ts';
+import { defaultConfig } from '../../core/default-config.ts';
 import type { PipelineParts } from '../../core/stages/stages.ts';
 import { runAnnotate } from '../annotate-run.ts';
 import { readJsonlRecords, writeCorpusParquet } from '../corpus-formats/fixtures.ts';

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultConfig } from '../../core/config.ts';
+import { defaultConfig } from '../../core/default-config.ts';
 import { FakeLM } from '../../core/testing/fake-lm.ts';
 import { runAnnotate } from '../annotate-run.ts';
 import { createNodeParts } from '../parts.ts';

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { defaultConfig } from '../../core/config.ts';
+import { defaultConfig } from '../../core/default-config.ts';
 import { catalogNamed } from '../../core/tools/catalogs/index.ts';
 import { TOOL_SPECS, ToolRegistry } from '../../core/tools/registry.ts';
 import { createApertiumEngine } from '../apertium.ts';

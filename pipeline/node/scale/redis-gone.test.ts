@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { defaultConfig } from '../../core/config.ts';
+import { defaultConfig } from '../../core/default-config.ts';
 import { skipUnlessInstalled } from '../testing/system-requirement.ts';
 import { Redis } from 'ioredis';
 import { RUN_KEY, runQueued } from './queue.ts';
