@@ -8,9 +8,10 @@
  * Everything the page fetches stays same-origin (no CDN), and every response carries the COOP/COEP/CORP headers that
  * make the page cross-origin isolated (SharedArrayBuffer → multi-threaded WASM).
  */
-import { createReadStream, existsSync, statSync, cpSync, mkdirSync, copyFileSync } from 'node:fs';
-import { join, normalize, resolve, sep, dirname } from 'node:path';
+import { createReadStream, existsSync, statSync, cpSync, mkdirSync, copyFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join, normalize, resolve, sep, dirname, basename } from 'node:path';
 import type { Connect, Plugin } from 'vite';
+import { FILE_LIST } from './src/model-digest.ts';
 
 /** Headers for cross-origin isolation; also sent on the static routes below. */
 export const isolationHeaders: Record<string, string> = {
@@ -40,6 +41,26 @@ function contentType(path: string): string {
   return TYPES[dot >= 0 ? path.slice(dot) : ''] ?? 'application/octet-stream';
 }
 
+/**
+ * A model folder's FILE_LIST: `{ files: [{ path, size }] }`, every file under it but dotfiles, paths relative to it —
+ * what the page hashes to check a toolkens file's model digest (src/model-digest.ts). A folder over HTTP cannot be
+ * listed otherwise.
+ */
+export function fileList(dir: string): string {
+  const files: { path: string; size: number }[] = [];
+  const walk = (rel: string): void => {
+    for (const name of readdirSync(join(dir, rel))) {
+      if (name.startsWith('.')) continue;
+      const path = rel ? `${rel}/${name}` : name;
+      const stat = statSync(join(dir, path));
+      if (stat.isDirectory()) walk(path);
+      else files.push({ path, size: stat.size });
+    }
+  };
+  walk('');
+  return JSON.stringify({ files });
+}
+
 /** Connect middleware streaming files under the mounts; anything else falls through to Vite. */
 function middleware(mounts: Mount[]): Connect.NextHandleFunction {
   return (req, res, next) => {
@@ -49,6 +70,13 @@ function middleware(mounts: Mount[]): Connect.NextHandleFunction {
     const file = normalize(join(mount.dir, url.slice(mount.prefix.length)));
     // Refuse `..` escapes out of the mounted directory.
     if (!file.startsWith(mount.dir + sep) && file !== mount.dir) return next();
+    const listed = dirname(file);
+    if (basename(file) === FILE_LIST && listed.startsWith(mount.dir + sep) && existsSync(listed) && statSync(listed).isDirectory()) {
+      for (const [k, v] of Object.entries(isolationHeaders)) res.setHeader(k, v);
+      res.setHeader('Content-Type', 'application/json');
+      res.end(fileList(listed));
+      return;
+    }
     if (!existsSync(file) || !statSync(file).isFile()) return next();
     for (const [k, v] of Object.entries(isolationHeaders)) res.setHeader(k, v);
     res.setHeader('Content-Type', contentType(file));
@@ -78,7 +106,9 @@ export function repoFiles(repoRoot: string): Plugin {
       if (!outDir || !existsSync(outDir)) return;
       for (const name of MODELS_IN_BUILD) {
         const src = resolve(repoRoot, 'models', name);
-        if (existsSync(src)) cpSync(src, join(outDir, 'models', name), { recursive: true });
+        if (!existsSync(src)) continue;
+        cpSync(src, join(outDir, 'models', name), { recursive: true });
+        writeFileSync(join(outDir, 'models', name, FILE_LIST), fileList(src));
       }
       const sample = resolve(repoRoot, SAMPLE_CORPUS);
       if (existsSync(sample)) {

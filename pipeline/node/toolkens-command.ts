@@ -8,7 +8,8 @@
 import { createReadStream, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { features, labelRecord, splitInlinedCalls, type LabelledWindow } from '../core/toolkens/examples.ts';
+import { features, labelRecord, toolsCalled, trainText, type LabelledWindow } from '../core/toolkens/examples.ts';
+import { trainedToolkensFile } from '../core/toolkens/trained-file.ts';
 import { decodeToolkens, encodeToolkens, type Toolkens } from '../core/toolkens/file.ts';
 import { trainToolkens, type EpochRecord } from '../core/toolkens/train.ts';
 import { TOOL_NAMES } from '../core/tools/registry.ts';
@@ -59,15 +60,9 @@ async function readTexts(files: readonly string[], log: (s: string) => void): Pr
     const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
     for await (const line of lines) {
       n++;
-      if (line.trim() === '') continue;
-      let text: unknown;
-      try {
-        text = (JSON.parse(line) as { text?: unknown })?.text;
-      } catch {
-        text = undefined;
-      }
-      if (typeof text === 'string' && text !== '') texts.push(text);
-      else if (++bad <= 5) log(`${file}:${n}: not a record {"text": "…"}; skipped\n`);
+      const text = trainText(line);
+      if (typeof text === 'string') texts.push(text);
+      else if (text === null && ++bad <= 5) log(`${file}:${n}: not a record {"text": "…"}; skipped\n`);
     }
   }
   return { texts, bad };
@@ -84,10 +79,7 @@ export async function toolkensTrain(inputs: readonly string[], o: ToolkensTrainO
   };
   const files = inputs.map(trainFile);
   const { texts, bad } = await readTexts(files, log);
-  const called = new Set(texts.flatMap((t) => splitInlinedCalls(t).calls.map((c) => c.tool)));
-  const tools = o.tools
-    ? o.tools.split(',').map((t) => t.trim()).filter(Boolean)
-    : [...TOOL_NAMES.filter((t) => called.has(t)), ...[...called].filter((t) => !TOOL_NAMES.includes(t)).sort()];
+  const tools = o.tools ? o.tools.split(',').map((t) => t.trim()).filter(Boolean) : toolsCalled(texts, TOOL_NAMES);
   if (tools.length === 0) throw new Error(`toolkens: no call in ${files.join(', ')} (${texts.length} records${bad ? `, ${bad} bad lines` : ''}): nothing to train`);
   const { dir } = await resolveModel(o.model);
   const lm = await loadModel(o.model, { dtype: o.dtype, lm: { hiddenStates: true } });
@@ -109,20 +101,11 @@ export async function toolkensTrain(inputs: readonly string[], o: ToolkensTrainO
         ` recall ${pct(e.valToolkenRecall)} false-fire ${pct(e.valFalseFire)}\n`),
     });
     const trainCpu = cpuSeconds(cpu1);
-    const calls = Object.fromEntries(tools.map((t, k) => [t, countLabels(feats.label, k)]));
-    const best = trained.history[trained.bestEpoch - 1];
-    const toolkens: Toolkens = {
-      tools, hiddenSize: lm.hiddenSize, weights: trained.weights,
-      meta: {
-        format: 'toolformer-ts toolkens 1 (ToolkenGPT W_tau; logits [h W_v^T ; h W_tau^T])',
-        model: o.model, modelDigest: modelDigest(dir), dtype: o.dtype ?? 'fp32',
-        data: JSON.stringify(files), records: String(texts.length), badLines: String(bad), windows: String(windows.length),
-        positions: JSON.stringify(trained.positions), toolkenLabels: JSON.stringify(calls),
-        settings: JSON.stringify({ seed: o.seed, lr: o.lr, epochs: o.epochs, batchSize: o.batchSize, valShare: o.val, patience: o.patience, onlyToolkens: !!o.onlyToolkens, maxPositions: o.maxPositions }),
-        history: JSON.stringify(trained.history), initialLoss: JSON.stringify(trained.initialLoss), bestEpoch: String(trained.bestEpoch),
-        valLoss: String(best?.valLoss ?? ''), cpuSeconds: JSON.stringify({ features: round(featureCpu), train: round(trainCpu) }),
-      },
-    };
+    const toolkens = trainedToolkensFile(tools, feats, trained, {
+      model: o.model, modelDigest: modelDigest(dir), dtype: o.dtype ?? 'fp32', data: files, records: texts.length, badLines: bad, windows: windows.length,
+      settings: { seed: o.seed, lr: o.lr, epochs: o.epochs, batchSize: o.batchSize, valShare: o.val, patience: o.patience, onlyToolkens: !!o.onlyToolkens, maxPositions: o.maxPositions },
+      cost: { cpuSeconds: { features: featureCpu, train: trainCpu } },
+    });
     const bytes = encodeToolkens(toolkens);
     decodeToolkens(bytes, o.out); // what is written must read back
     writeFileSync(`${o.out}.tmp`, bytes);
@@ -136,9 +119,7 @@ export async function toolkensTrain(inputs: readonly string[], o: ToolkensTrainO
   }
 }
 
-const round = (x: number) => Math.round(x * 100) / 100;
 const pct = (x: number | null) => (x === null ? '–' : `${(100 * x).toFixed(1)} %`);
-const countLabels = (labels: Int32Array, k: number) => labels.reduce((s, l) => s + (l === k ? 1 : 0), 0);
 
 /** F's card: F with .safetensors replaced by .md (or .md appended). */
 export function cardPath(file: string): string {

@@ -19,6 +19,7 @@ import { initialState, mountExplorer, type ToolInfo } from './ui/explorer/mount.
 import { mountInference } from './ui/inference.ts';
 import { mountModelPicker, type OpenedFolder } from './ui/model-picker.ts';
 import { mountRunViewer } from './ui/run-viewer.ts';
+import { mountToolkens } from './ui/toolkens.ts';
 import { mountWorkedExample } from './ui/worked-example.ts';
 
 const params = new URLSearchParams(location.search);
@@ -52,6 +53,8 @@ const toolsPromise = new Promise<ToolInfo[]>((resolve, reject) => { resolveTools
 const explorer = mountExplorer($('#explorer'), client, toolsPromise, initialState(params));
 const inferModel = /^[\w-]+$/.test(params.get('infer-model') ?? '') ? (params.get('infer-model') as string) : 'toolformer';
 const inference = mountInference($('#inference'), client, toolsPromise, inferModel);
+const toolkens = mountToolkens($('#toolkens'), client, { slot: explorer.toolkenSlot, text: explorer.shownText }, toolsPromise);
+explorer.onResult = (text) => toolkens.showFor(text);
 const progress = $('#load-progress') as HTMLProgressElement;
 const status = $('[data-testid="load-status"]');
 
@@ -104,6 +107,7 @@ async function openFolder(folder: OpenedFolder): Promise<void> {
   document.body.dataset.ready = 'true';
   document.body.dataset.model = loaded.modelId;
   inference.useModel(loaded.modelId, null);
+  toolkens.modelChanged();
   // The panels' first model (?model=none, or the folder replaced the first load before it finished) starts the
   // explorer through the tools; a later one makes it score again.
   if (toolsKnown) explorer.rerun();

@@ -3,6 +3,7 @@
  * origin by URL (/models/<name>/), or Files the user opened from disk (a directory input or a dropped folder; File
  * objects cross to the worker by structured clone, and their bytes are read only when asked). Worker-side.
  */
+import { FILE_LIST, streamChunks, type DigestFile } from './model-digest.ts';
 import type { FolderFile } from './model-folder.ts';
 
 /** What the page sends in a `load` request: a folder URL, or the opened folder's files. */
@@ -23,6 +24,8 @@ export interface ModelSource {
   json(path: string, optional?: boolean): Promise<Record<string, unknown> | undefined>;
   /** An external-data file for onnxruntime-web, under its own name (`model_q4f16.onnx_data` for onnx/ that). */
   externalData(path: string): Promise<ExternalDataEntry>;
+  /** Every file of the folder, streamed (the model digest: model-digest.ts). By URL, from the folder's FILE_LIST. */
+  listing(): Promise<DigestFile[]>;
 }
 
 export function openSource(spec: ModelSourceSpec, base: string): ModelSource {
@@ -79,6 +82,18 @@ function urlSource(url: string, base: string): ModelSource {
       return parseJson(path, bytes);
     },
     externalData: async (path) => ({ path: path.split('/').at(-1)!, data: new URL(`${root}/${path}`, base).href }),
+    async listing() {
+      const list = parseJson(FILE_LIST, await fetchBytes(`${root}/${FILE_LIST}`)).files as { path: string; size: number }[];
+      return list.map(({ path, size }) => ({
+        path,
+        size,
+        async *chunks() {
+          const res = await fetch(`${root}/${path}`);
+          if (!res.ok || !res.body) throw new Error(`GET ${root}/${path}: HTTP ${res.status}`);
+          yield* streamChunks(res.body);
+        },
+      }));
+    },
   };
 }
 
@@ -104,5 +119,6 @@ function fileSource(name: string, files: readonly FolderFile[]): ModelSource {
       return parseJson(path, await read(path));
     },
     externalData: async (path) => ({ path: path.split('/').at(-1)!, data: await read(path) }),
+    listing: async () => files.map(({ path, file }) => ({ path, size: file.size, chunks: () => streamChunks(file.stream()) })),
   };
 }

@@ -8,6 +8,8 @@ import type { ScoreRequest } from '../../pipeline/core/lm/lm.ts';
 import type { BackendChoice, BackendPreference } from './backend.ts';
 import type { ModelSourceSpec } from './model-source.ts';
 import type { Analysis, AnalyzeParams, GoldenCase, GoldenResult, BenchResult } from './analysis-types.ts';
+import type { ToolkenFeatures } from '../../pipeline/core/toolkens/examples.ts';
+import type { ToolkenRows, ToolkenStrip } from './toolkens-jobs.ts';
 
 export type Request =
   /**
@@ -24,7 +26,11 @@ export type Request =
    * Only lm.score on the bench rows (bench/bench-rows.ts, or `rows` as given: pipeline/bench/real-size.ts sends its
    * own), timed per call (the browser bench brackets it with process CPU readings). A bench build only.
    */
-  | { id: number; type: 'benchScore'; batch: number; length: number; repeats: number; rows?: ScoreRequest[] };
+  | { id: number; type: 'benchScore'; batch: number; length: number; repeats: number; rows?: ScoreRequest[] }
+  /** Toolkens (toolkens-jobs.ts): the page's model's digest, p(toolken) per token of a text, the features training reads. */
+  | { id: number; type: 'modelDigest' }
+  | { id: number; type: 'toolkenStrip'; text: string; toolkens: ToolkenRows; bias?: number }
+  | { id: number; type: 'toolkenFeatures'; texts: string[]; tools: string[]; maxPositions: number; onlyToolkens: boolean };
 
 /** The Inference panel's request: generate with live tools (pipeline/core/generate/generate.ts) on `modelUrl`'s model. */
 export interface GenerateParams {
@@ -56,6 +62,9 @@ export interface ResultOf {
   bench: BenchResult;
   generate: GenerateResult;
   benchScore: { seconds: number[]; tokens: number; threads: number };
+  modelDigest: { digest: string; model: string; dtype: Dtype };
+  toolkenStrip: ToolkenStrip;
+  toolkenFeatures: { features: ToolkenFeatures; windows: number };
 }
 
 export type Reply =

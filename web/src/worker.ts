@@ -10,7 +10,7 @@ import { defaultConfig } from '../../pipeline/core/default-config.ts';
 import { ToolExecutor } from '../../pipeline/core/stages/execute.ts';
 import { generate } from '../../pipeline/core/generate/generate.ts';
 import type { Dtype } from '../../pipeline/core/lm/dtypes.ts';
-import type { CausalLM, DecodeState } from '../../pipeline/core/lm/lm.ts';
+import type { CausalLM, DecodeState, HiddenStateLM } from '../../pipeline/core/lm/lm.ts';
 import { describeModel, type ModelDescription } from '../../pipeline/core/lm/model-files.ts';
 import { OrtCausalLM, type OrtModule } from '../../pipeline/core/lm/ort-lm.ts';
 import type { PositionScores } from '../../pipeline/core/sampling/positions.ts';
@@ -24,6 +24,7 @@ import { openSource, type ExternalDataEntry } from './model-source.ts';
 import { loadOrt, sessionOptions, type Ort } from './ort-web.ts';
 import type { GenerateParams, GenerateResult, Reply, Request } from './protocol.ts';
 import { TOOL_SPECS } from './tool-specs.ts';
+import { modelDigestOf, toolkenFeatures, toolkenStrip } from './toolkens-jobs.ts';
 import { EXTRA_REQUESTS, type LoadedModel } from './worker-extras.ts';
 
 declare const self: DedicatedWorkerGlobalScope;
@@ -48,7 +49,7 @@ function env(): BackendEnv {
  * The model's sessions on this backend. `model` says what the folder holds (core/lm/model-files.ts, the same checks
  * and refusals as the CLI's loader); `file` is the ONNX file's name inside onnx/.
  */
-async function createLM(ort: Ort, id: string, bytes: Uint8Array, model: ModelDescription, choice: BackendChoice, externalData: ExternalDataEntry[], kvCache?: 'cpu') {
+async function createLM(ort: Ort, id: string, bytes: Uint8Array, model: ModelDescription, choice: BackendChoice, externalData: ExternalDataEntry[], kvCache?: 'cpu', hiddenStates = false) {
   const file = model.file.slice('onnx/'.length);
   return OrtCausalLM.create(ort as unknown as OrtModule, {
     id,
@@ -66,8 +67,26 @@ async function createLM(ort: Ort, id: string, bytes: Uint8Array, model: ModelDes
     sessionOptions: { ...sessionOptions(choice.backend), externalData: [...externalData, { path: file, data: bytes }] },
     // The in-graph log-prob head (a second session with the same weights) stalls the explorer on WebGPU
     // (measured: > 120 s on SwiftShader, where the log-softmax graph path passes the e2e test in ~18 s); WASM uses the head.
-    logProbs: choice.backend === 'webgpu' ? 'graph' : 'head',
+    logProbs: hiddenStates ? 'js' : choice.backend === 'webgpu' ? 'graph' : 'head',
+    hiddenStates,
   });
+}
+
+/**
+ * The page's model with the LM head's input h as an extra output (toolkens need h), in a session of its own, made
+ * on first use: the page's own session stays as it is (every run of a graph with the output would copy h out).
+ * It holds the weights a second time. Scoring is not asked of it (logProbs "js": no scoring graph is built).
+ */
+let hiddenLM: Promise<HiddenStateLM> | null = null;
+function hiddenStateLM(id: number): Promise<HiddenStateLM> {
+  hiddenLM ??= (async () => {
+    const { ort, source, choice, externalData, dtype } = loaded!;
+    const model = await describeModel(source, dtype);
+    const bytes = await source.bytes(model.file, (done, total) => post({ id, type: 'progress', stage: `hidden states: ${model.file}`, done, total }));
+    return createLM(ort, source.id, bytes, model, choice, externalData, 'cpu', true);
+  })();
+  hiddenLM.catch(() => (hiddenLM = null));
+  return hiddenLM;
 }
 
 async function load(req: Extract<Request, { type: 'load' }>) {
@@ -262,6 +281,14 @@ async function handle(req: Request): Promise<unknown> {
   if (req.type === 'analyze') return analyze(req.id, req.params);
   if (req.type === 'golden') return scoreGolden(loaded.lm, req.cases);
   if (req.type === 'generate') return generateRequest(req.id, req.params);
+  if (req.type === 'modelDigest') {
+    const digest = await modelDigestOf(loaded.source, (done, total) => post({ id: req.id, type: 'progress', stage: 'model digest', done, total }));
+    return { digest, model: loaded.source.id, dtype: loaded.dtype };
+  }
+  if (req.type === 'toolkenStrip') return toolkenStrip(await hiddenStateLM(req.id), req.toolkens, req.text, req.bias);
+  if (req.type === 'toolkenFeatures') {
+    return toolkenFeatures(await hiddenStateLM(req.id), req.texts, req.tools, req, (done, total) => post({ id: req.id, type: 'progress', stage: 'windows', done, total }));
+  }
   const extra = EXTRA_REQUESTS[req.type] as ((r: Request, l: LoadedModel) => Promise<unknown>) | undefined;
   if (extra) return extra(req, loaded);
   throw new Error(`unknown request ${(req as Request).type} (bench requests need a bench build: buildApp({ bench: true }))`);

@@ -43,6 +43,27 @@ export function splitInlinedCalls(text: string): { plain: string; calls: CallSit
   return { plain, calls };
 }
 
+/**
+ * The text of one train.jsonl line: a string for a record {"text": "…"}, null for a line that is none (to report
+ * and skip), undefined for a blank line.
+ */
+export function trainText(line: string): string | null | undefined {
+  if (line.trim() === '') return undefined;
+  let text: unknown;
+  try {
+    text = (JSON.parse(line) as { text?: unknown })?.text;
+  } catch {
+    return null;
+  }
+  return typeof text === 'string' && text !== '' ? text : null;
+}
+
+/** One toolken per tool the texts call, in row order: the registry's tools first, in its order, then other names sorted. */
+export function toolsCalled(texts: readonly string[], registryOrder: readonly string[]): string[] {
+  const called = new Set(texts.flatMap((t) => splitInlinedCalls(t).calls.map((c) => c.tool)));
+  return [...registryOrder.filter((t) => called.has(t)), ...[...called].filter((t) => !registryOrder.includes(t)).sort()];
+}
+
 /** Label of one position: a word id, a toolken (index into the tools), or nothing (masked out of the loss). */
 export type Label = { word: number } | { toolken: number } | null;
 

@@ -12,7 +12,12 @@ export function heatStrip(opts: {
   p: readonly number[];
   /** Character offsets of the positions chosen at the current τ_s. */
   chosen: ReadonlySet<number>;
+  /** What p is, for the caption and tooltips (p(toolken) in ui/toolken-strip.ts). @default 'p_i(" [")' */
+  quantity?: string;
+  /** @default `ex-strip-<tool>` */
+  testId?: string;
 }): HTMLElement {
+  const quantity = opts.quantity ?? 'p_i(" [")';
   const max = Math.max(1e-12, ...opts.p);
   const sorted = [...opts.p].sort((a, b) => a - b);
   const min = Math.max(1e-12, sorted[Math.floor(sorted.length / 2)] ?? 0);
@@ -24,7 +29,7 @@ export function heatStrip(opts: {
       'span',
       {
         style: `background: rgba(11, 92, 173, ${(0.85 * a).toFixed(3)}); color: ${a > 0.55 ? '#fff' : 'inherit'}`,
-        title: `token ${i} ${JSON.stringify(tok)}: p_i = ${opts.p[i].toExponential(2)}${chosen ? ' (chosen)' : ''}`,
+        title: `token ${i} ${JSON.stringify(tok)}: ${quantity} = ${opts.p[i].toExponential(2)}${chosen ? ' (chosen)' : ''}`,
         class: chosen ? 'chosen' : undefined,
         'data-chosen': chosen ? 'true' : undefined,
       },
@@ -33,8 +38,8 @@ export function heatStrip(opts: {
   });
   return h(
     'figure',
-    { 'data-testid': `ex-strip-${opts.tool}`, style: 'margin: 0.4rem 0' },
-    h('figcaption', { class: 'muted' }, `${opts.tool}: p_i(" [") per token (darker = higher, log scale, median ${min.toExponential(1)} … max ${max.toExponential(1)}); outlined = chosen position`),
-    h('div', { class: 'strip', role: 'img', 'aria-label': `${opts.tool} call-start probability per token` }, ...spans),
+    { 'data-testid': opts.testId ?? `ex-strip-${opts.tool}`, style: 'margin: 0.4rem 0' },
+    h('figcaption', { class: 'muted' }, `${opts.tool}: ${quantity} per token (darker = higher, log scale, median ${min.toExponential(1)} … max ${max.toExponential(1)})${opts.quantity ? '' : '; outlined = chosen position'}`),
+    h('div', { class: 'strip', role: 'img', 'aria-label': `${opts.tool}: ${quantity} per token` }, ...spans),
   );
 }

@@ -20,6 +20,11 @@ export { initialState, type ExplorerState, type ToolInfo } from './state.ts';
 export interface Explorer {
   /** Score the current settings again (the page loaded another model: the shown result is the old model's). */
   rerun(): void;
+  /** Where the p(toolken) strips go (ui/toolkens.ts), and the text of the result shown (null before the first). */
+  toolkenSlot: HTMLElement;
+  shownText(): string | null;
+  /** Told the text of each finished result. */
+  onResult: ((text: string) => void) | null;
 }
 
 /** `ready` resolves with the worker's tools once the model is loaded. */
@@ -97,6 +102,7 @@ export function mountExplorer(root: HTMLElement, client: ModelClient, ready: Pro
       renderStatus(view, model);
       renderTauSRange(view, result);
       renderResults(view, model, on);
+      explorer.onResult?.(result.text);
     } catch (e) {
       if (id !== runCounter) return;
       model.job = isCancelled(e)
@@ -125,5 +131,6 @@ export function mountExplorer(root: HTMLElement, client: ModelClient, ready: Pro
       renderStatus(view, model);
     },
   );
-  return { rerun: () => void run() };
+  const explorer: Explorer = { rerun: () => void run(), toolkenSlot: view.toolkenStrips, shownText: () => model.analysis?.text ?? null, onResult: null };
+  return explorer;
 }

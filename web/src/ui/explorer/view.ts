@@ -42,6 +42,8 @@ export interface ExplorerView {
   /** Everything a finished run shows; hidden until the first one (no empty boxes while scoring). */
   results: HTMLElement;
   strips: HTMLElement;
+  /** p(toolken) strips beside p_i's, filled by the toolkens panel (ui/toolkens.ts) when toolkens are loaded. */
+  toolkenStrips: HTMLElement;
   summary: HTMLElement;
   scatter: Scatter;
   tauS: ReturnType<typeof logSlider>;
@@ -102,6 +104,7 @@ export function buildView(root: HTMLElement, settings: ExplorerState, on: Explor
     programmaticBox, ' programmatic proposers (your own call is one)');
 
   const strips = h('div', { 'data-testid': 'ex-strips' });
+  const toolkenStrips = h('div', { 'data-testid': 'ex-toolkens' });
   const table = h('table', { 'data-testid': 'ex-candidates', class: 'candidates' });
   const tableSummary = h('summary', { 'data-testid': 'ex-table-summary' });
   const pager = h('div', { class: 'pager', 'data-testid': 'ex-pager' });
@@ -121,6 +124,7 @@ export function buildView(root: HTMLElement, settings: ExplorerState, on: Explor
     rejectedDetails,
     h('h3', {}, 'Where calls may start: p_i(" [")'),
     strips,
+    toolkenStrips,
   );
 
   root.append(
@@ -150,7 +154,7 @@ export function buildView(root: HTMLElement, settings: ExplorerState, on: Explor
   );
   return {
     textArea, sampleSelect, dateInput, toolSet, ownTool, ownInput, ownAt, runButton, cancelButton, progress, status,
-    results, strips, summary, scatter, tauS, tableSummary, table, pager, rejectedDetails, rejectedSummary, rejectedTable, inlined,
+    results, strips, toolkenStrips, summary, scatter, tauS, tableSummary, table, pager, rejectedDetails, rejectedSummary, rejectedTable, inlined,
   };
 }
 

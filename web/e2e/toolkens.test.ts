@@ -1,0 +1,169 @@
+/**
+ * Toolkens (ToolkenGPT) in the real browser (headless Chromium, WASM), on the bundled models/default:
+ *   - a toolkens file trained in Node (`toolformer toolkens train`'s own function) opened through the panel's file
+ *     input gives the same p(toolken) per token in the explorer's strips as Node on the same text (1e-4);
+ *   - a file whose recorded model digest is another model's is refused in one line, and the strips stay;
+ *   - training in the page from the bundled run's train.jsonl: Cancel stops it; run again, the loss falls, a file
+ *     in the same format is offered (download), its digest is the model's, it is used at once (the strips change),
+ *     and Node reads the same probabilities from the downloaded file (1e-4).
+ * Waits are bounded by progress: a step fails when its status line stops changing for STALL_MS, under a generous cap.
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeToolkens, encodeToolkens, type Toolkens } from '../../pipeline/core/toolkens/file.ts';
+import { loadModel } from '../../pipeline/node/load-model.ts';
+import { modelDigest } from '../../pipeline/node/scale/run-digest.ts';
+import { toolkensTrain } from '../../pipeline/node/toolkens-command.ts';
+import { toolkenStrip } from '../src/toolkens-jobs.ts';
+import { BUNDLED_TRAIN } from '../src/ui/toolkens.ts';
+import { launch, openPage, skipWithoutChromium, textOf } from './browser.ts';
+import { buildApp, repoRoot, serveApp, type Served } from './serve.ts';
+
+const MODEL = join(repoRoot, 'models/default');
+/** A real text: Factbook prose with a population figure and a capital (the kinds of call the toolkens learned). */
+const TEXT = 'Population: 5,664,939 (July 2015 est.) The capital of Kyrgyzstan is Bishkek, and 37 plus 48 is 85.';
+/** onnxruntime-web (wasm) against onnxruntime-node: ~1e-6 on logits; the brief's bound. */
+const TOLERANCE = 1e-4;
+const STALL_MS = 120_000;
+const EXPLORER = `model=default&backend=wasm&tools=Calculator&k=1&m=0&own=&control=0&text=${encodeURIComponent(TEXT)}`;
+
+let dir: string;
+let served: Served;
+let nodeFile: string;
+let foreignFile: string;
+let lm: Awaited<ReturnType<typeof loadModel>>;
+let nodeStrip: Awaited<ReturnType<typeof toolkenStrip>>;
+
+/** Waits until `done()` holds; fails when the watched status line has not changed for STALL_MS (or past `capMs`). */
+async function waitWithProgress(page: Page, statusId: string, done: () => Promise<boolean>, capMs = 600_000): Promise<void> {
+  const t0 = Date.now();
+  let last = '';
+  let changed = Date.now();
+  for (;;) {
+    if (await done()) return;
+    const now = await textOf(page, statusId);
+    if (now !== last) [last, changed] = [now, Date.now()];
+    if (Date.now() - changed > STALL_MS) throw new Error(`no progress for ${STALL_MS / 1000} s: "${last}"`);
+    if (Date.now() - t0 > capMs) throw new Error(`not done after ${capMs / 1000} s: "${last}"`);
+    await page.waitForTimeout(250);
+  }
+}
+
+/** The p(toolken) per token each strip carries (data-p), by tool. */
+async function shownStrips(page: Page): Promise<Record<string, (number | null)[]>> {
+  return page.$$eval('[data-testid^="ex-toolken-strip-"]', (figs) =>
+    Object.fromEntries(figs.map((f) => [f.getAttribute('data-testid')!.slice('ex-toolken-strip-'.length), JSON.parse((f as HTMLElement).dataset.p!)])));
+}
+
+function expectSame(shown: Record<string, (number | null)[]>, node: typeof nodeStrip): void {
+  expect(Object.keys(shown)).toEqual(node.tools);
+  let worst = 0;
+  node.tools.forEach((tool, k) => {
+    expect(shown[tool]).toHaveLength(node.p[k].length);
+    shown[tool].forEach((p, i) => (worst = Math.max(worst, Math.abs(p! - node.p[k][i]!))));
+  });
+  expect(worst).toBeLessThan(TOLERANCE);
+}
+
+describe.skipIf(skipWithoutChromium('toolkens in headless Chromium'))('toolkens in headless Chromium', () => {
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'toolkens-web-'));
+    nodeFile = join(dir, 'node.safetensors');
+    await toolkensTrain([join(repoRoot, BUNDLED_TRAIN)], {
+      model: MODEL, out: nodeFile, seed: 1, lr: 1e-3, epochs: 3, batchSize: 64, val: 0.1, patience: 2, maxPositions: 200_000, quiet: true,
+    });
+    const t = decodeToolkens(new Uint8Array(await readFile(nodeFile)));
+    foreignFile = join(dir, 'foreign.safetensors');
+    await writeFile(foreignFile, encodeToolkens({ ...t, meta: { ...t.meta, modelDigest: 'f'.repeat(64) } }));
+    lm = await loadModel(MODEL, { lm: { hiddenStates: true } });
+    nodeStrip = await toolkenStrip(lm, t, TEXT);
+    await buildApp();
+    served = await serveApp();
+  }, 300_000);
+
+  afterAll(async () => {
+    await served?.close();
+    await lm?.release();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('shows the same p(toolken) as Node for a file trained in Node, and refuses another model\'s file in one line', async () => {
+    const browser = await launch({ webgpu: false });
+    try {
+      const { page, errors, foreign } = await openPage(browser, `${served.url}?${EXPLORER}`);
+      await page.waitForFunction(() => document.querySelector('[data-testid="ex-status"]')?.getAttribute('data-done'), null, { timeout: 180_000 });
+      await page.setInputFiles('[data-testid="tk-file"]', nodeFile);
+      await page.waitForFunction(() => document.body.dataset.toolkens && document.querySelector('[data-testid^="ex-toolken-strip-"]'), null, { timeout: 120_000 });
+      expect(await textOf(page, 'tk-status')).toMatch(/^node\.safetensors: \d+ toolkens \(.+\), \[\d+ × 256\]; model digest matches .*models\/default \([0-9a-f]{12}…\)$/);
+      expect(nodeStrip.tools.length).toBeGreaterThan(0);
+      expect(nodeStrip.p.flat().some((p) => p! > 1e-6)).toBe(true); // not all zero: the comparison means something
+      expectSame(await shownStrips(page), nodeStrip);
+
+      await page.setInputFiles('[data-testid="tk-file"]', foreignFile);
+      await page.waitForFunction(() => document.body.dataset.toolkens === 'refused', null, { timeout: 60_000 });
+      const refusal = await textOf(page, 'tk-status');
+      expect(refusal).toMatch(/^foreign\.safetensors: trained on another model \(digest f{12}, the page's model .*models\/default is [0-9a-f]{12}\); not loaded/);
+      expect(refusal).not.toContain('\n');
+      expect(modelDigest(MODEL).startsWith(/is ([0-9a-f]{12})\)/.exec(refusal)![1])).toBe(true);
+      expect(errors).toEqual([]);
+      expect(foreign).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  }, 400_000);
+
+  it('trains toolkens in the page: cancellable, the loss falls, the file downloads, and it is used at once', async () => {
+    const browser = await launch({ webgpu: false });
+    try {
+      const { page, errors } = await openPage(browser, `${served.url}?${EXPLORER}`);
+      await page.waitForFunction(() => document.querySelector('[data-testid="ex-status"]')?.getAttribute('data-done'), null, { timeout: 180_000 });
+      await page.setInputFiles('[data-testid="tk-file"]', nodeFile);
+      await page.waitForFunction(() => document.body.dataset.toolkens === 'loaded' && document.querySelector('[data-testid^="ex-toolken-strip-"]'), null, { timeout: 120_000 });
+      const before = await shownStrips(page);
+
+      // Cancel while the frozen model runs over the windows: the panel is idle again, nothing is produced.
+      await page.click('[data-testid="tk-train-bundled"]');
+      await page.waitForFunction(() => /^Frozen model over the labelled windows: [1-9]/.test(document.querySelector('[data-testid="tk-train-status"]')?.textContent ?? ''), null, { timeout: 180_000 });
+      await page.click('[data-testid="tk-cancel"]');
+      await page.waitForFunction(() => document.body.dataset.toolkenTraining === 'cancelled', null, { timeout: 30_000 });
+      expect(await textOf(page, 'tk-train-status')).toBe('Cancelled.');
+      expect(await page.isHidden('[data-testid="tk-download"]')).toBe(true);
+
+      // Train for real (3 epochs): wait by progress, then download what the page offers.
+      await page.fill('[data-testid="tk-epochs"]', '3');
+      await page.waitForFunction(() => !(document.querySelector('[data-testid="tk-train-bundled"]') as HTMLButtonElement).disabled, null, { timeout: 120_000 });
+      await page.click('[data-testid="tk-train-bundled"]');
+      await waitWithProgress(page, 'tk-train-status', async () => (await page.evaluate(() => document.body.dataset.toolkenTraining)) !== 'running');
+      expect(await page.evaluate(() => document.body.dataset.toolkenTraining), await textOf(page, 'tk-train-status')).toBe('done');
+      expect(await textOf(page, 'tk-train-status')).toMatch(/^Trained in [\d.]+ s .*loss [\d.]+ → [\d.]+ \(train\), kept epoch \d; toolkens-default\.safetensors, \d+ bytes, in use below\.$/);
+      expect(await page.locator('[data-testid="tk-curve"] polyline').count()).toBe(2);
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid="tk-download"]')]);
+      const bytes = new Uint8Array(await readFile(await download.path()));
+      const trained: Toolkens = decodeToolkens(bytes, download.suggestedFilename());
+      expect(download.suggestedFilename()).toBe('toolkens-default.safetensors');
+      expect(trained.meta.modelDigest).toBe(modelDigest(MODEL));
+      expect(trained.tools).toEqual(nodeStrip.tools);
+      const history = JSON.parse(trained.meta.history) as { trainLoss: number; valLoss: number }[];
+      const initial = JSON.parse(trained.meta.initialLoss) as { train: number; val: number };
+      expect(history.length).toBeGreaterThan(0);
+      expect(history.at(-1)!.trainLoss).toBeLessThan(initial.train);
+      expect(Math.min(...history.map((e) => e.valLoss))).toBeLessThan(initial.val);
+
+      // Used at once: the strips are the new file's, different from before, and Node reads the same from it.
+      await page.waitForFunction(() => /^toolkens-default\.safetensors: .*model digest matches/.test(document.querySelector('[data-testid="tk-status"]')?.textContent ?? ''), null, { timeout: 60_000 });
+      await page.waitForFunction((old) => {
+        const fig = document.querySelector('[data-testid^="ex-toolken-strip-"]') as HTMLElement | null;
+        return fig?.dataset.p !== undefined && fig.dataset.p !== old;
+      }, JSON.stringify(Object.values(before)[0]), { timeout: 60_000 });
+      const after = await shownStrips(page);
+      expect(after).not.toEqual(before);
+      expectSame(after, await toolkenStrip(lm, trained, TEXT));
+      expect(errors).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  }, 600_000);
+});
