@@ -6,8 +6,8 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import type { AnnotateConfig } from '../core/config.ts';
-import { type RunFlags, type RunPlan, addedSpecs, freezePlan, planConfig, withVerdicts } from '../core/run-plan.ts';
-import { TOOL_NAMES, TOOL_SPECS } from '../core/tools/registry.ts';
+import { type RunFlags, type RunPlan, freezePlan, planConfig, withVerdicts } from '../core/run-plan.ts';
+import { TOOL_NAMES } from '../core/tools/registry.ts';
 import type { RunStats } from '../core/stats.ts';
 import { resolveModel, type Dtype } from './hf-cache.ts';
 import { countRecords } from './count-records.ts';
@@ -19,7 +19,6 @@ import { skipLine, summarizeSkips } from './corpus-files.ts';
 import { listInputs } from './read-corpus.ts';
 import { packageVersions } from './package-versions.ts';
 import { assertChunksOfRun, resumableCheckpoint } from './resume-checks.ts';
-import { toolRetrievalFor } from './retrieval.ts';
 import { RunFiles } from './run-files.ts';
 import type { Executor, LoopOptions } from './run-loop.ts';
 import { printSummary, startProgress } from './run-progress.ts';
@@ -72,9 +71,6 @@ async function checkFlags(inputs: string[], flags: AnnotateFlags): Promise<{ chu
   if (flags.mcp?.length && (shard || flags.queue || (flags.workers ?? 1) > 1)) {
     throw new Error('--mcp runs in one process: drop --workers, --shard and --queue (the MCP servers are connected to this process only)');
   }
-  if ((flags.catalog !== undefined || flags.toolRetrieval !== undefined) && (shard || flags.queue || (flags.workers ?? 1) > 1)) {
-    throw new Error('--catalog and --tool-retrieval run in one process for now: drop --workers, --shard and --queue');
-  }
   // Before the model loads, so that a wrong --out fails at once: runs are never mixed.
   if (flags.overwrite && flags.resume) throw new Error('--overwrite and --resume exclude each other: pass one');
   RunFiles.assertUsableOutDir(flags.out);
@@ -120,9 +116,9 @@ async function annotateWith(inputs: string[], flags: AnnotateFlags, { chunkItems
   const config = planConfig(flags, mcp?.specs);
   const resolved = await resolveModel(flags.model);
   const bound = Math.min(flags.maxDocs ?? Infinity, countRecords(inputs));
-  // --workers: how many processes, in chunks of how many items (with --mcp one process: the connections live here).
-  const added = addedSpecs(flags, mcp?.specs);
-  const cores = mcp || added.length > 0 || config.toolRetrieval ? 1 : flags.workers ?? availableParallelism();
+  // --workers: how many processes, in chunks of how many items (with --mcp one process: the connections live here;
+  // a catalog and the tool retriever are rebuilt from the config in each process, createRunParts).
+  const cores = mcp ? 1 : flags.workers ?? availableParallelism();
   // Embedded chunks need no stable ids: on a small corpus they shrink so every worker gets ~4 (fewer idle tails).
   const poolChunk = flags.chunk ?? Math.max(1, Math.min(chunkItems, Math.ceil(bound / (cores * 4))));
   const poolWorkers = shard || flags.queue ? 1 : Math.min(cores, Math.ceil(bound / poolChunk) || 1);
@@ -131,9 +127,8 @@ async function annotateWith(inputs: string[], flags: AnnotateFlags, { chunkItems
   const workers = poolWorkers > 1 ? (await import('./scale/pool.ts')).startWorkers(poolWorkers, resolved.dir, flags.dtype, config) : null;
   const lm = await loadModel(flags.model, { dtype: flags.dtype });
   // The run's modules load only once flags and model are known to be good.
-  const [{ createNodeParts }, { runProbes }] = await Promise.all([import('./parts.ts'), import('./run-probes.ts')]);
-  const parts = await createNodeParts(lm, config, added.length > 0 ? [...TOOL_SPECS, ...added] : undefined);
-  if (config.toolRetrieval) parts.parts.retrieveTools = await toolRetrievalFor(parts.parts.registry, config, flags.model);
+  const [{ createRunParts }, { runProbes }] = await Promise.all([import('./parts.ts'), import('./run-probes.ts')]);
+  const parts = await createRunParts(lm, config, flags.model, mcp?.specs);
   // Before anything is written: the probes' verdicts are part of the plan (config.json, the queue's run id).
   const verdicts = await runProbes(parts.parts, config, flags.lmContext, (line) => console.log(line)); // information: stdout
   const meta = {

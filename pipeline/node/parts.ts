@@ -4,8 +4,11 @@ import type { AnnotateConfig } from '../core/config.ts';
 import type { CausalLM } from '../core/lm/lm.ts';
 import { createPipelineParts } from '../core/stages/parts.ts';
 import type { PipelineParts } from '../core/stages/stages.ts';
+import { addedSpecs } from '../core/run-plan.ts';
+import { TOOL_SPECS } from '../core/tools/registry.ts';
 import type { ToolSpec } from '../core/tools/spec.ts';
 import { createApertiumEngine } from './apertium.ts';
+import { toolRetrievalFor } from './retrieval.ts';
 
 export const KB_PATH = resolve(import.meta.dirname, '../data/kb.json');
 
@@ -30,4 +33,22 @@ export async function createNodeParts(
   });
   const translation = engine.unavailable ? `none (${engine.unavailable})` : `apertium: ${Object.keys(engine.modes).join(', ')}`;
   return { parts, translation };
+}
+
+/**
+ * The parts a run's config asks for, built the same way in every process of the run (this one, each --workers child,
+ * a --shard, a --queue worker): the built-in tools, then config.catalog's (rebuilt from its name: a catalog is code
+ * in this package, not a connection), then `mcpSpecs` (MCP servers' tools: connected in the first process only), and
+ * with config.toolRetrieval the retriever over them, built once here. `model`: the LM folder the dense retriever reads.
+ */
+export async function createRunParts(
+  lm: CausalLM,
+  config: AnnotateConfig,
+  model: string,
+  mcpSpecs?: readonly ToolSpec[],
+): Promise<{ parts: PipelineParts; translation: string }> {
+  const added = addedSpecs(config, mcpSpecs);
+  const created = await createNodeParts(lm, config, added.length > 0 ? [...TOOL_SPECS, ...added] : undefined);
+  if (config.toolRetrieval) created.parts.retrieveTools = await toolRetrievalFor(created.parts.registry, config, model);
+  return created;
 }

@@ -7,11 +7,11 @@ import type { AnnotateConfig } from '../../core/config.ts';
 import type { PipelineParts } from '../../core/stages/stages.ts';
 import type { Dtype } from '../hf-cache.ts';
 import { loadModel } from '../load-model.ts';
-import { createNodeParts } from '../parts.ts';
+import { createRunParts } from '../parts.ts';
 import type { Chunk } from './chunks.ts';
 import { annotateChunk } from './in-process.ts';
 
-/** `init`: load the model and the tools (config: their limits); `chunk`: annotate it with the run's final config. */
+/** `init`: load the model and the tools (config: their limits, catalog and retrieval); `chunk`: annotate it with the run's final config. */
 export type ToChild = { type: 'init'; model: string; dtype?: Dtype; config: AnnotateConfig } | { type: 'chunk'; chunk: Chunk; config: AnnotateConfig };
 
 let ready: Promise<PipelineParts> | null = null;
@@ -23,7 +23,7 @@ process.on('message', (message: ToChild) => {
   if (message.type === 'init') {
     ready = (async () => {
       const lm = await loadModel(message.model, { dtype: message.dtype });
-      const { parts } = await createNodeParts(lm, message.config);
+      const { parts } = await createRunParts(lm, message.config, message.model);
       return parts;
     })();
     ready.then(() => send({ type: 'ready' }), fail);

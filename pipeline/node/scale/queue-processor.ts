@@ -7,7 +7,7 @@ import type { SandboxedJob } from 'bullmq';
 import type { PipelineParts } from '../../core/stages/stages.ts';
 import type { Dtype } from '../hf-cache.ts';
 import { loadModel } from '../load-model.ts';
-import { createNodeParts } from '../parts.ts';
+import { createRunParts } from '../parts.ts';
 import type { ChunkResult } from './chunks.ts';
 import { annotateChunk } from './in-process.ts';
 import type { ChunkJob } from './queue.ts';
@@ -23,8 +23,9 @@ export async function processChunk(job: SandboxedJob<ChunkJob, ChunkResult>): Pr
   // A job of another run (the queue moved on): this process was not checked against it.
   if (run !== process.env[WORKER_ENV.run]) throw new Error(`chunk of run ${run.slice(0, 12)}, not this worker's run`);
   parts ??= (async () => {
-    const lm = await loadModel(process.env[WORKER_ENV.model]!, { dtype: process.env[WORKER_ENV.dtype] as Dtype });
-    return (await createNodeParts(lm, config)).parts;
+    const model = process.env[WORKER_ENV.model]!;
+    const lm = await loadModel(model, { dtype: process.env[WORKER_ENV.dtype] as Dtype });
+    return (await createRunParts(lm, config, model)).parts;
   })();
   return annotateChunk(await parts, config, chunk);
 }
