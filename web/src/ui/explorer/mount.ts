@@ -9,6 +9,7 @@
  */
 import type { Doc } from '../../../../pipeline/core/document.ts';
 import { isCancelled, type ModelClient } from '../../model-client.ts';
+import { mountToolRanking } from '../tool-ranking.ts';
 import { renderOwnCall, renderResults, renderSamples, renderStatus, renderTauSRange, renderTextInputs, renderTools } from './render.ts';
 import { applyTools, type ExplorerModel, type ExplorerState, type ToolInfo } from './state.ts';
 import { buildView, type ExplorerHandlers } from './view.ts';
@@ -43,13 +44,14 @@ export function mountExplorer(root: HTMLElement, client: ModelClient, ready: Pro
   const rejudge = () => renderResults(view, model, on);
 
   const on: ExplorerHandlers = {
-    text: (value) => { settings.text = value; view.sampleSelect.value = ''; rerunSoon(800); },
+    text: (value) => { settings.text = value; view.sampleSelect.value = ''; ranking.show(value); rerunSoon(800); },
     sample: (index) => {
       const doc = samples[Number(index)];
       if (!index || !doc) return;
       settings.text = sampleText(doc);
       if (doc.date) settings.date = doc.date;
       renderTextInputs(view, settings);
+      ranking.show(settings.text);
       rerunSoon(0);
     },
     date: (value) => { settings.date = value; rerunSoon(); },
@@ -75,6 +77,8 @@ export function mountExplorer(root: HTMLElement, client: ModelClient, ready: Pro
     },
   };
   const view = buildView(root, settings, on);
+  // The tools that fit the text, by BM25 (no model): beside the model's run, never waiting for it.
+  const ranking = mountToolRanking(view.ranking, settings.text);
   renderStatus(view, model);
 
   async function run(): Promise<void> {

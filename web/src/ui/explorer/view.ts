@@ -54,6 +54,8 @@ export interface ExplorerView {
   rejectedSummary: HTMLElement;
   rejectedTable: HTMLTableElement;
   inlined: HTMLElement;
+  /** Where the tool ranking for the text goes (ui/tool-ranking.ts; no model needed). */
+  ranking: HTMLElement;
 }
 
 /** Rows per page of the candidate table. */
@@ -127,6 +129,7 @@ export function buildView(root: HTMLElement, settings: ExplorerState, on: Explor
     toolkenStrips,
   );
 
+  const ranking = h('div', { 'data-testid': 'ex-ranking' });
   root.append(
     h('h2', { id: 'ex-title' }, 'Explorer'),
     h('p', { class: 'muted' }, 'The pipeline\'s own stages on your text: positions p_i(" ["), proposed calls, tool results, the three losses, the verdict.'),
@@ -136,6 +139,7 @@ export function buildView(root: HTMLElement, settings: ExplorerState, on: Explor
       h('label', { for: 'ex-date' }, 'Document date', dateInput),
       toolSet,
     ),
+    ranking,
     h('fieldset', {},
       h('legend', {}, 'Judge the stored numbers (no model run)'),
       h('div', { class: 'grid' }, tauF.root, tauS.root, control)),
@@ -154,7 +158,7 @@ export function buildView(root: HTMLElement, settings: ExplorerState, on: Explor
   );
   return {
     textArea, sampleSelect, dateInput, toolSet, ownTool, ownInput, ownAt, runButton, cancelButton, progress, status,
-    results, strips, toolkenStrips, summary, scatter, tauS, tableSummary, table, pager, rejectedDetails, rejectedSummary, rejectedTable, inlined,
+    results, strips, toolkenStrips, summary, scatter, tauS, tableSummary, table, pager, rejectedDetails, rejectedSummary, rejectedTable, inlined, ranking,
   };
 }
 

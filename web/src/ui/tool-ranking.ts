@@ -1,0 +1,104 @@
+/**
+ * Tool retrieval on the page (issue 30, ToolLLM's API retriever): the explorer's text → the tools ranked for it by BM25
+ * over their name, description and documentation — pipeline/core/retrieval/bm25.ts, the code `toolformer retrieve
+ * --retriever bm25` and `annotate --tool-retrieval k --retriever bm25` run in Node — among the app's built-in tools
+ * and, when the box is checked, the mathjs catalog's 215 (loaded when the panel is first opened, in their own chunks).
+ * BM25 reads words only, so it runs here on the main thread without the model. The dense and fused retrievers need the
+ * LM's hidden states and a projection trained per run (Node: `toolformer retrieve --retriever fusion`).
+ *
+ * The list keeps the ranking it shows, unrounded, as JSON on its `data-ranking` attribute (names and scores): the
+ * browser test compares it with Node's ranking of the same text over the same tools.
+ */
+import type { RankedTool } from '../../../pipeline/core/retrieval/retriever.ts';
+import { fmt, h } from './dom.ts';
+
+export interface ToolRanking {
+  /** Rank the tools for `text` (after a short pause in typing). */
+  show(text: string): void;
+}
+
+/** Tools shown, at most. */
+const SHOWN = 8;
+
+type Ranker = { rankNow(text: string, top: number): RankedTool[]; tools: number };
+
+export function mountToolRanking(root: HTMLElement, initialText: string): ToolRanking {
+  const catalogBox = h('input', { type: 'checkbox', id: 'tr-catalog', 'data-testid': 'tr-catalog', checked: true });
+  const list = h('ol', { class: 'ranking', 'data-testid': 'tr-ranking', 'aria-live': 'polite' });
+  const status = h('p', { class: 'muted', 'data-testid': 'tr-status' }, 'loading the retriever and the tools\' docs…');
+  // Folded until opened: the retriever's modules (the registry's tools with their text heuristics, mathjs and its docs:
+  // a few MB the model worker already holds in its own bundle) load on the page only for a user who looks.
+  const details = h('details', { 'data-testid': 'tr-details' },
+    h('summary', {}, 'Which tools fit this text: tool retrieval (BM25 over the tools\' docs)'),
+    h('label', { class: 'inline', for: 'tr-catalog', title: 'mathjs\'s documented functions as tools (annotate --catalog mathjs)' },
+      catalogBox, ' with the mathjs catalog (215 tools)'),
+    list,
+    status);
+  root.append(details);
+
+  /** One retriever per tool set (built-in only, or with the catalog), built on first use. */
+  const rankers = new Map<boolean, Promise<Ranker>>();
+  const rankerFor = (withCatalog: boolean): Promise<Ranker> => {
+    let ranker = rankers.get(withCatalog);
+    if (!ranker) {
+      ranker = buildRanker(withCatalog);
+      rankers.set(withCatalog, ranker);
+    }
+    return ranker;
+  };
+
+  let text = initialText;
+  let shown = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const update = async (): Promise<void> => {
+    const id = ++shown;
+    const withCatalog = catalogBox.checked;
+    try {
+      const ranker = await rankerFor(withCatalog);
+      if (id !== shown) return; // a newer text or tool set is on its way
+      const started = performance.now();
+      const ranking = ranker.rankNow(text, SHOWN);
+      const ms = performance.now() - started;
+      render(ranking);
+      status.textContent = ranking.length === 0
+        ? `no tool shares a word with the text (BM25 over ${ranker.tools} tools)`
+        : `BM25 over ${ranker.tools} tools, ${fmt(ms)} ms: the top ${ranking.length}`;
+      status.dataset.tools = String(ranker.tools);
+      status.dataset.done = String(id);
+    } catch (e) {
+      status.textContent = `tool retrieval failed: ${e instanceof Error ? e.message : String(e)}`;
+    }
+  };
+  const render = (ranking: RankedTool[]): void => {
+    list.dataset.ranking = JSON.stringify(ranking);
+    const best = ranking[0]?.score || 1;
+    list.replaceChildren(...ranking.map((r, i) =>
+      h('li', { 'data-testid': `tr-tool-${i}` },
+        h('span', { class: 'name' }, r.name),
+        h('span', { class: 'bar', style: `width: ${Math.round((100 * r.score) / best)}px` }),
+        h('span', { class: 'score' }, fmt(r.score)))));
+  };
+  catalogBox.addEventListener('change', () => void update());
+  details.addEventListener('toggle', () => {
+    if (details.open) void update();
+  });
+  return {
+    show(next) {
+      text = next;
+      clearTimeout(timer);
+      if (details.open) timer = setTimeout(() => void update(), 150);
+    },
+  };
+}
+
+/** BM25 over the app's tools (the registry's, as the worker has them), then the catalog's when asked. */
+async function buildRanker(withCatalog: boolean): Promise<Ranker> {
+  const [{ Bm25Retriever }, { TOOL_SPECS }, catalog] = await Promise.all([
+    import('../../../pipeline/core/retrieval/bm25.ts'),
+    import('../tool-specs.ts'),
+    withCatalog ? import('../../../pipeline/core/tools/catalogs/index.ts').then((c) => c.catalogNamed('mathjs').specs()) : [],
+  ]);
+  const tools = [...TOOL_SPECS, ...catalog];
+  const retriever = new Bm25Retriever(tools);
+  return { rankNow: (text, top) => retriever.rankNow(text, top), tools: tools.length };
+}
