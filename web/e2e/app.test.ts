@@ -14,6 +14,7 @@ import type { GoldenResult } from '../src/analysis-types.ts';
 import { GOLDEN_CASES, scoreGolden } from '../src/golden.ts';
 import { skipWithoutChromium, launch, openPage, setSlider, textOf, scoreGoldenInPage } from './browser.ts';
 import { buildApp, repoRoot, serveApp, type Served } from './serve.ts';
+import { TEST_CAP_MS, waitWhileProgressing } from './progress-wait.ts';
 
 const OUT = join(repoRoot, 'out/web-test');
 const MODEL = 'tiny-random';
@@ -42,7 +43,7 @@ describe.skipIf(skipWithoutChromium('web app in headless Chromium'))('web app in
     const lm = await loadModel(join(repoRoot, 'models', MODEL));
     nodeGolden = await scoreGolden(lm, GOLDEN_CASES);
     writeFileSync(join(OUT, 'golden-node.json'), JSON.stringify({ model: MODEL, cases: GOLDEN_CASES, results: nodeGolden }, null, 2));
-  }, 180_000);
+  }, TEST_CAP_MS);
 
   afterAll(async () => {
     await served?.close();
@@ -56,7 +57,7 @@ describe.skipIf(skipWithoutChromium('web app in headless Chromium'))('web app in
         const m = backend === 'wasm' ? 1 : 0;
         const url = `${served.url}?model=${MODEL}&backend=${backend}&tools=Calculator&k=2&m=${m}&tauF=0.5`;
         const { page, errors, foreign } = await openPage(browser, url);
-        await page.waitForFunction(() => document.body.dataset.ready, null, { timeout: 90_000 });
+        await waitWhileProgressing(page, () => document.body.dataset.ready);
         expect(await page.evaluate(() => document.body.dataset.ready)).toBe('true');
         expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
         expect(await text(page, 'backend')).toBe(`backend: ${backend}`);
@@ -72,7 +73,7 @@ describe.skipIf(skipWithoutChromium('web app in headless Chromium'))('web app in
         expect(await text(page, 'we-verdict')).toMatch(/^kept: 1\.30 ≥ τ_f 1\.30$/);
 
         // Explorer: the first scoring runs on load; the user's own call (Calculator(600 / 2400) at 34) is scored.
-        await page.waitForFunction(() => document.querySelector('[data-testid="ex-status"]')?.getAttribute('data-done'), null, { timeout: 120_000 });
+        await waitWhileProgressing(page, () => document.querySelector('[data-testid="ex-status"]')?.getAttribute('data-done'));
         const done = await page.getAttribute('[data-testid="ex-status"]', 'data-done');
         expect(await text(page, 'ex-status')).toMatch(/^Scored \d+ candidate calls over \d+ tokens/);
         const strip = page.locator('[data-testid="ex-strip-Calculator"] .strip span');
@@ -147,7 +148,7 @@ describe.skipIf(skipWithoutChromium('web app in headless Chromium'))('web app in
       } finally {
         await browser.close();
       }
-    }, 240_000);
+    }, TEST_CAP_MS);
   }
 
   // Inference panel: the finetuned model (models/toolformer) generates in the worker with live tools; a fact prompt
@@ -159,11 +160,11 @@ describe.skipIf(skipWithoutChromium('web app in headless Chromium'))('web app in
         // The page's own model stays tiny-random (the explorer's first run is cheap: one tool, k 1, no sampling).
         const url = `${served.url}?model=${MODEL}&backend=${backend}&tools=Calculator&k=1&m=0`;
         const { page, errors, foreign } = await openPage(browser, url);
-        await page.waitForFunction(() => document.body.dataset.ready, null, { timeout: 90_000 });
+        await waitWhileProgressing(page, () => document.body.dataset.ready);
         expect(await text(page, 'backend')).toBe(`backend: ${backend}`);
         await page.fill('[data-testid="inf-prompt"]', INFERENCE_PROMPT);
         await page.click('[data-testid="inf-run"]');
-        await page.waitForFunction(() => document.querySelector('[data-testid="inf-status"]')?.getAttribute('data-done'), null, { timeout: 120_000 });
+        await waitWhileProgressing(page, () => document.querySelector('[data-testid="inf-status"]')?.getAttribute('data-done'));
         expect(await text(page, 'inf-call')).toBe(INFERENCE_CALL);
         expect(await text(page, 'inf-call-result')).toBe(INFERENCE_ANSWER);
         expect(await text(page, 'inf-result')).toBe(`${INFERENCE_ANSWER}]`);
@@ -172,7 +173,7 @@ describe.skipIf(skipWithoutChromium('web app in headless Chromium'))('web app in
         // Tools off: " [" is masked, no call.
         await page.uncheck('[data-testid="inf-tools"]');
         await page.click('[data-testid="inf-run"]');
-        await page.waitForFunction(() => document.querySelector('[data-testid="inf-status"]')?.getAttribute('data-done'), null, { timeout: 60_000 });
+        await waitWhileProgressing(page, () => document.querySelector('[data-testid="inf-status"]')?.getAttribute('data-done'));
         expect(await page.locator('[data-testid="inf-call"]').count()).toBe(0);
         expect(await text(page, 'inf-status')).toMatch(/^0 calls/);
         await page.screenshot({ path: join(OUT, `inference-${backend}.png`), fullPage: true });
@@ -181,6 +182,6 @@ describe.skipIf(skipWithoutChromium('web app in headless Chromium'))('web app in
       } finally {
         await browser.close();
       }
-    }, 240_000);
+    }, TEST_CAP_MS);
   }
 });

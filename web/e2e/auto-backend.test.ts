@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { launch, openPage, setSlider, skipWithoutChromium, textOf } from './browser.ts';
 import { buildApp, repoRoot, serveApp, type Served } from './serve.ts';
+import { TEST_CAP_MS, waitWhileProgressing } from './progress-wait.ts';
 
 const OUT = join(repoRoot, 'out/web-test');
 let served: Served;
@@ -27,7 +28,7 @@ describe.skipIf(skipWithoutChromium(GROUP))(GROUP, () => {
     const outDir = join(OUT, 'dist-auto-backend');
     await buildApp({ outDir });
     served = await serveApp({ outDir });
-  }, 180_000);
+  }, TEST_CAP_MS);
 
   afterAll(async () => {
     await served?.close();
@@ -45,13 +46,13 @@ describe.skipIf(skipWithoutChromium(GROUP))(GROUP, () => {
       });
       expect(adapter).toEqual({ architecture: 'swiftshader', fallback: true });
 
-      await page.waitForFunction(() => document.body.dataset.ready, null, { timeout: 90_000 });
+      await waitWhileProgressing(page, () => document.body.dataset.ready);
       expect(await page.evaluate(() => document.body.dataset.ready)).toBe('true');
       expect(await text(page, 'backend')).toBe('backend: wasm');
       expect(await text(page, 'backend-reason')).toMatch(/^WebGPU adapter google\|swiftshader is a fallback adapter \(software, not a GPU.*\?backend=webgpu forces it\); WASM, \d threads?$/);
 
       // The explorer's first run, the default text with every tool, finishes (within this test's timeout).
-      await page.waitForFunction(() => document.querySelector('[data-testid="ex-status"]')?.getAttribute('data-done'), null, { timeout: 180_000 });
+      await waitWhileProgressing(page, () => document.querySelector('[data-testid="ex-status"]')?.getAttribute('data-done'));
       const first = await attr(page, 'ex-status', 'data-done');
       expect(await text(page, 'ex-status')).toMatch(/^Scored \d+ candidate calls over \d+ tokens/);
       // One strip per tool whose pre-filter passed (Translate's wants non-English text; this one is English).
@@ -63,7 +64,7 @@ describe.skipIf(skipWithoutChromium(GROUP))(GROUP, () => {
       await setSlider(page, 'ex-k', 20);
       await setSlider(page, 'ex-m', 10);
       await page.click('[data-testid="ex-run"]');
-      await page.waitForSelector('[data-testid="ex-cancel"]:not([disabled])');
+      await waitWhileProgressing(page, () => document.querySelector('[data-testid="ex-cancel"]:not([disabled])'));
       expect(await text(page, 'ex-status')).toMatch(/^Scoring/);
       await expect.poll(() => text(page, 'ex-status')).toMatch(/^Scoring: .+ \(\d+\/\d+\)$/);
       // A generation queued behind it: the explorer's Cancel must not cancel it (each panel cancels its own jobs).
@@ -72,7 +73,7 @@ describe.skipIf(skipWithoutChromium(GROUP))(GROUP, () => {
       await page.click('[data-testid="ex-cancel"]');
       expect(await text(page, 'ex-status')).toBe('Cancelled. The last finished result stays below.');
       expect(await text(page, 'inf-status')).not.toBe('cancelled');
-      await page.waitForFunction(() => document.querySelector('[data-testid="inf-status"]')?.getAttribute('data-done'), null, { timeout: 180_000 });
+      await waitWhileProgressing(page, () => document.querySelector('[data-testid="inf-status"]')?.getAttribute('data-done'));
       expect(await text(page, 'inf-output')).toContain('The capital of Peru is');
       expect(await page.isDisabled('[data-testid="ex-cancel"]')).toBe(true);
       expect(await page.isEnabled('[data-testid="ex-run"]')).toBe(true);
@@ -85,10 +86,10 @@ describe.skipIf(skipWithoutChromium(GROUP))(GROUP, () => {
       await setSlider(page, 'ex-k', 2);
       await setSlider(page, 'ex-m', 0);
       await page.click('[data-testid="ex-run"]');
-      await page.waitForFunction((before) => {
+      await waitWhileProgressing(page, (before) => {
         const done = document.querySelector('[data-testid="ex-status"]')?.getAttribute('data-done');
         return done && done !== before;
-      }, first, { timeout: 180_000 });
+      }, first);
       expect(await text(page, 'ex-status')).toMatch(/^Scored \d+ candidate calls over \d+ tokens/);
       await expect.poll(() => text(page, 'load-status')).toMatch(/reloaded after cancel/);
       expect(await text(page, 'backend')).toBe('backend: wasm');
@@ -104,7 +105,7 @@ describe.skipIf(skipWithoutChromium(GROUP))(GROUP, () => {
       expect(await page.isEnabled('[data-testid="inf-run"]')).toBe(true);
       expect(await page.isDisabled('[data-testid="inf-cancel"]')).toBe(true);
       await page.click('[data-testid="inf-run"]');
-      await page.waitForFunction(() => document.querySelector('[data-testid="inf-status"]')?.getAttribute('data-done'), null, { timeout: 120_000 });
+      await waitWhileProgressing(page, () => document.querySelector('[data-testid="inf-status"]')?.getAttribute('data-done'));
       expect(await text(page, 'inf-status')).toMatch(/^\d+ calls? · wasm · /);
       expect(await text(page, 'inf-output')).toContain('The capital of Peru is');
 
@@ -114,5 +115,5 @@ describe.skipIf(skipWithoutChromium(GROUP))(GROUP, () => {
     } finally {
       await browser.close();
     }
-  }, 480_000);
+  }, TEST_CAP_MS);
 });

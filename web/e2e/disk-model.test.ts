@@ -22,6 +22,7 @@ import type { GoldenResult } from '../src/analysis-types.ts';
 import { GOLDEN_CASES, scoreGolden } from '../src/golden.ts';
 import { launch, openPage, skipWithoutChromium, textOf, scoreGoldenInPage } from './browser.ts';
 import { buildApp, repoRoot, serveApp, type Served } from './serve.ts';
+import { TEST_CAP_MS, waitWhileProgressing } from './progress-wait.ts';
 
 /** Browser against Node, nats: fp32 measured ~1e-6 (web/README.md); q4f16 has float16 logits (e2e/replicas.test.ts). */
 const TOLERANCE: Partial<Record<Dtype, number>> = { fp32: 1e-3, q4f16: 1e-2 };
@@ -42,7 +43,7 @@ const nodeGolden: Partial<Record<Dtype, GoldenResult[]>> = {};
 /** Opens the folder through the directory input and waits until the page's model is that folder's, loaded. */
 async function openFolder(page: Page, path: string): Promise<void> {
   await page.setInputFiles('[data-testid="model-folder"]', path);
-  await page.waitForFunction(() => document.body.dataset.ready === 'error' || (document.body.dataset.ready === 'true' && document.body.dataset.model?.startsWith('disk:')), null, { timeout: 120_000 });
+  await waitWhileProgressing(page, () => document.body.dataset.ready === 'error' || (document.body.dataset.ready === 'true' && document.body.dataset.model?.startsWith('disk:')));
   expect(await page.evaluate(() => document.body.dataset.ready), await textOf(page, 'load-status')).toBe('true');
 }
 
@@ -52,13 +53,13 @@ const QUIET_EXPLORER = 'tools=Calculator&text=Hello&own=&k=1&m=0&control=0';
 
 /** Waits for an explorer run newer than `after` (its data-done id) to finish; returns its id. */
 async function explorerDone(page: Page, after: string | null): Promise<string> {
-  await page.waitForFunction(
+  await waitWhileProgressing(
+    page,
     (prev) => {
       const done = document.querySelector('[data-testid="ex-status"]')?.getAttribute('data-done');
       return done && done !== prev ? done : null;
     },
     after,
-    { timeout: 180_000 },
   );
   return (await page.getAttribute('[data-testid="ex-status"]', 'data-done'))!;
 }
@@ -95,7 +96,7 @@ describe.skipIf(skipWithoutChromium('a model folder opened from disk, in headles
     }
     await buildApp();
     served = await serveApp();
-  }, 240_000);
+  }, TEST_CAP_MS);
 
   afterAll(async () => {
     await served?.close();
@@ -110,7 +111,7 @@ describe.skipIf(skipWithoutChromium('a model folder opened from disk, in headles
       // The page starts on the small bundled tiny-random; the explorer is set to the Calculator's worked example.
       const explorer = `tools=Calculator&k=2&m=0&text=${encodeURIComponent(example.text)}&own=${encodeURIComponent(`Calculator|${example.input}|${example.at}`)}`;
       const { page, errors, foreign } = await openPage(browser, `${served.url}?model=tiny-random&backend=wasm&${explorer}`);
-      await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 120_000 });
+      await waitWhileProgressing(page, () => document.body.dataset.ready === 'true');
       const first = await explorerDone(page, null);
 
       await openFolder(page, folder);
@@ -135,7 +136,7 @@ describe.skipIf(skipWithoutChromium('a model folder opened from disk, in headles
 
       // The other dtype: the folder's q4f16 file with its external data, a float16 KV cache and float16 logits.
       await page.selectOption('[data-testid="model-dtype"]', 'q4f16');
-      await page.waitForFunction(() => document.querySelector('[data-testid="dtype"]')?.textContent?.startsWith('dtype: q4f16') && document.body.dataset.ready === 'true', null, { timeout: 120_000 });
+      await waitWhileProgressing(page, () => document.querySelector('[data-testid="dtype"]')?.textContent?.startsWith('dtype: q4f16') && document.body.dataset.ready === 'true');
       expect(await textOf(page, 'dtype')).toBe('dtype: q4f16 (onnx/model_q4f16.onnx)');
       await explorerDone(page, second);
       const nodeQ4 = nodeGolden.q4f16![CALCULATOR].losses;
@@ -149,22 +150,22 @@ describe.skipIf(skipWithoutChromium('a model folder opened from disk, in headles
     } finally {
       await browser.close();
     }
-  }, 400_000);
+  }, TEST_CAP_MS);
 
   it('says in one line what a folder lacks and keeps the page model', async () => {
     const browser = await launch({ webgpu: false });
     try {
       const { page } = await openPage(browser, `${served.url}?model=tiny-random&backend=wasm&${QUIET_EXPLORER}`);
-      await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 120_000 });
+      await waitWhileProgressing(page, () => document.body.dataset.ready === 'true');
       await page.setInputFiles('[data-testid="model-folder"]', join(folder, 'onnx'));
-      await page.waitForFunction(() => document.querySelector('[data-testid="model-folder-note"]')?.classList.contains('error'), null, { timeout: 30_000 });
+      await waitWhileProgressing(page, () => document.querySelector('[data-testid="model-folder-note"]')?.classList.contains('error'));
       expect(await textOf(page, 'model-folder-note')).toMatch(/^folder "onnx" is not a Hugging Face ONNX causal-LM folder: missing config\.json, tokenizer\.json, onnx\/model\*\.onnx/);
       expect(await page.evaluate(() => document.body.dataset.model)).toBeUndefined();
       expect(await textOf(page, 'load-status')).toMatch(/^model .*tiny-random.* ready in/);
     } finally {
       await browser.close();
     }
-  }, 200_000);
+  }, TEST_CAP_MS);
 
   it('on WebGPU the generation keeps the KV cache on the GPU and gives the same greedy text as WASM', async () => {
     const generated: Record<string, { text: string; status: string; result: string }> = {};
@@ -172,12 +173,12 @@ describe.skipIf(skipWithoutChromium('a model folder opened from disk, in headles
       const browser = await launch({ webgpu: backend === 'webgpu' });
       try {
         const { page, errors } = await openPage(browser, `${served.url}?model=tiny-random&backend=${backend}&${QUIET_EXPLORER}`);
-        await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 120_000 });
+        await waitWhileProgressing(page, () => document.body.dataset.ready === 'true');
         await openFolder(page, trained);
         expect(await textOf(page, 'backend')).toBe(`backend: ${backend}`);
         await page.fill('[data-testid="inf-prompt"]', 'The capital of Peru is');
         await page.click('[data-testid="inf-run"]');
-        await page.waitForFunction(() => document.querySelector('[data-testid="inf-status"]')?.getAttribute('data-done'), null, { timeout: 240_000 });
+        await waitWhileProgressing(page, () => document.querySelector('[data-testid="inf-status"]')?.getAttribute('data-done'));
         generated[backend] = { text: await textOf(page, 'inf-output'), status: await textOf(page, 'inf-status'), result: await textOf(page, 'inf-result') };
         expect(errors).toEqual([]);
       } finally {
@@ -198,5 +199,5 @@ describe.skipIf(skipWithoutChromium('a model folder opened from disk, in headles
     expect(steps, generated.webgpu.status).not.toBeNull();
     expect(Number(steps![1])).toBe(Number(steps![2]));
     expect(Number(steps![2])).toBeGreaterThan(1);
-  }, 600_000);
+  }, TEST_CAP_MS);
 });

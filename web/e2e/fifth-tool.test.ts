@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOOL_SPECS } from '../../pipeline/core/tools/testing/registry.ts';
 import { skipWithoutChromium, launch, openPage, textOf } from './browser.ts';
 import { buildApp, repoRoot, serveApp, type Served } from './serve.ts';
+import { TEST_CAP_MS, waitWhileProgressing } from './progress-wait.ts';
 
 const OUT = join(repoRoot, 'out/web-test');
 const TOOL = 'UnitConvert';
@@ -22,7 +23,7 @@ describe.skipIf(skipWithoutChromium('a fifth tool in the web app (headless Chrom
     const outDir = join(OUT, 'dist-fifth-tool');
     await buildApp({ toolSpecs: join(repoRoot, 'pipeline/core/tools/testing/registry.ts'), outDir });
     served = await serveApp({ outDir });
-  }, 180_000);
+  }, TEST_CAP_MS);
 
   afterAll(async () => {
     await served?.close();
@@ -33,7 +34,7 @@ describe.skipIf(skipWithoutChromium('a fifth tool in the web app (headless Chrom
     try {
       const url = `${served.url}?model=tiny-random&backend=wasm&tools=${TOOL}&k=2&m=0&text=${encodeURIComponent(example.text)}`;
       const { page, errors, foreign } = await openPage(browser, url);
-      await page.waitForFunction(() => document.body.dataset.ready, null, { timeout: 90_000 });
+      await waitWhileProgressing(page, () => document.body.dataset.ready);
       expect(await page.evaluate(() => document.body.dataset.ready)).toBe('true');
 
       // The tool list: every spec of the registry the app was built with, in its order; only UnitConvert runs.
@@ -43,7 +44,7 @@ describe.skipIf(skipWithoutChromium('a fifth tool in the web app (headless Chrom
       expect(await page.isChecked(`[data-testid="ex-tool-${TOOL}"]`)).toBe(true);
       expect(await page.isChecked('[data-testid="ex-tool-Calculator"]')).toBe(false);
 
-      await page.waitForFunction(() => document.querySelector('[data-testid="ex-status"]')?.getAttribute('data-done'), null, { timeout: 120_000 });
+      await waitWhileProgressing(page, () => document.querySelector('[data-testid="ex-status"]')?.getAttribute('data-done'));
       expect(await text(page, 'ex-status')).toMatch(/^Scored \d+ candidate calls over \d+ tokens/);
       expect(await page.locator(`[data-testid="ex-strip-${TOOL}"] .strip span`).count()).toBeGreaterThan(10);
 
@@ -77,5 +78,5 @@ describe.skipIf(skipWithoutChromium('a fifth tool in the web app (headless Chrom
     } finally {
       await browser.close();
     }
-  }, 240_000);
+  }, TEST_CAP_MS);
 });

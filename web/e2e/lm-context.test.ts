@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launch, openPage, skipWithoutChromium } from './browser.ts';
 import { buildApp, serveApp, type Served } from './serve.ts';
+import { TEST_CAP_MS, waitWhileProgressing } from './progress-wait.ts';
 
 let served: Served;
 
@@ -17,7 +18,7 @@ describe.skipIf(skipWithoutChromium('explorer LM context in headless Chromium'))
   beforeAll(async () => {
     await buildApp();
     served = await serveApp();
-  }, 180_000);
+  }, TEST_CAP_MS);
 
   afterAll(async () => {
     await served?.close();
@@ -28,7 +29,7 @@ describe.skipIf(skipWithoutChromium('explorer LM context in headless Chromium'))
     try {
       const url = `${served.url}?model=tiny-random&backend=wasm&tools=Calculator&k=2&m=2&lmContext=bare&programmatic=0`;
       const { page, errors } = await openPage(browser, url);
-      await page.waitForFunction(doneAfter(null), null, { timeout: 120_000 });
+      await waitWhileProgressing(page, doneAfter(null));
       expect(await page.inputValue('[data-testid="ex-lm-context"]')).toBe('bare');
       expect(await page.isChecked('[data-testid="ex-programmatic"]')).toBe(false);
       const proposers = async () => (await page.locator('[data-testid="ex-candidates"] tr td:nth-child(3), [data-testid="ex-rejected"] tr td:nth-child(3)').allTextContents()).map((t) => t.trim());
@@ -38,7 +39,7 @@ describe.skipIf(skipWithoutChromium('explorer LM context in headless Chromium'))
 
       const first = await page.getAttribute('[data-testid="ex-status"]', 'data-done');
       await page.click('[data-testid="ex-programmatic"]');
-      await page.waitForFunction(doneAfter(first), null, { timeout: 120_000 });
+      await waitWhileProgressing(page, doneAfter(first));
       const both = await proposers();
       expect(both).toContain('LM sample');
       expect(both.some((p) => p === 'proposer' || p === 'yours')).toBe(true);
@@ -46,5 +47,5 @@ describe.skipIf(skipWithoutChromium('explorer LM context in headless Chromium'))
     } finally {
       await browser.close();
     }
-  }, 300_000);
+  }, TEST_CAP_MS);
 });

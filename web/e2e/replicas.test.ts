@@ -18,6 +18,7 @@ import type { GoldenResult } from '../src/analysis-types.ts';
 import { GOLDEN_CASES, scoreGolden } from '../src/golden.ts';
 import { launch, openPage, skipWithoutChromium, textOf, scoreGoldenInPage } from './browser.ts';
 import { buildApp, repoRoot, serveApp, type Served } from './serve.ts';
+import { TEST_CAP_MS, waitWhileProgressing } from './progress-wait.ts';
 
 const NAME = 'replica-q4f16-e2e';
 const DIR = join(repoRoot, 'models', NAME);
@@ -42,7 +43,7 @@ describe.skipIf(skipWithoutChromium('published-format replicas in headless Chrom
       nodeByDtype.set(dtype, await scoreGolden(each, GOLDEN_CASES));
       await each.release();
     }
-  }, 240_000);
+  }, TEST_CAP_MS);
 
   afterAll(async () => {
     await served?.close();
@@ -55,7 +56,7 @@ describe.skipIf(skipWithoutChromium('published-format replicas in headless Chrom
     try {
       const url = `${served.url}?model=${NAME}&backend=wasm&dtype=q4f16&tools=Calculator&k=2&m=0&tauF=0.5`;
       const { page, errors, foreign } = await openPage(browser, url);
-      await page.waitForFunction(() => document.body.dataset.ready, null, { timeout: 120_000 });
+      await waitWhileProgressing(page, () => document.body.dataset.ready);
       expect(await page.evaluate(() => document.body.dataset.ready)).toBe('true');
       expect(await textOf(page, 'backend')).toBe('backend: wasm');
       const browserGolden = await scoreGoldenInPage(page, GOLDEN_CASES);
@@ -71,7 +72,7 @@ describe.skipIf(skipWithoutChromium('published-format replicas in headless Chrom
     } finally {
       await browser.close();
     }
-  }, 300_000);
+  }, TEST_CAP_MS);
 
   it('every dtype of the published layouts loads on WASM and scores the worked calls as Node does on the same file', async () => {
     const browser = await launch({ webgpu: false });
@@ -79,7 +80,7 @@ describe.skipIf(skipWithoutChromium('published-format replicas in headless Chrom
       for (const dtype of DTYPES) {
         const url = `${served.url}?model=${ALL}&backend=wasm&dtype=${dtype}&tools=Calculator&k=2&m=0&tauF=0.5`;
         const { page, errors, foreign } = await openPage(browser, url);
-        await page.waitForFunction(() => document.body.dataset.ready, null, { timeout: 120_000 });
+        await waitWhileProgressing(page, () => document.body.dataset.ready);
         expect(await page.evaluate(() => document.body.dataset.ready), dtype).toBe('true');
         expect(await textOf(page, 'dtype')).toBe(`dtype: ${dtype} (onnx/${DTYPE_FILES[dtype]})`);
         const browserGolden = await scoreGoldenInPage(page, GOLDEN_CASES);
@@ -101,5 +102,5 @@ describe.skipIf(skipWithoutChromium('published-format replicas in headless Chrom
     } finally {
       await browser.close();
     }
-  }, 600_000);
+  }, TEST_CAP_MS);
 });

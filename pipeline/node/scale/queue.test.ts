@@ -25,10 +25,17 @@ const read = (out: string, file: string) => readFileSync(join(tmp, out, file), '
 const expectSameAsOne = (out: string) => {
   for (const f of FILES) expect(read(out, f), `${out}/${f}`).toBe(read('one', f));
 };
-const until = async (check: () => boolean, what: string, ms = 240_000) => {
-  const deadline = Date.now() + ms;
+/**
+ * Waits until `check()` holds, bounded by progress rather than by the clock: it fails when `progress()` (what the
+ * processes have written so far) has not changed for 3 minutes. The test's own limit still applies.
+ */
+const until = async (check: () => boolean, what: string, progress: () => string, stallMs = 180_000) => {
+  let last = progress();
+  let movedAt = Date.now();
   while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    const now = progress();
+    if (now !== last) [last, movedAt] = [now, Date.now()];
+    if (Date.now() - movedAt > stallMs) throw new Error(`no progress for ${stallMs / 1000} s waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
 };
@@ -74,7 +81,7 @@ describe.skipIf(noRedis)(GROUP, () => {
     expect(other.stderr).toMatch(/^(worker: waiting for a run on \S+\n)?toolformer: worker refused: its modelDigest differs from the run's \(run [0-9a-f]{12}, this worker [0-9a-f]{12}\): start it with the run's --model and --dtype[^\n]*\n$/);
 
     const victim = startWorker(worker(redis), true);
-    await until(() => /chunk (\d+) started/.test(victim.log()), 'the first worker to take a chunk');
+    await until(() => /chunk (\d+) started/.test(victim.log()), 'the first worker to take a chunk', victim.log);
     const chunk = Number(/chunk (\d+) started/.exec(victim.log())![1]);
     // Mid-chunk: the chunk's file is not saved yet (it holds at least two documents' work).
     await new Promise((r) => setTimeout(r, 300));
@@ -97,7 +104,7 @@ describe.skipIf(noRedis)(GROUP, () => {
   it('Redis restarted (emptied) mid-run: the coordinator re-adds what was lost; the files equal --workers 1', async () => {
     const coordinator = start(annotate('restart', '--queue', redis.url));
     const w = startWorker(worker(redis));
-    await until(() => existsSync(join(tmp, 'restart/chunks')) && readdirSync(join(tmp, 'restart/chunks')).length >= 1, 'the first saved chunk');
+    await until(() => existsSync(join(tmp, 'restart/chunks')) && readdirSync(join(tmp, 'restart/chunks')).length >= 1, 'the first saved chunk', w.log);
     await redis.restart();
     const [run, done] = await Promise.all([coordinator.done, w.done]);
     expect(run.code).toBe(0);
