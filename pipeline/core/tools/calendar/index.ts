@@ -7,18 +7,28 @@ import { paperPrompt } from '../prompts.ts';
 import { positionBefore } from '../../text/boundaries.ts';
 import { foldText } from '../../text/compare.ts';
 import { findDates } from '../../text/spans.ts';
-import { PAPER_DEFAULTS, type PrefilterVerdict, type ToolSpec } from '../spec.ts';
-import { Calendar } from './calendar.ts';
+import { PAPER_DEFAULTS, type PrefilterVerdict, type ToolRunner, type ToolSpec } from '../spec.ts';
 import { proposeCalendar } from './proposer.ts';
 
 const NAME = 'Calendar';
+
+/**
+ * The engine (calendar.ts, over date-fns: ~40 modules) loads on the first call, as mathjs and the language detector
+ * do: a command that only lists the tools (`toolformer tools`) never loads it.
+ */
+let engine: Promise<ToolRunner> | undefined;
+const loadEngine = () => (engine ??= import('./calendar.ts').then((m) => new m.Calendar()));
+const lazyCalendar: ToolRunner = {
+  run: async (input, context) => (await loadEngine()).run(input, context),
+  load: async () => void (await loadEngine()),
+};
 
 export const calendar: ToolSpec = {
   name: NAME,
   description: "Returns today's date (the document's date), e.g. Today is Monday, January 30, 2023.",
   parameters: { type: 'object', properties: {}, additionalProperties: false },
   argument: { syntax: 'none' },
-  create: () => new Calendar(),
+  create: () => lazyCalendar,
   sameResult: calendarSameResult,
   prompt: paperPrompt(
     NAME,
