@@ -3,7 +3,7 @@
  * with boosts. `namesOnly` indexes the names alone: the baseline a retriever must beat to show that the
  * documentation helps.
  */
-import MiniSearch from 'minisearch';
+import MiniSearch, { type SearchOptions } from 'minisearch';
 import { type RankedTool, type ToolRetriever, topOf } from './retriever.ts';
 import { termsOf } from './terms.ts';
 import { type RetrievableTool, toolText } from './tool-text.ts';
@@ -16,6 +16,8 @@ export interface Bm25Options {
   namesOnly?: boolean;
   /** Field boosts. @default BM25_BOOSTS */
   boosts?: { nameWords: number; description: number; documentation: number };
+  /** minisearch's BM25+ parameters and term matching (for tuning on dev). @default minisearch's: k 1.2, b 0.7, d 0.5, exact terms */
+  search?: Pick<SearchOptions, 'bm25' | 'prefix' | 'fuzzy'>;
 }
 
 export class Bm25Retriever implements ToolRetriever {
@@ -34,7 +36,7 @@ export class Bm25Retriever implements ToolRetriever {
       // camelCase or stem.
       tokenize: (text) => text.split(' ').filter(Boolean),
       processTerm: (term) => term,
-      searchOptions: { boost: options.namesOnly ? {} : { ...(options.boosts ?? BM25_BOOSTS) } },
+      searchOptions: { boost: options.namesOnly ? {} : { ...(options.boosts ?? BM25_BOOSTS) }, ...options.search },
     });
     this.index.addAll(tools.map((tool, id) => {
       const text = toolText(tool);
