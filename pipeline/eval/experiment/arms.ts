@@ -8,6 +8,7 @@
  *                any position): the proposers without the filter's choice, at (a)'s density
  *   d  no-calls  (a)'s documents without calls (the paper's CC baseline), windows anchored where (a)'s calls were
  *   e  kb-prose  (a) plus the templated KB prose annotated by the same pipeline (train subjects only)
+ *   f  full      (a)'s recipe on the whole non-held-out corpus (issue 31 item 3: the data-volume confound)
  * In every arm, calls whose argument names a held-out subject are removed first (withoutHeldOutCalls).
  * The control (base mixture alone, `--mix 1`) takes (a)'s file only to satisfy the trainer; it draws no C* row.
  */
@@ -18,7 +19,7 @@ import { toolSpec } from '../../core/tools/registry.ts';
 import { mulberry32, type Random } from '../../core/random.ts';
 import type { CorpusDoc } from './heldout.ts';
 
-export const ARMS = ['a', 'b', 'c', 'd', 'e'] as const;
+export const ARMS = ['a', 'b', 'c', 'd', 'e', 'f'] as const;
 export type Arm = (typeof ARMS)[number];
 export const ARM_NAMES: Record<Arm | 'control', string> = {
   a: 'kept calls (the pipeline)',
@@ -28,6 +29,7 @@ export const ARM_NAMES: Record<Arm | 'control', string> = {
   // that begin with a synthetic `[QA(…) -> …]` prefix; (d) has no pipeline calls, and the name says so.
   d: 'no pipeline calls (CC baseline; base mixture with 30 % synthetic call rows)',
   e: '(a) + KB prose',
+  f: 'kept calls, whole non-held-out corpus',
   control: 'base mixture only (30 % synthetic call rows)',
 };
 

@@ -26,7 +26,7 @@ export interface ReportPaths {
 
 export type ArmKey = Run['arm'];
 /** The arms in the order of the report's columns. */
-export const ORDER: ArmKey[] = ['a', 'b', 'c', 'd', 'e', 'control'];
+export const ORDER: ArmKey[] = ['a', 'b', 'c', 'd', 'e', 'f', 'control'];
 /** Each arm's finished runs with their trials. */
 export type ByArm = Map<ArmKey, { run: Run; trials: TrialRecord[] }[]>;
 /** A run's held-out loss: mean nats/token and the per-window means the paired differences use. */

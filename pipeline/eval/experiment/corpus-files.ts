@@ -7,7 +7,8 @@ import { dirname, join, resolve } from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { readJsonl } from '../../io/jsonl.ts';
 import type { EvalPrompt, KbFact } from '../tasks.ts';
-import { buildEvalSet, positiveControlPrompts, type Phrasing } from './eval-sets.ts';
+import { factbookTrainCutPrompts, positiveControlPrompts } from './derived-sets.ts';
+import { buildEvalSet, type Phrasing } from './eval-sets.ts';
 import { chooseHeldOut, type CorpusDoc, type HeldOut } from './heldout.ts';
 
 export const ROOT = resolve(import.meta.dirname, '../../..');
@@ -16,8 +17,10 @@ export const HELDOUT_FILE = join(HERE, 'heldout.json');
 /** The committed eval set; EXPERIMENT_PROMPTS points a smoke test at a smaller one. */
 export const PROMPTS_FILE = process.env.EXPERIMENT_PROMPTS ?? join(HERE, 'prompts.jsonl');
 export const PHRASINGS_FILE = join(HERE, 'phrasings.json');
-/** The positive control (eval-sets.ts positiveControlPrompts), built from the committed eval set. */
+/** The positive control (derived-sets.ts positiveControlPrompts), built from the committed eval set. */
 export const POSITIVE_FILE = join(HERE, 'positive-control.jsonl');
+/** The Factbook cloze with the training-format cut (derived-sets.ts factbookTrainCutPrompts), from the committed eval set. */
+export const FACTBOOK_TRAIN_CUT_FILE = join(HERE, 'factbook-train-cut.jsonl');
 
 /** The repository's JSONL reader (file:line errors). */
 export { readJsonl };
@@ -66,4 +69,10 @@ export function evalSet(): { prompts: EvalPrompt[]; phrasings: Phrasing[] } {
 export function positiveControlSet(): EvalPrompt[] {
   if (!existsSync(POSITIVE_FILE)) writeJsonl(POSITIVE_FILE, positiveControlPrompts(evalSet().prompts));
   return readJsonl<EvalPrompt>(POSITIVE_FILE);
+}
+
+/** The committed Factbook cloze with the training-format cut (written from the eval set when missing). */
+export function factbookTrainCutSet(): EvalPrompt[] {
+  if (!existsSync(FACTBOOK_TRAIN_CUT_FILE)) writeJsonl(FACTBOOK_TRAIN_CUT_FILE, factbookTrainCutPrompts(evalSet().prompts, corpus.factbook(), encoder()));
+  return readJsonl<EvalPrompt>(FACTBOOK_TRAIN_CUT_FILE);
 }

@@ -340,26 +340,3 @@ export function buildEvalSet(input: {
   }
   return { prompts, phrasings };
 }
-
-/** The positive control's file (committed beside prompts.jsonl). */
-export const POSITIVE_CONTROL_FAMILY = 'capitals-training-template';
-
-/**
- * The positive control (issue 31 item 2): the held-out capital subjects of the eval set in the KB prose's own
- * training templates (tasks.ts trainDocs: "The capital of X is …", "X is a country. The capital of X is …"). A model
- * that learned the mechanics answers these with a call; the gap to the real-format and off-template families is
- * then about carrying the call to new phrasings, not about calling at all. Subjects come from the eval set, so
- * they are in no finetuning template instance (experiment.test.ts checks the eval subjects against the train split).
- */
-export function positiveControlPrompts(prompts: readonly EvalPrompt[]): EvalPrompt[] {
-  const bySubject = new Map<string, EvalPrompt>();
-  for (const p of prompts) if (p.family === 'capitals' && !p.real && p.subject && !bySubject.has(p.subject)) bySubject.set(p.subject, p);
-  const templates = [
-    { name: 'kb-prose', text: (s: string) => `The capital of ${s} is` },
-    { name: 'kb-prose-country', text: (s: string) => `${s} is a country. The capital of ${s} is` },
-  ];
-  return [...bySubject.values()].flatMap((p, i) => templates.map((t) => ({
-    id: `${POSITIVE_CONTROL_FAMILY}/${t.name}/${i}`, date: p.date, family: POSITIVE_CONTROL_FAMILY, phrasing: t.name,
-    subject: p.subject, prompt: t.text(p.subject!), answers: p.answers, tool: p.tool,
-  })));
-}

@@ -5,7 +5,8 @@ import { parseCall } from '../../core/call-syntax.ts';
 import { stripCalls } from '../../core/generate/generate.ts';
 import { clusteredWilson, majorityRate, wilson } from '../metrics.ts';
 import { armAll, armNoCalls, armRandom, callsPerTool, mentionsAny, ranCalls, withoutHeldOutCalls, type CallRow, type TrainRecord } from './arms.ts';
-import { buildEvalSet, fitLeft, positiveControlPrompts } from './eval-sets.ts';
+import { factbookTrainCut, factbookTrainCutPrompts, positiveControlPrompts } from './derived-sets.ts';
+import { buildEvalSet, fitLeft } from './eval-sets.ts';
 import { chooseHeldOut, isHeldOutDoc, type CorpusDoc } from './heldout.ts';
 import { lossWindows } from './loss.ts';
 import { describeOverlap, overlapReport, phrasingRegex, type OverlapReport } from './overlap.ts';
@@ -162,6 +163,42 @@ describe('held-out lists and eval set (real corpus)', () => {
       expect(trainSubjects.has(p.subject!), p.subject).toBe(false);
       expect(p.prompt.endsWith(`The capital of ${p.subject} is`)).toBe(true);
     }
+  });
+
+  it('the Factbook cloze with the training-format cut keeps the "Country name:" line the old cut drops, on the same sections', () => {
+    const cut = factbookTrainCutPrompts(set.prompts, factbook, encode);
+    expect(readJsonl(join(import.meta.dirname, 'factbook-train-cut.jsonl'))).toEqual(JSON.parse(JSON.stringify(cut)));
+    const old = set.prompts.filter((p) => p.phrasing === 'factbook-cloze');
+    expect(cut.map((p) => [p.source, p.subject, p.answers])).toEqual(old.map((p) => [p.source, p.subject, p.answers]));
+    // The old cut lost the line in most prompts (the issue counted 41 of 43); the new one keeps it in all.
+    expect(old.filter((p) => !p.prompt.includes('\nCountry name:')).length).toBeGreaterThan(old.length / 2);
+    for (const p of cut) {
+      const doc = factbook.find((d) => d.id === p.source)!;
+      const [header, country, ...rest] = p.prompt.split('\n');
+      expect(isHeldOutDoc(heldOut, doc)).toBe(true);
+      expect(encode(p.prompt).length).toBeLessThanOrEqual(72);
+      expect(doc.text.startsWith(`${header}\n`)).toBe(true);
+      // The Country name line whole or cut at a field boundary; the other lines whole, in order, ending at the capital.
+      expect(country).toMatch(/^Country name: /);
+      const line = doc.text.split('\n').find((l) => l.startsWith('Country name: '))!;
+      expect(line === country || line.startsWith(`${country}; `), p.id).toBe(true);
+      expect(rest.at(-1)).toBe('Capital: name:');
+      const before = doc.text.slice(0, doc.text.indexOf('\nCapital: name: ')) + '\nCapital: name:';
+      expect(before.endsWith(['', ...rest].join('\n')), p.id).toBe(true);
+      expect(doc.text).toContain(`Capital: name: ${p.answers[0]}`);
+    }
+  });
+
+  it('the training-format cut drops the Country name line\'s later fields, then the lines after it, then its conventional forms', () => {
+    const doc = { id: 'x/government/0', source: 'factbook', text: 'X: Government.\nCountry name: long: A; short: B; local: C; note: D\nType: one\nGov: two\nCapital: name: Z; more' };
+    const chars = (s: string) => [...s].map((c) => c.charCodeAt(0));
+    const at = (n: number) => factbookTrainCut(doc, chars, n);
+    expect(at(1000)).toBe('X: Government.\nCountry name: long: A; short: B; local: C; note: D\nType: one\nGov: two\nCapital: name:');
+    expect(at(80)).toBe('X: Government.\nCountry name: long: A; short: B\nType: one\nGov: two\nCapital: name:');
+    expect(at(75)).toBe('X: Government.\nCountry name: long: A; short: B\nGov: two\nCapital: name:');
+    expect(at(61)).toBe('X: Government.\nCountry name: long: A; short: B\nCapital: name:');
+    expect(at(56)).toBe('X: Government.\nCountry name: long: A\nCapital: name:');
+    expect(at(20)).toBeNull();
   });
 
   it('today is never written in a dates prompt, and today differs between prompts', () => {

@@ -15,6 +15,9 @@ export const paths = {
   heldText: join(OUT, 'data/heldout-text.jsonl'),
   annCorpus: join(OUT, 'ann/corpus'),
   annKb: join(OUT, 'ann/kbprose'),
+  /** The data-volume arm: every non-held-out corpus document, annotated (plan.ts FULL_CORPUS_RUNS). */
+  fullInput: join(OUT, 'data/full-corpus-input.jsonl'),
+  annFull: join(OUT, 'ann/full'),
   arm: (name: string) => join(OUT, 'arms', `${name}.jsonl`),
   armStats: join(OUT, 'arms/stats.json'),
   overlap: join(OUT, 'overlap.json'),

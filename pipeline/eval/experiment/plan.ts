@@ -44,3 +44,14 @@ export function schedule(): Run[] {
 }
 
 export const runName = (r: Run): string => `${r.arm}${r.steps ? r.steps : ''}-s${r.seed}`;
+
+/**
+ * The data-volume arm (issue 31 item 3): (a)'s recipe — the pipeline's kept calls, held-out subjects removed — on the
+ * whole non-held-out corpus instead of 500 documents, 3 seeds, the grid's steps and eval. `npm run experiment` runs
+ * it after the grid and the limit runs (one long job at a time): annotating ≈ 11k documents is hours of CPU,
+ * checkpointed and resumed by annotate --resume.
+ */
+export const FULL_CORPUS_RUNS: Run[] = SEEDS.map((seed) => ({ arm: 'f', seed }));
+
+/** The runs the report's arm tables show: the grid, then the data-volume arm. */
+export const reportedRuns = (): Run[] => [...schedule(), ...FULL_CORPUS_RUNS];

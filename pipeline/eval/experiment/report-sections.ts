@@ -10,9 +10,11 @@ import { splitDocs } from '../../train/data.ts';
 import type { EvalPrompt } from '../tasks.ts';
 import { ARM_NAMES } from './arms.ts';
 import { cci, cell, ci, lossDiff, ORDER, trials, type ArmKey, type ByArm, type ReportPaths } from './cells.ts';
-import { corpus, encoder, readJsonl } from './corpus-files.ts';
+import { corpus, encoder, readJsonl, FACTBOOK_TRAIN_CUT_FILE, PROMPTS_FILE } from './corpus-files.ts';
+import { FACTBOOK_CLOZE } from './derived-sets.ts';
+import { MAX_PROMPT_TOKENS } from './eval-sets.ts';
 import { pretrainingOverlap, type PretrainingOverlap } from './overlap.ts';
-import { LIMIT_RUNS, STEPS, runName, schedule, type Run } from './plan.ts';
+import { LIMIT_RUNS, STEPS, reportedRuns, runName, type Run } from './plan.ts';
 
 /**
  * The eval set's overlap with models/default's pretraining: it saw the corpus's train split (pipeline/train/data.ts
@@ -35,27 +37,78 @@ export function pretrainingSection(prompts: EvalPrompt[]): { lines: string[]; pr
  */
 export function positiveControlSection(p: ReportPaths): string[] {
   const L = ['## Positive control: held-out subjects in the training templates (capitals; % [95 % interval clustered by prompt])', ''];
-  const all = [...schedule(), ...LIMIT_RUNS];
-  const read = (r: Run) => {
-    const f = join(p.committed(r), 'positive-trials.jsonl');
-    return existsSync(f) ? readJsonl<TrialRecord>(f) : null;
-  };
-  const done = all.filter((r) => read(r) !== null);
   L.push('The prompts are "The capital of X is" and "X is a country. The capital of X is" (tasks.ts trainDocs\'s templates) for the ' +
-    'held-out subjects of the capitals family (eval-sets.ts positiveControlPrompts, positive-control.jsonl). A model that learned to call ' +
+    'held-out subjects of the capitals family (derived-sets.ts positiveControlPrompts, positive-control.jsonl). A model that learned to call ' +
     'in its training format scores here; the gap to the families above is what it fails to carry to new phrasings.', '');
-  if (done.length === 0) return [...L, 'Not run yet.'];
-  const groups = new Map<string, Run[]>();
-  for (const r of done) groups.set(r.steps ? runName(r) : `(${r.arm}) ${ARM_NAMES[r.arm]}`, [...(groups.get(r.steps ? runName(r) : `(${r.arm}) ${ARM_NAMES[r.arm]}`) ?? []), r]);
+  const { groups, missing } = derivedRuns(p, 'positive-trials.jsonl');
+  if (groups.length === 0) return [...L, 'Not run yet.'];
   L.push('| run | seeds | prompts | with tools | without tools | calls made (with tools) |', '|---|---|---:|---|---|---|');
-  for (const [label, runs] of groups) {
-    const trialsOf = runs.map((r) => read(r)!);
+  for (const { label, runs } of groups) {
+    const trialsOf = runs.map((r) => r.derived);
     const withTools = cell(trialsOf.map((ts) => ts.filter((t) => t.tools)), () => true, (t) => t.correct);
     const without = cell(trialsOf.map((ts) => ts.filter((t) => !t.tools)), () => true, (t) => t.correct);
     const called = cell(trialsOf.map((ts) => ts.filter((t) => t.tools)), () => true, (t) => t.calls.length > 0);
-    L.push(`| ${label} | ${runs.map((r) => r.seed).join(', ')} | ${withTools.byPrompt.size} | ${cci(withTools, false)} | ${cci(without, false)} | ${cci(called, false)} |`);
+    L.push(`| ${label} | ${runs.map((r) => r.run.seed).join(', ')} | ${withTools.byPrompt.size} | ${cci(withTools, false)} | ${cci(without, false)} | ${cci(called, false)} |`);
   }
-  const missing = all.filter((r) => read(r) === null);
+  if (missing.length) L.push('', `Still to run (their models must be finetuned again on this machine; \`npm run experiment\` does it): ${missing.map(runName).join(', ')}.`);
+  return L;
+}
+
+/**
+ * The runs whose derived-set trials (results/runs/<run>/<file>, run.ts DERIVED_SETS) are committed, grouped as the
+ * report's rows: the grid runs by arm, each limit run alone; and the runs still missing them.
+ */
+function derivedRuns(p: ReportPaths, file: string): { groups: { label: string; runs: { run: Run; derived: TrialRecord[] }[] }[]; missing: Run[] } {
+  const all = [...reportedRuns(), ...LIMIT_RUNS];
+  const read = (r: Run) => {
+    const f = join(p.committed(r), file);
+    return existsSync(f) ? readJsonl<TrialRecord>(f) : null;
+  };
+  const groups = new Map<string, { run: Run; derived: TrialRecord[] }[]>();
+  const missing: Run[] = [];
+  for (const r of all) {
+    const derived = read(r);
+    if (!derived) {
+      missing.push(r);
+      continue;
+    }
+    const label = r.steps ? runName(r) : `(${r.arm}) ${ARM_NAMES[r.arm]}`;
+    groups.set(label, [...(groups.get(label) ?? []), { run: r, derived }]);
+  }
+  return { groups: [...groups].map(([label, runs]) => ({ label, runs })), missing };
+}
+
+/**
+ * The Factbook cloze with the training-format cut (issue 31 item 1; derived-sets.ts factbookTrainCut, the "Country
+ * name:" line kept) beside the eval set's own cut (lines dropped from the top), on the same runs: accuracy with
+ * tools, the new cut without tools, and how often the call asks about the section's own country.
+ */
+export function factbookCutSection(p: ReportPaths): string[] {
+  const L = ['## Capitals, Factbook cloze: the training-format cut beside the old cut (% [95 % interval clustered by prompt])', ''];
+  const newPrompts = readJsonl<EvalPrompt>(FACTBOOK_TRAIN_CUT_FILE);
+  const subjectOf = new Map(newPrompts.map((q) => [q.id, q.subject!]));
+  const oldSubjectOf = new Map(readJsonl<EvalPrompt>(PROMPTS_FILE).filter((q) => q.phrasing === FACTBOOK_CLOZE).map((q) => [q.id, q.subject!]));
+  L.push(`The old cut ("factbook-cloze" in prompts.jsonl) keeps the section's header and drops whole lines from the top until the prompt fits ${MAX_PROMPT_TOKENS} ` +
+    'tokens, which drops the "Country name:" line that every finetuning record with a Factbook capital call holds. The training-format cut ' +
+    `(factbook-train-cut.jsonl, ${newPrompts.length} prompts from the same sections) keeps that line, shortened to its conventional forms where needed, ` +
+    'and drops the lines between it and the capital instead. "Asks about the country": calls (with tools) whose question names the section\'s country.', '');
+  const { groups, missing } = derivedRuns(p, 'factbook-train-cut-trials.jsonl');
+  if (groups.length === 0) return [...L, 'Not run yet.'];
+  const asks = (subjects: Map<string, string>) => (t: TrialRecord) => t.calls.some((c) => c.input.includes(subjects.get(t.id) ?? '\u0000'));
+  const called = (t: TrialRecord) => t.calls.length > 0;
+  L.push('| run | seeds | old cut, with tools | training cut, with tools | training cut, without tools | calls: old cut | calls: training cut | asks about the country: old cut | asks about the country: training cut |',
+    '|---|---|---|---|---|---|---|---|---|');
+  for (const { label, runs } of groups) {
+    const old = runs.map((r) => trials(p, r.run)!.filter((t) => t.tools && t.phrasing === FACTBOOK_CLOZE));
+    const cut = runs.map((r) => r.derived.filter((t) => t.tools));
+    const cutWithout = runs.map((r) => r.derived.filter((t) => !t.tools));
+    const all = () => true;
+    const cells = [
+      cell(old, all, (t) => t.correct), cell(cut, all, (t) => t.correct), cell(cutWithout, all, (t) => t.correct),
+      cell(old, all, called), cell(cut, all, called), cell(old, all, asks(oldSubjectOf)), cell(cut, all, asks(subjectOf)),
+    ];
+    L.push(`| ${label} | ${runs.map((r) => r.run.seed).join(', ')} | ${cells.map((c) => cci(c, false)).join(' | ')} |`);
+  }
   if (missing.length) L.push('', `Still to run (their models must be finetuned again on this machine; \`npm run experiment\` does it): ${missing.map(runName).join(', ')}.`);
   return L;
 }

@@ -14,8 +14,8 @@ import { ARM_NAMES } from './arms.ts';
 import { cci, cell, lossDiff, newcombe, ORDER, pct, readJson, show, trials, type ArmKey, type ByArm, type Cell, type ReportPaths, type RunLoss } from './cells.ts';
 import { HERE, PROMPTS_FILE, ROOT, readJsonl } from './corpus-files.ts';
 import type { OverlapReport } from './overlap.ts';
-import { ANNOTATE, LIMIT_RUNS, LOSS_TOKENS, MIX, SEEDS, STEPS, runName, schedule, type Run } from './plan.ts';
-import { limitsSection, loopTable, positiveControlSection, pretrainingSection, subjectTokensSection } from './report-sections.ts';
+import { ANNOTATE, LIMIT_RUNS, LOSS_TOKENS, MIX, SEEDS, STEPS, reportedRuns, runName, type Run } from './plan.ts';
+import { factbookCutSection, limitsSection, loopTable, positiveControlSection, pretrainingSection, subjectTokensSection } from './report-sections.ts';
 
 export const RESULTS = process.env.EXPERIMENT_RESULTS ?? join(HERE, 'results');
 
@@ -23,7 +23,7 @@ type PhrasedPrompt = EvalPrompt & { phrasing: string };
 
 export function writeReport(p: ReportPaths): void {
   mkdirSync(RESULTS, { recursive: true });
-  const runs = schedule();
+  const runs = reportedRuns();
   const done = (r: Run) => trials(p, r) !== null;
   const byArm = new Map() as ByArm;
   for (const r of runs) {
@@ -100,6 +100,7 @@ export function writeReport(p: ReportPaths): void {
   L.push(...comparisonsSection(arms, byArm, prompts));
   L.push(...lossSection(runs, losses));
   L.push('', ...positiveControlSection(p), '');
+  L.push('', ...factbookCutSection(p), '');
   L.push('', ...limitsSection(p, losses), '');
   writeFileSync(join(RESULTS, 'report.md'), L.join('\n') + '\n');
   writeFileSync(join(RESULTS, 'loop.md'), loopTable(p, byArm, losses).join('\n') + '\n');

@@ -7,68 +7,33 @@
  *   tsx pipeline/eval/experiment/run.ts next     do the first step not done (exit 0), or exit 10 when all are done
  *   tsx pipeline/eval/experiment/run.ts status   list the steps and whether each is done
  *   tsx pipeline/eval/experiment/run.ts report   rewrite the report from whatever has finished
+ *   tsx pipeline/eval/experiment/run.ts derived  the derived sets (positive control, Factbook training-format cut) on
+ *                                                 every run whose model is on disk, then the report
  *   tsx pipeline/eval/experiment/run.ts snapshot write results/ann-*.tar.xz from the annotate runs (also in flight)
  *   tsx pipeline/eval/experiment/run.ts toolformer  models/toolformer from the best arm (npm run build:toolformer)
  *
  * Outputs under $EXPERIMENT_OUT (default out/experiment) and checkpoints under .cache/experiment; the report and the
  * small results are committed under pipeline/eval/experiment/results/.
  */
-import { spawnSync } from 'node:child_process';
-import { copyFileSync, cpSync, existsSync, mkdirSync, renameSync } from 'node:fs';
-import { basename, join, relative } from 'node:path';
-import { mulberry32 } from '../../core/random.ts';
+import { copyFileSync, cpSync, existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { trainDocs } from '../tasks.ts';
 import { armAll, armNoCalls, armRandom, callsPerTool, mentionsAny, withoutHeldOutCalls, withoutHeldOutRows, type CallRow, type TrainRecord } from './arms.ts';
-import { ROOT, corpus, evalSet, heldOut, positiveControlSet, readJsonl, readKb, writeJsonl, HELDOUT_FILE, POSITIVE_FILE, PROMPTS_FILE } from './corpus-files.ts';
+import { ROOT, corpus, evalSet, factbookTrainCutSet, heldOut, positiveControlSet, readJsonl, readKb, writeJsonl, FACTBOOK_TRAIN_CUT_FILE, HELDOUT_FILE, POSITIVE_FILE, PROMPTS_FILE } from './corpus-files.ts';
 import { heldOutSubjects, isHeldOutDoc, type CorpusDoc } from './heldout.ts';
-import { ANNOTATE, LIMIT_RUNS, LOSS_TOKENS, MIX, STEPS, runName, schedule, type Run } from './plan.ts';
+import { ANNOTATE, FULL_CORPUS_RUNS, LIMIT_RUNS, LOSS_TOKENS, MIX, STEPS, runName, schedule, type Run } from './plan.ts';
 import { RESULTS, writeReport } from './report.ts';
 import { overlapReport } from './overlap.ts';
 import { elementSplit } from '../tasks.ts';
 import { stripCalls } from '../../core/generate/generate.ts';
 import { capitalFacts, splitFacts } from '../../train/data-synthetic.ts';
 import { copyInto, readJson, toolformer, writeJson, type Step } from './steps.ts';
-import { armFiles, OUT, paths, WORK } from './paths.ts';
+import { armFiles, paths } from './paths.ts';
+import { annotateStep, FULL_SNAPSHOT_FILES, shuffle, snapshot } from './annotate-steps.ts';
 import { SHIPPED, shipModel } from './ship-model.ts';
 
 /** 1 / the share of the non-held-out corpus used as the base-mixture corpus. */
 const BASE_CORPUS_SHARE_INV = 4;
-
-
-/**
- * results/ann-<name>.tar.xz from out/experiment/ann/<name>: checkpoint.json first, then the files it measures (they
- * only grow after it, and a resume truncates them to the checkpoint), so a snapshot of a run in flight is valid.
- */
-function snapshot(name: string): void {
-  const dir = join(OUT, 'ann', name);
-  if (!existsSync(dir)) return;
-  const tmp = join(WORK, 'snapshot', name);
-  spawnSync('rm', ['-rf', tmp]);
-  mkdirSync(tmp, { recursive: true });
-  const first = existsSync(join(dir, 'checkpoint.json')) ? ['checkpoint.json'] : [];
-  for (const f of first) copyFileSync(join(dir, f), join(tmp, f));
-  for (const f of ['config.json', 'stats.json', 'train.jsonl', 'calls.jsonl', 'errors.jsonl']) if (existsSync(join(dir, f))) copyFileSync(join(dir, f), join(tmp, f));
-  mkdirSync(RESULTS, { recursive: true });
-  const r = spawnSync('tar', ['-cJf', paths.snapshot(name) + '.tmp', '-C', join(WORK, 'snapshot'), name]);
-  if (r.status !== 0) throw new Error(`tar of ${dir} failed: ${r.stderr}`);
-  renameSync(paths.snapshot(name) + '.tmp', paths.snapshot(name));
-  console.error(`[experiment] snapshot ${relative(ROOT, dir)} → ${relative(ROOT, paths.snapshot(name))}`);
-}
-
-function restore(name: string): void {
-  mkdirSync(join(OUT, 'ann'), { recursive: true });
-  const r = spawnSync('tar', ['-xJf', paths.snapshot(name), '-C', join(OUT, 'ann')]);
-  if (r.status !== 0) throw new Error(`restoring ${paths.snapshot(name)} failed: ${r.stderr}`);
-}
-
-function shuffle<T>(xs: T[], seed: number): T[] {
-  const rng = mulberry32(seed);
-  for (let i = xs.length - 1; i > 0; i--) {
-    const j = Math.floor(rng.next() * (i + 1));
-    [xs[i], xs[j]] = [xs[j], xs[i]];
-  }
-  return xs;
-}
 
 /** The inputs: documents to annotate, the base-mixture corpus and the KB prose (all without held-out subjects). */
 function writeInputs(): void {
@@ -97,22 +62,22 @@ function writeInputs(): void {
   writeJsonl(paths.heldText, held.map(({ id, text, source }) => ({ id, text, source })));
 }
 
-function annotateStep(name: string, input: string, out: string): Step {
-  return {
-    name,
-    done: () => existsSync(join(out, 'stats.json')),
-    run: () => {
-      const snap = paths.snapshot(basename(out));
-      if (!existsSync(out) && existsSync(snap)) {
-        restore(basename(out));
-        console.error(`[experiment] restored ${relative(ROOT, out)} from ${relative(ROOT, snap)}`);
-      }
-      if (existsSync(join(out, 'stats.json'))) return;
-      const resume = existsSync(join(out, 'checkpoint.json')) ? ['--resume'] : ['--overwrite'];
-      toolformer(['annotate', input, '--out', out, '--workers', '1', '--quiet', ...resume]);
-      snapshot(basename(out));
-    },
-  };
+/**
+ * The data-volume arm's input: every non-held-out corpus document (Factbook sections and SOTU addresses), in a
+ * seeded order so that a partial annotation is a uniform sample of the corpus.
+ */
+function writeFullInput(): void {
+  const h = heldOut();
+  const docs = [...corpus.factbook(), ...corpus.sotu()].filter((d) => !isHeldOutDoc(h, d));
+  writeJsonl(paths.fullInput, shuffle(docs.map(({ id, text, source }) => ({ id, text, source })), ANNOTATE.seed + 7));
+}
+
+/** Arm (f): (a)'s recipe on the whole-corpus annotation (kept calls, those naming a held-out subject removed). */
+function writeArmF(): void {
+  const docs = new Map(readJsonl<CorpusDoc>(paths.fullInput).map((d) => [d.id, d]));
+  const { records, removed } = withoutHeldOutCalls(readJsonl<TrainRecord>(join(paths.annFull, 'train.jsonl')), docs, heldOutNames());
+  writeJson(join(paths.out, 'arms/f-removed.json'), { heldOutCallsRemoved: removed, records: records.length, calls: callsPerTool(records) });
+  writeJsonl(paths.arm('f'), records);
 }
 
 function docsById(): Map<string, CorpusDoc> {
@@ -186,7 +151,7 @@ function finetuneStep(r: Run): Step {
   return {
     name: `finetune ${runName(r)}`,
     done: () => (existsSync(join(model, 'onnx/model.onnx')) && existsSync(join(model, 'train-record.json'))) ||
-      ['trials.jsonl', 'loss.json', 'positive-trials.jsonl'].every((f) => existsSync(join(paths.committed(r), f))),
+      ['trials.jsonl', 'loss.json', ...DERIVED_SETS.map((d) => d.trialsFile)].every((f) => existsSync(join(paths.committed(r), f))),
     run: () => {
       const resume = existsSync(join(work, 'checkpoint.bin')) ? ['--resume'] : []; // the trainer's one checkpoint file
       toolformer(['finetune', '--data', ...armFiles(r.arm), '--corpus', paths.baseCorpus, '--out', model, '--work', work,
@@ -215,23 +180,45 @@ function evalStep(r: Run): Step {
   };
 }
 
+/** A prompt set derived from the eval set (derived-sets.ts), evaluated per run after the main eval. */
+interface DerivedSet {
+  /** Step name prefix. */
+  label: string;
+  /** Its eval folder under the run's out/experiment/eval/<run>/. */
+  dir: string;
+  /** The committed trials, in results/runs/<run>/. */
+  trialsFile: string;
+  /** The set's committed file, written when missing. */
+  file: string;
+  ensure(): unknown;
+}
+
 /**
- * The positive control (issue 31 item 2): the run's model on the held-out subjects in the training templates, with
- * and without tools. Runs whose model is gone (a fresh machine) finetune again first: finetuneStep is not done until
- * this file is committed, and the finetune is deterministic in its seed.
+ * Issue 31: the positive control (item 2; the held-out subjects in the training templates) and the Factbook cloze
+ * with the training-format cut (item 1; the "Country name:" line kept).
  */
-function positiveStep(r: Run): Step {
-  const out = join(paths.eval(r), 'positive');
-  const committed = join(paths.committed(r), 'positive-trials.jsonl');
+export const DERIVED_SETS: DerivedSet[] = [
+  { label: 'positive control', dir: 'positive', trialsFile: 'positive-trials.jsonl', file: POSITIVE_FILE, ensure: positiveControlSet },
+  { label: 'Factbook cloze, training-format cut', dir: 'factbook-train-cut', trialsFile: 'factbook-train-cut-trials.jsonl', file: FACTBOOK_TRAIN_CUT_FILE, ensure: factbookTrainCutSet },
+];
+
+/**
+ * A derived set on the run's model, with and without tools. Runs whose model is gone (a fresh machine) finetune
+ * again first: finetuneStep is not done until every derived set's trials are committed, and the finetune is
+ * deterministic in its seed (a-s1 refinetuned on 2026-12-02 wrote the committed train-record.json's losses again).
+ */
+function derivedStep(r: Run, set: DerivedSet): Step {
+  const out = join(paths.eval(r), set.dir);
+  const committed = join(paths.committed(r), set.trialsFile);
   return {
-    name: `positive control ${runName(r)}`,
+    name: `${set.label} ${runName(r)}`,
     done: () => existsSync(committed),
     run: () => {
-      positiveControlSet();
+      set.ensure();
       // models/toolformer is the limit run (ship-model.ts), so it stands in for that run's model where out/ lost it.
       const model = !existsSync(paths.model(r)) && runName(r) === runName(LIMIT_RUNS[0]) && existsSync(SHIPPED) ? SHIPPED : paths.model(r);
       if (!existsSync(join(out, 'trials.jsonl'))) {
-        toolformer(['eval', '--model', model, '--set', POSITIVE_FILE, '--trials', '0', '--out', out, '--quiet', '--data', ...armFiles(r.arm)]);
+        toolformer(['eval', '--model', model, '--set', set.file, '--trials', '0', '--out', out, '--quiet', '--data', ...armFiles(r.arm)]);
       }
       mkdirSync(paths.committed(r), { recursive: true });
       cpSync(join(out, 'trials.jsonl'), committed);
@@ -263,7 +250,7 @@ export function steps(): Step[] {
     annotateStep('annotate corpus', paths.input, paths.annCorpus),
     { name: 'arms a, d', done: () => existsSync(paths.arm('a')) && existsSync(paths.arm('d')), run: writeArmsAD },
   ];
-  const perRun = (r: Run) => [finetuneStep(r), evalStep(r), lossStep(r), positiveStep(r)];
+  const perRun = (r: Run) => [finetuneStep(r), evalStep(r), lossStep(r), ...DERIVED_SETS.map((d) => derivedStep(r, d))];
   const runs = schedule();
   // Seed 1 of (a) and (d) first, then the KB prose annotation and the other arms' files, then everything else.
   out.push(...runs.slice(0, 2).flatMap(perRun));
@@ -275,6 +262,11 @@ export function steps(): Step[] {
   out.push(...runs.slice(2, seedTwoEnd).flatMap(perRun));
   out.push(...LIMIT_RUNS.flatMap(perRun));
   out.push(...runs.slice(seedTwoEnd).flatMap(perRun));
+  // The data-volume arm last: the whole corpus annotated (hours; resumable), then (a)'s recipe on it, 3 seeds.
+  out.push({ name: 'inputs (whole corpus)', done: () => existsSync(paths.fullInput), run: writeFullInput });
+  out.push(annotateStep('annotate whole corpus', paths.fullInput, paths.annFull, FULL_SNAPSHOT_FILES));
+  out.push({ name: 'arm f', done: () => existsSync(paths.arm('f')), run: writeArmF });
+  out.push(...FULL_CORPUS_RUNS.flatMap(perRun));
   return out;
 }
 
@@ -288,13 +280,14 @@ async function main(): Promise<void> {
     writeReport(paths);
     return;
   }
-  if (cmd === 'positive') {
-    // The positive control alone, for every run whose model is on disk (and the limit run through models/toolformer).
+  if (cmd === 'derived') {
+    // The derived sets alone, for every run whose model is on disk (and the limit run through models/toolformer).
     for (const r of [...schedule(), ...LIMIT_RUNS]) {
-      const step = positiveStep(r);
-      if (step.done() || !(existsSync(paths.model(r)) || runName(r) === runName(LIMIT_RUNS[0]))) continue;
-      console.error(`[experiment] ${new Date().toISOString()} step: ${step.name}`);
-      step.run();
+      if (!(existsSync(paths.model(r)) || runName(r) === runName(LIMIT_RUNS[0]))) continue;
+      for (const step of DERIVED_SETS.map((d) => derivedStep(r, d)).filter((s) => !s.done())) {
+        console.error(`[experiment] ${new Date().toISOString()} step: ${step.name}`);
+        step.run();
+      }
     }
     writeReport(paths);
     return;
@@ -315,7 +308,7 @@ async function main(): Promise<void> {
     shipModel(run);
     return;
   }
-  if (cmd !== 'next') throw new Error(`usage: run.ts next | status | report | positive | snapshot | toolformer (got ${cmd})`);
+  if (cmd !== 'next') throw new Error(`usage: run.ts next | status | report | derived | snapshot | toolformer (got ${cmd})`);
   const next = steps().find((s) => !s.done());
   if (!next) {
     writeReport(paths);
