@@ -3,8 +3,8 @@ import type { Candidate } from '../../pipeline/core/candidates.ts';
 import type { Losses } from '../../pipeline/core/scoring/losses.ts';
 
 /**
- * The τ_f slider's lowest value, nats. The worker judges at it, so two-pass scoring (scoring.ts) scores L_b for every
- * call whose L_a − L_c reaches it: any call the slider can keep has its exact usefulness; the others keep their bound.
+ * The τ_f slider's lowest value, nats; an analysis asked for without a τ_min is scored down to it (every call the slider
+ * can keep has its exact L_b).
  */
 export const TAU_F_SLIDER_MIN = -5;
 
@@ -28,6 +28,28 @@ export interface AnalyzeParams {
   lmContext?: 'prompt' | 'bare';
   /** Heuristic positions and programmatic proposers; false: every call is the LM's own. @default true */
   programmatic?: boolean;
+  /**
+   * τ_min, nats: two-pass scoring (pipeline/core/scoring/scoring.ts) scores L_b only where L_a − L_c ≥ τ_min; below it a
+   * call's usefulness is only bounded, and a τ_f below τ_min needs a `fillCallOnly` job first. The page sends its τ_f
+   * slider's value. @default TAU_F_SLIDER_MIN
+   */
+  tauMin?: number;
+}
+
+/** Lower a stored analysis' τ_min (the worker scores the missing L_b, then the control and judge for those calls). */
+export interface FillParams {
+  analysis: Analysis;
+  /** The new τ_min, nats, below `analysis.tauMin`. */
+  tauMin: number;
+}
+
+export interface FillResult {
+  tauMin: number;
+  /** The candidates whose losses, control or verdict changed, by index in `analysis.candidates`. */
+  updates: { index: number; candidate: Candidate }[];
+  /** How many L_b were scored: the calls whose bound L_a − L_c reaches the new τ_min and had none. */
+  callOnlyScored: number;
+  ms: number;
 }
 
 
@@ -41,8 +63,8 @@ export interface ToolScores {
 }
 
 /**
- * One explorer run: everything the page needs to re-judge for any τ_s ≤ the positions' p and any τ_f without the
- * model. Candidates come from the pipeline's own stages (pipeline/core/stages/stages.ts) run with τ_s = 0 and τ_f = −∞.
+ * One explorer run: everything the page needs to re-judge for any τ_s ≤ the positions' p and any τ_f ≥ τ_min without
+ * the model. Candidates come from the pipeline's own stages (pipeline/core/stages/stages.ts) run with τ_s = 0 and τ_f = τ_min.
  */
 export interface Analysis {
   text: string;
@@ -64,6 +86,8 @@ export interface Analysis {
    * its own); each scored call's measured margin is on the candidate (`control`).
    */
   controlMargins: Record<string, number | null>;
+  /** The τ_min the candidates are scored down to (AnalyzeParams.tauMin, lowered by fillCallOnly jobs), nats. */
+  tauMin: number;
   ms: number;
 }
 

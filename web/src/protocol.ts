@@ -7,7 +7,7 @@ import type { Dtype } from '../../pipeline/core/lm/dtypes.ts';
 import type { ScoreRequest } from '../../pipeline/core/lm/lm.ts';
 import type { BackendChoice, BackendPreference } from './backend.ts';
 import type { ModelSourceSpec } from './model-source.ts';
-import type { Analysis, AnalyzeParams, GoldenCase, GoldenResult, BenchResult } from './analysis-types.ts';
+import type { Analysis, AnalyzeParams, FillParams, FillResult, GoldenCase, GoldenResult, BenchResult } from './analysis-types.ts';
 import type { ToolkenFeatures } from '../../pipeline/core/toolkens/examples.ts';
 import type { ToolkenRows, ToolkenStrip } from './toolkens-jobs.ts';
 
@@ -18,6 +18,8 @@ export type Request =
    */
   | { id: number; type: 'load'; source: ModelSourceSpec; prefer: BackendPreference; dtype?: Dtype; threads?: number; kvCache?: 'cpu' }
   | { id: number; type: 'analyze'; params: AnalyzeParams }
+  /** The explorer's τ_f went below its analysis' τ_min: score the L_b it lacks there (worker-explorer.ts). */
+  | { id: number; type: 'fillCallOnly'; params: FillParams }
   | { id: number; type: 'golden'; cases: GoldenCase[] }
   /** Answered by a bench build only (worker-extras.ts): scoring and raw forward tokens/s. */
   | { id: number; type: 'bench'; batch: number; length: number; repeats: number }
@@ -58,6 +60,7 @@ export interface GenerateResult {
 export interface ResultOf {
   load: { choice: BackendChoice; modelId: string; dtype: Dtype; file: string; loadMs: number; tools: { name: string; description: string; examples: { text: string; at: number; input: string }[] }[] };
   analyze: Analysis;
+  fillCallOnly: FillResult;
   golden: GoldenResult[];
   bench: BenchResult;
   generate: GenerateResult;

@@ -15,7 +15,7 @@ const candidate = (over: Partial<Candidate>): Candidate => ({
 });
 
 const analysis: Analysis = {
-  text, tokens, offsets, k: 2, ms: 1, syntax: { Calculator: 'raw' }, ownIndex: -1, skipped: {}, controlMargins: { Calculator: 1 },
+  text, tokens, offsets, k: 2, ms: 1, tauMin: -5, syntax: { Calculator: 'raw' }, ownIndex: -1, skipped: {}, controlMargins: { Calculator: 1 },
   tools: [{ tool: 'Calculator', p: [0, 0.01, 0.02, 0, 0.03, 0.04, 0.3, 0.06, 0], heuristic: [at(' 400')] }],
   candidates: [
     // usefulness 1.3 at the best position

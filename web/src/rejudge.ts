@@ -32,7 +32,8 @@ export type DecisionOutcome =
   | Extract<Outcome, { kind: 'kept' | 'below_tau_f' | 'below_control' }>
   | { kind: 'below_tau_s' }
   | { kind: 'not_scored' }
-  // L_b was skipped (L_a − L_c below the worker's τ_f, TAU_F_SLIDER_MIN) and τ_f is below that bound: undecided.
+  // L_b was skipped (L_a − L_c below the analysis' τ_min) and τ_f is at or below that bound: undecided until the worker
+  // scores it (fillCallOnly, worker-explorer.ts).
   | { kind: 'needs_call_only' };
 
 export interface Decision {

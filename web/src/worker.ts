@@ -1,11 +1,10 @@
 /// <reference lib="webworker" />
 /**
  * The model worker: loads onnxruntime-web and the model (pipeline/core/lm/ort-lm.ts, the same CausalLM as the CLI's),
- * then answers the page's requests (protocol.ts): explorer analyses through the pipeline's own stages, golden
+ * then answers the page's requests (protocol.ts): explorer analyses through the pipeline's own stages (worker-explorer.ts), golden
  * losses, generation; a bench build adds its requests through worker-extras.ts. Everything heavy happens here, so
  * the page stays responsive.
  */
-import type { ToolThresholds } from '../../pipeline/core/config.ts';
 import { defaultConfig } from '../../pipeline/core/default-config.ts';
 import { ToolExecutor } from '../../pipeline/core/stages/execute.ts';
 import { generate } from '../../pipeline/core/generate/generate.ts';
@@ -13,10 +12,7 @@ import type { Dtype } from '../../pipeline/core/lm/dtypes.ts';
 import type { CausalLM, DecodeState, HiddenStateLM } from '../../pipeline/core/lm/lm.ts';
 import { describeModel, type ModelDescription } from '../../pipeline/core/lm/model-files.ts';
 import { OrtCausalLM, type OrtModule } from '../../pipeline/core/lm/ort-lm.ts';
-import type { PositionScores } from '../../pipeline/core/sampling/positions.ts';
-import { annotate, controlMarginFor, type StageProgress } from '../../pipeline/core/stages/stages.ts';
 import type { KnowledgeBase } from '../../pipeline/core/tools/qa/qa.ts';
-import { type Analysis, type AnalyzeParams, TAU_F_SLIDER_MIN } from './analysis-types.ts';
 import { chooseBackend, fallbackToWasm, type BackendChoice, type BackendEnv } from './backend.ts';
 import { browserParts, type BrowserParts } from './browser-parts.ts';
 import { scoreGolden } from './golden.ts';
@@ -26,6 +22,7 @@ import type { GenerateParams, GenerateResult, Reply, Request } from './protocol.
 import { TOOL_SPECS } from './tool-specs.ts';
 import { modelDigestOf, toolkenFeatures, toolkenStrip } from './toolkens-jobs.ts';
 import { EXTRA_REQUESTS, type LoadedModel } from './worker-extras.ts';
+import { analyzeText, fillCallOnly } from './worker-explorer.ts';
 
 declare const self: DedicatedWorkerGlobalScope;
 
@@ -39,6 +36,8 @@ let loaded: Loaded | null = null;
 let parts: Promise<BrowserParts> | null = null;
 
 const post = (reply: Reply) => self.postMessage(reply);
+/** Progress messages of request `id`. */
+const progressOf = (id: number) => (stage: string, done: number, total: number) => post({ id, type: 'progress', stage, done, total });
 
 function env(): BackendEnv {
   const nav = self.navigator as WorkerNavigator & { gpu?: BackendEnv['gpu'] };
@@ -138,61 +137,6 @@ function getParts(lm: CausalLM) {
   return parts;
 }
 
-async function analyze(id: number, params: AnalyzeParams): Promise<Analysis> {
-  const t0 = performance.now();
-  const { lm } = loaded!;
-  const p = await getParts(lm);
-  const own = params.own && params.own.at >= 0 && params.own.at <= params.text.length ? params.own : null;
-  p.setOwn(own);
-  const tools = [...new Set([...params.tools, ...(own ? [own.tool] : [])])].filter((t) => p.registry.get(t));
-  // τ_s = 0 and τ_f at the slider's lowest value: every top-k position is proposed and every call judged on the page
-  // (rejudge.ts); L_b is skipped only for calls no slider position can keep (usefulness ≤ L_a − L_c < TAU_F_SLIDER_MIN).
-  const thresholds: Record<string, ToolThresholds> = Object.fromEntries(
-    tools.map((t) => [t, { ...p.registry.get(t)!.thresholds, tauS: 0, tauF: TAU_F_SLIDER_MIN, k: params.k, m: params.m }]),
-  );
-  const config = defaultConfig({ tools, thresholds, seed: params.seed, lmProposals: params.m > 0, lmContext: params.lmContext ?? 'prompt', programmatic: params.programmatic ?? true });
-  const doc = { id: 'explorer', text: params.text, date: params.date };
-  // The stages' own progress (how many tools, sampled positions, calls), passed on to the page as it comes.
-  const progress = (s: StageProgress) => post({ id, type: 'progress', stage: stageLabel(s), done: s.done, total: s.total });
-  const candidates = [];
-  let skipped: Record<string, string> = {};
-  // The stage's own positions (p_i for the heat strip, heuristic positions), so τ_s re-judging sees what it chose.
-  const scores: { tool: string; s: PositionScores; heuristic: number[] }[] = [];
-  async function* one() { yield doc; }
-  for await (const work of annotate({ ...p, progress }, config, one())) {
-    candidates.push(...work.candidates);
-    skipped = work.skipped;
-    for (const [tool, positions] of Object.entries(work.positions)) scores.push({ tool, s: positions.scores, heuristic: positions.heuristic });
-  }
-  const first = scores[0]?.s;
-  const tokens = first?.tokens ?? lm.encode(params.text).map((t) => lm.decode([t]));
-  return {
-    text: params.text,
-    tokens,
-    offsets: first?.offsets ?? [],
-    tools: scores.map(({ tool, s, heuristic }) => ({ tool, p: Array.from(s.p), heuristic })),
-    syntax: Object.fromEntries(p.registry.tools.map((t) => [t.name, t.argument.syntax])),
-    candidates,
-    skipped,
-    ownIndex: own ? candidates.findIndex((c) => c.proposer === 'programmatic' && c.tool === own.tool && c.input === own.input && c.at === own.at) : -1,
-    k: params.k,
-    controlMargins: Object.fromEntries(tools.map((t) => [t, controlMarginFor(config, t)])),
-    ms: performance.now() - t0,
-  };
-}
-
-/** The explorer's status line for a stage, naming its units: "Scoring: calls scored (12/40)". */
-function stageLabel(s: StageProgress): string {
-  switch (s.stage) {
-    // The bare LM context computes one p_i for every tool and samples each position once: no tool to name.
-    case 'positions': return s.tool ? `p_i(" [") of ${s.tool}; tools done` : 'p_i(" [") on the bare text';
-    case 'sampling': return s.tool ? `LM samples at ${s.tool}'s positions; positions done` : 'LM samples from the bare text; positions done';
-    case 'executing': return 'tool calls run';
-    case 'scoring': return 'calls scored';
-    case 'control': return 'calls checked against a distractor';
-  }
-}
-
 /** Models other than the page's (the Inference panel's finetuned model), loaded once each on the same backend. */
 const otherModels = new Map<string, Promise<CausalLM>>();
 let executor: ToolExecutor | null = null;
@@ -278,7 +222,8 @@ async function generateRequest(id: number, params: GenerateParams): Promise<Gene
 async function handle(req: Request): Promise<unknown> {
   if (req.type === 'load') return load(req);
   if (!loaded) throw new Error('model not loaded');
-  if (req.type === 'analyze') return analyze(req.id, req.params);
+  if (req.type === 'analyze') return analyzeText(await getParts(loaded.lm), req.params, progressOf(req.id));
+  if (req.type === 'fillCallOnly') return fillCallOnly(await getParts(loaded.lm), req.params, progressOf(req.id));
   if (req.type === 'golden') return scoreGolden(loaded.lm, req.cases);
   if (req.type === 'generate') return generateRequest(req.id, req.params);
   if (req.type === 'modelDigest') {

@@ -130,7 +130,7 @@ export async function scorePositionsTwoPass(
 ): Promise<ScoredPosition<StoredLosses>[]> {
   const encoded = positions.map((p) => ({
     window: p.window,
-    calls: p.calls.map((c) => ({ ...c, ids: (text: string) => lm.encode(text + p.window.separator) })),
+    calls: p.calls.map((c) => ({ ...c, ids: (text: string) => callPrefixIds(lm, text, p.window) })),
   }));
   const callsTotal = positions.reduce((n, p) => n + p.calls.length, 0);
   let callsDone = 0;
@@ -169,6 +169,22 @@ export async function scorePositionsTwoPass(
       }),
     };
   });
+}
+
+/** The ids of a call text e(c, ·) as a prefix of `window`: the call, then the window's separator. */
+const callPrefixIds = (lm: CausalLM, callText: string, window: ScoringWindow) => lm.encode(callText + window.separator);
+
+/**
+ * L_b of calls whose L_b two-pass scoring skipped, each e(c, ε) in its position's window (`window` as the first scoring
+ * planned it): the requests pass 2 would have made for them, so the losses equal a full scoring's up to float
+ * rounding of other batch shapes. The web explorer asks for them when its τ_f slider goes below the run's τ_min.
+ */
+export function scoreCallOnly(
+  lm: CausalLM,
+  calls: readonly { window: ScoringWindow; callOnly: string }[],
+  options: Pick<ScoreOptions, 'batchSize' | 'weights'> & { onBatch?: (done: readonly number[]) => void } = {},
+): Promise<Float64Array> {
+  return scoreLosses(lm, calls.map((c) => ({ window: c.window, callIds: callPrefixIds(lm, c.callOnly, c.window) })), options);
 }
 
 /** Score L_a, L_b and L_c of every call at every position (scorePositionsTwoPass with no call skipping L_b). */

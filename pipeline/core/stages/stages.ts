@@ -7,10 +7,10 @@ import { measureControl } from '../scoring/distractor.ts';
 import { leaks } from './leakage.ts';
 import { proposeStage } from './propose-stage.ts';
 import { prefilter } from './prefilter.ts';
-import { scorePositionsTwoPass } from '../scoring/scoring.ts';
+import { type CallTexts, scorePositionsTwoPass } from '../scoring/scoring.ts';
 import { searchedDoc, searchSpan } from './search-budget.ts';
 import { maxArgumentLength } from '../tools/spec.ts';
-import { callTokens, planWindow } from '../scoring/window.ts';
+import { callTokens, planWindow, type WindowPlan } from '../scoring/window.ts';
 
 export type { DocWork, PipelineParts, Stage, StageProgress, ToolPositions } from './work.ts';
 import type { DocWork, PipelineParts, Stage } from './work.ts';
@@ -103,6 +103,40 @@ export function callText(parts: Pick<PipelineParts, 'registry'>, c: Pick<Candida
   return formatCall({ tool: c.tool, input: c.input }, { quoted, result: written });
 }
 
+/** A position's executed calls as the score stage plans them: their call texts and the window they share. */
+export interface PlannedPosition {
+  calls: Candidate[];
+  /** e(c, ε), e(c, r) and τ_min of each of `calls`, in order. */
+  texts: CallTexts[];
+  /** The window planned beside the longest of `calls`; null when they leave no room for context. */
+  plan: WindowPlan | null;
+}
+
+/**
+ * Group `ready` calls by position and plan each position's window beside its longest call (window.ts, the plan every
+ * caller uses). Calls longer than maxCallTokens, and every call of a position that leaves no room for context, are
+ * marked call_too_long and left out. The same calls give the same windows: the web explorer plans again with the
+ * scored calls to score a skipped L_b later (scoreCallOnly).
+ */
+export function planPositions(parts: Pick<PipelineParts, 'lm' | 'registry'>, config: AnnotateConfig, text: string, ready: readonly Candidate[]): PlannedPosition[] {
+  const { lm } = parts;
+  const byPosition = new Map<number, Candidate[]>();
+  for (const c of ready) byPosition.set(c.at, (byPosition.get(c.at) ?? []).concat(c));
+  return [...byPosition.entries()].flatMap(([at, calls]) => {
+    const texts = calls.map((c) => ({ callOnly: callText(parts, c, ''), withResult: callText(parts, c, c.result), callOnlyFrom: tauMinFor(config, c.tool) }));
+    const lengths = texts.map((t) => callTokens(lm, [t.withResult]));
+    const fits = lengths.map((n) => n <= config.maxCallTokens);
+    calls.forEach((c, j) => {
+      if (!fits[j]) c.outcome = { kind: 'call_too_long' };
+    });
+    const longest = Math.max(0, ...lengths.filter((n) => n <= config.maxCallTokens));
+    const plan = planWindow(lm, text, at, longest, { contextTokens: config.contextTokens });
+    const fitting = calls.filter((_, j) => fits[j]);
+    if (!plan) for (const c of fitting) c.outcome = { kind: 'call_too_long' };
+    return fitting.length > 0 ? [{ calls: fitting, texts: texts.filter((_, j) => fits[j]), plan }] : [];
+  });
+}
+
 /**
  * L_a and L_c for every executed call, batched across the document's positions, then L_b where L_a − L_c reaches the
  * call's τ_min (tauMinFor): below it no reader of the run needs L_b (two-pass scoring, scoring.ts).
@@ -112,27 +146,7 @@ export function scoreStage(parts: PipelineParts, config: AnnotateConfig): Stage 
   return async function* (input) {
     for await (const work of input) {
       const ready = work.candidates.filter((c) => isPending(c) && c.result !== undefined);
-      const byPosition = new Map<number, Candidate[]>();
-      for (const c of ready) {
-        const calls = (byPosition.get(c.at) ?? []).concat(c);
-        byPosition.set(c.at, calls);
-      }
-      // Each position's window is planned beside its longest call (window.ts, the plan every caller uses); calls
-      // longer than maxCallTokens, or leaving no room for context, are call_too_long.
-      const positions = [...byPosition.entries()].map(([at, calls]) => {
-        const texts = calls.map((c) => ({ callOnly: callText(parts, c, ''), withResult: callText(parts, c, c.result), callOnlyFrom: tauMinFor(config, c.tool) }));
-        const lengths = texts.map((t) => callTokens(lm, [t.withResult]));
-        const fits = lengths.map((n) => n <= config.maxCallTokens);
-        calls.forEach((c, j) => {
-          if (!fits[j]) c.outcome = { kind: 'call_too_long' };
-        });
-        const usable = texts.filter((_, j) => fits[j]);
-        const longest = Math.max(0, ...lengths.filter((n) => n <= config.maxCallTokens));
-        const plan = planWindow(lm, work.doc.text, at, longest, { contextTokens: config.contextTokens });
-        return { calls: calls.filter((_, j) => fits[j]), texts: usable, plan };
-      });
-      for (const p of positions) if (!p.plan) for (const c of p.calls) c.outcome = { kind: 'call_too_long' };
-      const scorable = positions.filter((p) => p.calls.length > 0 && p.plan);
+      const scorable = planPositions(parts, config, work.doc.text, ready).filter((p) => p.plan);
       const scored = await scorePositionsTwoPass(
         lm,
         scorable.map((p) => ({ window: p.plan!.window, calls: p.texts })),

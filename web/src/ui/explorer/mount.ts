@@ -2,6 +2,8 @@
  * The explorer: text (typed or a corpus sample) → the pipeline's stages in the worker → p_i heat strips, chosen
  * positions, every candidate call with its result, losses, usefulness and verdict, and the text with kept calls
  * inlined. τ_s and τ_f re-judge the stored numbers on the page (rejudge.ts); text, tools, k and m re-run the model.
+ * The model scores L_b only where L_a − L_c reaches the τ_f of the run (two-pass scoring); a τ_f below that asks the
+ * worker for the missing L_b of those calls only (fill()).
  *
  * Shape: the state (state.ts) is one object; the DOM is built once (view.ts); each handler below changes the state
  * and calls the render function of the section that changed (render.ts); the worker is reached only through
@@ -13,7 +15,8 @@ import { mountToolRanking } from '../tool-ranking.ts';
 import { renderOwnCall, renderResults, renderSamples, renderStatus, renderTauSRange, renderTextInputs, renderTools } from './render.ts';
 import { applyTools, type ExplorerModel, type ExplorerState, type ToolInfo } from './state.ts';
 import { buildView, type ExplorerHandlers } from './view.ts';
-import { analyze, loadSamples, sampleText } from './worker-calls.ts';
+import { analyze, fillCallOnly, loadSamples, sampleText } from './worker-calls.ts';
+import { fmt } from '../dom.ts';
 
 export { initialState, type ExplorerState, type ToolInfo } from './state.ts';
 
@@ -30,11 +33,14 @@ export interface Explorer {
 
 /** `ready` resolves with the worker's tools once the model is loaded. */
 export function mountExplorer(root: HTMLElement, client: ModelClient, ready: Promise<ToolInfo[]>, initial: ExplorerState): Explorer {
-  const model: ExplorerModel = { settings: initial, tools: null, job: { phase: 'waiting' }, lastDone: null, analysis: null, tablePage: 0 };
+  const model: ExplorerModel = { settings: initial, tools: null, job: { phase: 'waiting' }, lastDone: null, analysis: null, filled: 0, tablePage: 0 };
   const { settings } = model;
   let samples: Doc[] = [];
   let runCounter = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let fillTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Whether a fillCallOnly job is out (one at a time; when it ends, the slider's latest value is checked again). */
+  let filling = false;
 
   /** Re-run the model after a pause in typing or sliding — once the tools are known or a first run exists. */
   const rerunSoon = (ms = 400): void => {
@@ -62,7 +68,12 @@ export function mountExplorer(root: HTMLElement, client: ModelClient, ready: Pro
     },
     own: (call) => { settings.own = call; rerunSoon(800); },
     tauS: (v) => { settings.tauS = v; rejudge(); },
-    tauF: (v) => { settings.tauF = v; rejudge(); },
+    tauF: (v) => {
+      settings.tauF = v;
+      rejudge();
+      // Below the analysis' τ_min some calls lack L_b: score those (only those) once the slider rests.
+      if (model.analysis && v < model.analysis.tauMin) fillSoon();
+    },
     k: (v) => { settings.k = v; rerunSoon(); },
     m: (v) => { settings.m = v; rerunSoon(); },
     control: (checked) => { settings.control = checked; rejudge(); },
@@ -72,8 +83,10 @@ export function mountExplorer(root: HTMLElement, client: ModelClient, ready: Pro
     run: () => void run(),
     cancel: () => {
       clearTimeout(timer);
-      // Rejects the running analyze with a CancelledError; run() below then marks the job idle.
+      clearTimeout(fillTimer);
+      // Rejects the running analyze (or L_b job) with a CancelledError; run() or fill() then marks the job idle.
       client.cancel('analyze');
+      client.cancel('fillCallOnly');
     },
   };
   const view = buildView(root, settings, on);
@@ -100,6 +113,7 @@ export function mountExplorer(root: HTMLElement, client: ModelClient, ready: Pro
       });
       if (id !== runCounter) return; // a newer run superseded this one
       model.analysis = result;
+      model.filled = 0;
       model.lastDone = id;
       model.job = { phase: 'done', id };
       model.tablePage = 0;
@@ -114,6 +128,49 @@ export function mountExplorer(root: HTMLElement, client: ModelClient, ready: Pro
         : { phase: 'failed', id, message: e instanceof Error ? e.message : String(e) };
       renderStatus(view, model);
     }
+  }
+
+  const fillSoon = (ms = 300): void => {
+    clearTimeout(fillTimer);
+    fillTimer = setTimeout(() => void fill(), ms);
+  };
+
+  /**
+   * τ_f is below the analysis' τ_min: the worker scores L_b for the calls whose bound L_a − L_c reaches τ_f (and the
+   * control and verdict for those), the page merges them and re-judges. A newer run supersedes it.
+   */
+  async function fill(): Promise<void> {
+    const a = model.analysis;
+    if (filling || !a || !(settings.tauF < a.tauMin)) return;
+    filling = true;
+    const id = runCounter;
+    const mine = () => id === runCounter && model.analysis === a;
+    model.job = { phase: 'running', id, stage: `L_b for τ_f below ${fmt(a.tauMin)}`, done: 0, total: 0 };
+    renderStatus(view, model);
+    try {
+      const r = await fillCallOnly(client, a, settings.tauF, (stage, done, total) => {
+        if (!mine()) return;
+        model.job = { phase: 'running', id, stage, done, total };
+        renderStatus(view, model);
+      });
+      if (model.analysis !== a) return;
+      for (const u of r.updates) a.candidates[u.index] = u.candidate;
+      a.tauMin = r.tauMin;
+      model.filled += r.callOnlyScored;
+      if (id === runCounter) model.job = { phase: 'done', id: model.lastDone! };
+      renderStatus(view, model);
+      rejudge();
+    } catch (e) {
+      if (!mine()) return;
+      model.job = isCancelled(e)
+        ? { phase: 'idle', note: 'Cancelled: calls whose L_b is not scored stay undecided below τ_min.' }
+        : { phase: 'failed', id, message: e instanceof Error ? e.message : String(e) };
+      renderStatus(view, model);
+    } finally {
+      filling = false;
+    }
+    // The slider may have gone lower meanwhile.
+    if (mine()) void fill();
   }
 
   loadSamples().then((docs) => {

@@ -27,10 +27,12 @@ export function renderStatus(view: ExplorerView, model: ExplorerModel): void {
     view.progress.value = job.done;
   }
   if (model.lastDone !== null) view.status.dataset.done = String(model.lastDone);
+  // The τ_f down to which every call's L_b that can matter is scored (the browser tests wait on it after a fill).
+  if (model.analysis) view.status.dataset.tauMin = String(model.analysis.tauMin);
   view.status.textContent = statusText(model);
 }
 
-function statusText({ job, analysis }: ExplorerModel): string {
+function statusText({ job, analysis, filled }: ExplorerModel): string {
   switch (job.phase) {
     case 'waiting': return 'Waiting for the model…';
     case 'no-model': return 'The model did not load.';
@@ -40,7 +42,10 @@ function statusText({ job, analysis }: ExplorerModel): string {
     case 'done': {
       if (!analysis) return '';
       const skipped = Object.entries(analysis.skipped).map(([tool, why]) => `${tool} skipped by its pre-filter (${why})`);
+      const bounded = analysis.candidates.filter((c) => c.losses && !hasCallOnly(c.losses)).length;
       return `Scored ${analysis.candidates.length} candidate calls over ${analysis.tokens.length} tokens in ${(analysis.ms / 1000).toFixed(2)} s.` +
+        (filled ? ` L_b of ${filled} more scored for τ_f down to ${fmt(analysis.tauMin)}.` : '') +
+        (bounded ? ` ${bounded} calls have no L_b: L_a − L_c < τ_min ${fmt(analysis.tauMin)}, dropped at any τ_f ≥ it (a lower τ_f scores them).` : '') +
         (skipped.length ? ` ${skipped.join('; ')}.` : '');
     }
   }
@@ -112,7 +117,8 @@ function scoredWindow(a: Analysis, at: number): ScatterPoint['window'] {
   return { before: a.text.slice(Math.max(0, at - 60), at), scored: a.text.slice(start, end), after: a.text.slice(end, end + 40) };
 }
 
-const decisionText = (d: Decision) => (d.kept ? 'kept' : `dropped: ${reasonText(d.outcome)}`);
+const decisionText = (d: Decision) =>
+  d.kept ? 'kept' : d.outcome.kind === 'needs_call_only' ? 'undecided: L_b not scored yet' : `dropped: ${reasonText(d.outcome)}`;
 
 /** p_i(" [") per tool, with the positions chosen at τ_s outlined. */
 export function renderStrips(view: ExplorerView, a: Analysis, tauS: number): void {
@@ -219,7 +225,7 @@ function candidateRow(a: Analysis, d: Decision, i: number, writings: ReadonlyMap
       writing !== undefined && h('span', { class: 'note', title: 'The tool offers more than one writing of this answer when the text before the call cannot tell which one the text uses; each is scored, and the filter keeps the writing that helps.' },
         ` (another writing of ${writing})`)),
     h('td', { class: 'num' }, l ? fmt(l.noCall, 3) : '—'),
-    h('td', { class: 'num', title: l && l.callOnly === undefined ? 'not scored: L_a − L_c is below every τ_f the slider reaches' : undefined }, l?.callOnly !== undefined ? fmt(l.callOnly, 3) : '—'),
+    h('td', { class: 'num', title: l && l.callOnly === undefined ? `not scored: L_a − L_c < τ_min ${fmt(a.tauMin)} (two-pass scoring); a τ_f below it scores it` : undefined, 'data-bound': l && l.callOnly === undefined ? 'true' : undefined }, l?.callOnly !== undefined ? fmt(l.callOnly, 3) : '—'),
     h('td', { class: 'num' }, l ? fmt(l.withResult, 3) : '—'),
     h('td', { class: 'num' }, d.usefulness !== undefined ? fmt(d.usefulness, 3) : d.usefulnessAtMost !== undefined ? `≤ ${fmt(d.usefulnessAtMost, 3)}` : '—'),
     h('td', { class: 'num', title: c.control ? `distractor: ${c.control.distractor}` : undefined }, c.control ? fmt(c.control.margin, 3) : '—'),

@@ -55,8 +55,10 @@ export interface ExplorerModel {
   job: ExplorerJob;
   /** Id of the last run that finished (the status line's `data-done`, which the browser tests wait on). */
   lastDone: number | null;
-  /** The last finished run's numbers; τ_s, τ_f and the control re-judge it without the model. */
+  /** The last finished run's numbers; τ_s, τ_f ≥ its τ_min and the control re-judge it without the model. */
   analysis: Analysis | null;
+  /** L_b scored on demand for `analysis` since its run (τ_f moved below its first τ_min). */
+  filled: number;
   /** The candidate table's page (0-based; a new run starts at 0). */
   tablePage: number;
 }
