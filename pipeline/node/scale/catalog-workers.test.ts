@@ -1,7 +1,7 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runDirs } from '../testing/run-dirs.ts';
 import { ROOT, TINY_MODEL, runCli } from '../testing/cli-child.ts';
 
 /**
@@ -12,13 +12,11 @@ import { ROOT, TINY_MODEL, runCli } from '../testing/cli-child.ts';
  * same seed). Four documents in two-item chunks, Calculator beside the catalog's 215 tools, 3 retrieved per document,
  * τ_s 0 so that the tiny random model samples calls under them (few parse: the counts in stats.json carry the check).
  */
-const tmp = mkdtempSync(join(tmpdir(), 'catalog-scale-'));
-const FILES = ['train.jsonl', 'calls.jsonl', 'errors.jsonl', 'stats.json', 'config.json'];
+const { tmp, read, expectSameAs: expectSameAsOne } = runDirs('catalog-scale-');
 const args = (out: string, ...extra: string[]) => [
   'annotate', 'corpus.jsonl', '--model', TINY_MODEL, '--out', out, '--tools', 'Calculator', '--catalog', 'mathjs', '--tool-retrieval', '3',
   '--k', '2', '--m', '1', '--tau-s', '0', '--tau-f', '-5', '--control-margin', '-1', '--seed', '7', '--quiet', '--chunk', '2', ...extra,
 ];
-const read = (out: string, file: string) => readFileSync(join(tmp, out, file), 'utf8');
 
 beforeAll(async () => {
   const sample = readFileSync(join(ROOT, 'corpus/sample.jsonl'), 'utf8').trim().split('\n');
@@ -27,11 +25,6 @@ beforeAll(async () => {
   expect(reference.stderr).toBe('');
   expect(reference.code).toBe(0);
 }, 600_000);
-afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-
-const expectSameAsOne = (out: string) => {
-  for (const f of FILES) expect(read(out, f), `${out}/${f}`).toBe(read('one', f));
-};
 
 describe('--catalog with --tool-retrieval in several processes', () => {
   it('the reference run retrieved 3 catalog tools per document and sampled calls under them', () => {

@@ -1,7 +1,7 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runDirs } from '../testing/run-dirs.ts';
 import { ROOT, TINY_MODEL, runCli, spawnCli } from '../testing/cli-child.ts';
 
 /**
@@ -9,13 +9,11 @@ import { ROOT, TINY_MODEL, runCli, spawnCli } from '../testing/cli-child.ts';
  * as `--workers 1` (the single-process run), and a --workers run killed with SIGKILL resumes to the same bytes.
  * Eleven small documents and a bad record, three-item chunks: four chunks, so both workers and all shards get some.
  */
-const tmp = mkdtempSync(join(tmpdir(), 'scale-'));
-const FILES = ['train.jsonl', 'calls.jsonl', 'errors.jsonl', 'stats.json', 'config.json'];
+const { tmp, read, expectSameAs: expectSameAsOne } = runDirs('scale-');
 const args = (out: string, ...extra: string[]) => [
   'annotate', 'corpus.jsonl', '--model', TINY_MODEL, '--out', out, '--tools', 'Calculator,Calendar', '--k', '2', '--m', '2',
   '--tau-f', '0.05', '--control-margin', '-1', '--seed', '7', '--quiet', '--chunk', '3', ...extra,
 ];
-const read = (out: string, file: string) => readFileSync(join(tmp, out, file), 'utf8');
 
 beforeAll(async () => {
   const sample = readFileSync(join(ROOT, 'corpus/sample.jsonl'), 'utf8').trim().split('\n');
@@ -23,11 +21,6 @@ beforeAll(async () => {
   const reference = await runCli(args('one', '--workers', '1'), tmp);
   expect(reference.stderr).toBe('');
 }, 300_000);
-afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-
-const expectSameAsOne = (out: string) => {
-  for (const f of FILES) expect(read(out, f), `${out}/${f}`).toBe(read('one', f));
-};
 
 describe('scale out on one machine', () => {
   it('the reference run did real work: kept calls and the bad record', () => {
