@@ -8,12 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { launch, openPage, setSlider, skipWithoutChromium, textOf } from './browser.ts';
 import { join } from 'node:path';
+import { TEST_CAP_MS, waitWhileProgressing } from './progress-wait.ts';
 import { buildApp, repoRoot, serveApp, type Served } from './serve.ts';
 
 const GROUP = "the explorer's two-pass scoring and on-demand L_b (Chromium, WASM)";
 /** Where τ_f goes below the first run's τ_min (0.5): between the default text's bounds L_a − L_c (−0.14 … 0.48). */
 const LOW = 0.1;
-const LIMIT_MS = 600_000;
 const OUT_DIR = join(repoRoot, 'out/web-test/tau-min-dist');
 let served: Served;
 
@@ -40,7 +40,7 @@ describe.skipIf(skipWithoutChromium(GROUP))(GROUP, () => {
   beforeAll(async () => {
     await buildApp({ outDir: OUT_DIR });
     served = await serveApp({ outDir: OUT_DIR });
-  }, LIMIT_MS);
+  }, TEST_CAP_MS);
   afterAll(async () => {
     await served?.close();
   });
@@ -49,7 +49,7 @@ describe.skipIf(skipWithoutChromium(GROUP))(GROUP, () => {
     const browser = await launch({ webgpu: false });
     try {
       const { page, errors } = await openPage(browser, `${served.url}?backend=wasm`);
-      await page.waitForFunction(() => document.querySelector('[data-testid="ex-status"]')?.getAttribute('data-done'), null, { timeout: LIMIT_MS });
+      await waitWhileProgressing(page, () => document.querySelector('[data-testid="ex-status"]')?.getAttribute('data-done'));
       expect(await page.getAttribute('[data-testid="ex-status"]', 'data-tau-min')).toBe('0.5');
       const first = await rows(page);
       const skipped = first.filter((r) => r.bound);
@@ -67,7 +67,7 @@ describe.skipIf(skipWithoutChromium(GROUP))(GROUP, () => {
 
       // Below τ_min: one job; until it ends the rows it fills read as undecided, not dropped.
       await setSlider(page, 'ex-tau-f', LOW);
-      await page.waitForFunction((low) => document.querySelector('[data-testid="ex-status"]')?.getAttribute('data-tau-min') === String(low), LOW, { timeout: LIMIT_MS });
+      await waitWhileProgressing(page, (low: number) => document.querySelector('[data-testid="ex-status"]')?.getAttribute('data-tau-min') === String(low), LOW);
       expect(await posted(page)).toBe(before + 1);
       expect(await textOf(page, 'ex-status')).toContain(`L_b of ${wanted.length} more scored for τ_f down to ${LOW.toFixed(2)}`);
       const after = await rows(page);
@@ -78,7 +78,7 @@ describe.skipIf(skipWithoutChromium(GROUP))(GROUP, () => {
       // A full scoring: the same page opened at τ_f = LOW, whose first run has τ_min LOW. Every row the same: L_b
       // (as shown, 3 decimals; the fill batches other shapes, so allow the last digit), usefulness, verdict.
       const second = await openPage(browser, `${served.url}?backend=wasm&tauF=${LOW}`);
-      await second.page.waitForFunction(() => document.querySelector('[data-testid="ex-status"]')?.getAttribute('data-done'), null, { timeout: LIMIT_MS });
+      await waitWhileProgressing(second.page, () => document.querySelector('[data-testid="ex-status"]')?.getAttribute('data-done'));
       expect(await second.page.getAttribute('[data-testid="ex-status"]', 'data-tau-min')).toBe(String(LOW));
       const full = await rows(second.page);
       const byIndex = (rs: typeof after) => [...rs].sort((x, y) => x.index - y.index);
@@ -94,5 +94,5 @@ describe.skipIf(skipWithoutChromium(GROUP))(GROUP, () => {
     } finally {
       await browser.close();
     }
-  }, LIMIT_MS * 2);
+  }, TEST_CAP_MS);
 });
