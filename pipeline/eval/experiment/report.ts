@@ -99,11 +99,16 @@ export function writeReport(p: ReportPaths): void {
   L.push(...accuracySection(arms, byArm, prompts));
   L.push(...comparisonsSection(arms, byArm, prompts));
   L.push(...lossSection(runs, losses));
-  L.push('', ...positiveControlSection(p), '');
-  L.push('', ...factbookCutSection(p), '');
+  const positive = positiveControlSection(p);
+  const factbookCut = factbookCutSection(p);
+  L.push('', ...positive, '');
+  L.push('', ...factbookCut, '');
   L.push('', ...limitsSection(p, losses), '');
   writeFileSync(join(RESULTS, 'report.md'), L.join('\n') + '\n');
   writeFileSync(join(RESULTS, 'loop.md'), loopTable(p, byArm, losses).join('\n') + '\n');
+  // The two derived-set sections alone, for the eval README's generated blocks (each file's first table).
+  writeFileSync(join(RESULTS, 'positive.md'), positive.join('\n') + '\n');
+  writeFileSync(join(RESULTS, 'factbook-cut.md'), factbookCut.join('\n') + '\n');
 
   // Small numbers for the next session (the eval/ and models/ folders stay under out/, not committed).
   const summary: Record<string, unknown> = { generated: new Date().toISOString(), steps: STEPS, seeds: SEEDS, annotation: stats, kbAnnotation: kbStats, arms: armStats, overlap, pretrainingOverlap: pretraining, losses: Object.fromEntries([...losses].map(([k, v]) => [k, { tokens: v.tokens, meanNll: v.meanNll }])) };
