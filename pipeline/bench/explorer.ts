@@ -30,13 +30,14 @@ const RESULTS = join(repoRoot, 'pipeline/bench/results/explorer.json');
 const settings = initialState(new URLSearchParams());
 applyTools(settings, TOOL_SPECS.map((s) => ({ name: s.name, description: s.description, examples: (s.examples ?? []).map(({ text, at, input }) => ({ text, at, input })) })));
 const DEFAULT_TAU_F = settings.tauF;
-const MODES = { before: TAU_F_SLIDER_MIN, after: DEFAULT_TAU_F } as const;
+/** Before: every L_b down to the slider's floor, each LM sample decoded to its end; after: the explorer's settings. */
+const MODES = { before: { tauMin: TAU_F_SLIDER_MIN, stopUnparsable: false }, after: { tauMin: DEFAULT_TAU_F, stopUnparsable: true } } as const;
 type Mode = keyof typeof MODES;
 
 type Hook = { toolformer: { client: { request(t: string, b: unknown, progress?: (stage: string) => void): Promise<unknown> }; loaded: { choice: { threads: number } } } };
 
 /** One analyze in the page: the analysis, wall seconds, and seconds per stage (from the worker's progress messages). */
-async function analyzeOnce(page: import('playwright-core').Page, tauMin: number) {
+async function analyzeOnce(page: import('playwright-core').Page, mode: (typeof MODES)[Mode]) {
   return page.evaluate(async (params) => {
     const t0 = performance.now();
     const marks: [string, number][] = [];
@@ -48,7 +49,7 @@ async function analyzeOnce(page: import('playwright-core').Page, tauMin: number)
     const stages: Record<string, number> = {};
     marks.forEach(([key, at], i) => (stages[key] = (stages[key] ?? 0) + ((marks[i + 1]?.[1] ?? wall) - at) / 1000));
     return { analysis: analysis as unknown, wallSeconds: wall / 1000, stages, beforeFirstStage: (marks[0]?.[1] ?? wall) / 1000 };
-  }, { ...analyzeParams(settings, settings.text), tauMin }) as Promise<{ analysis: Analysis; wallSeconds: number; stages: Record<string, number>; beforeFirstStage: number }>;
+  }, { ...analyzeParams(settings, settings.text), ...mode }) as Promise<{ analysis: Analysis; wallSeconds: number; stages: Record<string, number>; beforeFirstStage: number }>;
 }
 
 /** explorer.md: the sentence and table pipeline/bench/README.md includes (npm run docs). */
@@ -59,23 +60,27 @@ function markdown(r: typeof result): string {
   return [
     `${r.date.slice(0, 10)}, \`${r.command}\`, ${r.browser}, WASM with ${r.wasmThreads} threads, ${r.machine}; medians of ${ROUNDS} alternating rounds. ` +
       `The default text's ${r.candidates} candidate calls, ${r.reachedScoring} reaching scoring: L_b scored for ${r.callOnlyScored.before} before and ${r.callOnlyScored.after} after; ` +
-      `verdicts at τ_f ${DEFAULT_TAU_F} (control on and off) ${r.verdictsIdenticalAtDefaultTauF ? 'identical' : '**differ**'} (${r.keptAtDefaultTauF} kept), largest L_b difference ${r.largestCallOnlyDifference.toExponential(1)} nats.`,
+      `the same ${r.sameCandidates ? '' : '(**not**) '}candidates; every scored call's verdict at τ_f ${DEFAULT_TAU_F} (control on and off) ${r.verdictsIdenticalAtDefaultTauF ? 'identical' : '**differs**'} (${r.keptAtDefaultTauF} kept); ${r.samplesWithAnotherRejectionReason} unparsable samples cut early, rejected as unclosed_call instead of parse_error, largest L_b difference ${r.largestCallOnlyDifference.toExponential(1)} nats.`,
     '',
-    `| | τ_min | wall s | Chromium CPU s | ${keys.join(' s | ')} s |`,
-    `|---|---:|---:|---:|${keys.map(() => '---:').join('|')}|`,
-    ...(['before', 'after'] as const).map((mode) => `| ${mode} | ${MODES[mode]} | ${f(m[mode].wallSeconds)} | ${f(m[mode].cpuSeconds)} | ${keys.map((k) => f(m[mode].stages[k] ?? 0)).join(' | ')} |`),
-    `| **speed-up** | | **${f(r.speedup.wall)}×** | **${f(r.speedup.cpu)}×** | target ≥ ${r.speedup.target}× ${r.speedup.wall >= r.speedup.target ? '✔' : '✘'} |`,
+    `| | τ_min | samples stop when unparsable | wall s | Chromium CPU s | ${keys.join(' s | ')} s |`,
+    `|---|---:|---|---:|---:|${keys.map(() => '---:').join('|')}|`,
+    ...(['before', 'after'] as const).map((mode) => `| ${mode} | ${MODES[mode].tauMin} | ${MODES[mode].stopUnparsable ? 'yes' : 'no'} | ${f(m[mode].wallSeconds)} | ${f(m[mode].cpuSeconds)} | ${keys.map((k) => f(m[mode].stages[k] ?? 0)).join(' | ')} |`),
+    `| **speed-up** | | | **${f(r.speedup.wall)}×** | **${f(r.speedup.cpu)}×** | target ≥ ${r.speedup.target}× ${r.speedup.wall >= r.speedup.target ? '✔' : '✘'} |`,
   ].join('\n');
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const verdicts = (a: Analysis) => [a.controlMargins, undefined].flatMap((controlMargins) => rejudge(a, { tauS: 0, tauF: DEFAULT_TAU_F, controlMargins }).map((d) => d.outcome.kind));
+/** Each candidate's call and verdict at the default τ_f, control on and off (a sample rejected before execution: its kind only). */
+const verdicts = (a: Analysis) => [a.controlMargins, undefined].flatMap((controlMargins) =>
+  rejudge(a, { tauS: 0, tauF: DEFAULT_TAU_F, controlMargins }).map((d) => (d.candidate.losses ? `${d.candidate.tool}(${d.candidate.input})@${d.candidate.at}: ${d.outcome.kind}` : d.kept ? 'kept' : 'rejected')));
+/** LM samples whose rejection reason differs (a sample cut once unparsable is unclosed_call; decoded on, parse_error). */
+const reasonChanges = (a: Analysis, b: Analysis) => a.candidates.filter((c, i) => c.outcome.kind !== b.candidates[i].outcome.kind).length;
 
 const outDir = join(repoRoot, 'out/bench/explorer-dist');
 await buildApp({ outDir });
 const served = await serveApp({ outDir });
 const browser = await launch({ webgpu: false });
-const runs: { mode: Mode; tauMin: number; wallSeconds: number; cpuSeconds: number; stages: Record<string, number> }[] = [];
+const runs: { mode: Mode; tauMin: number; stopUnparsable: boolean; wallSeconds: number; cpuSeconds: number; stages: Record<string, number> }[] = [];
 const analyses: Partial<Record<Mode, Analysis>> = {};
 let threads = 0;
 try {
@@ -90,9 +95,9 @@ try {
       const cpu0 = descendantsCpuSeconds();
       const r = await analyzeOnce(page, MODES[mode]);
       const cpuSeconds = descendantsCpuSeconds() - cpu0;
-      runs.push({ mode, tauMin: MODES[mode], wallSeconds: +r.wallSeconds.toFixed(3), cpuSeconds: +cpuSeconds.toFixed(2), stages: Object.fromEntries(Object.entries(r.stages).map(([k, v]) => [k, +v.toFixed(3)])) });
+      runs.push({ mode, ...MODES[mode], wallSeconds: +r.wallSeconds.toFixed(3), cpuSeconds: +cpuSeconds.toFixed(2), stages: Object.fromEntries(Object.entries(r.stages).map(([k, v]) => [k, +v.toFixed(3)])) });
       analyses[mode] ??= r.analysis;
-      console.error(`round ${round + 1} ${mode} (τ_min ${MODES[mode]}): ${r.wallSeconds.toFixed(2)} s wall, ${cpuSeconds.toFixed(1)} CPU s`, r.stages);
+      console.error(`round ${round + 1} ${mode} (${JSON.stringify(MODES[mode])}): ${r.wallSeconds.toFixed(2)} s wall, ${cpuSeconds.toFixed(1)} CPU s`, r.stages);
     }
   }
   if (errors.length) throw new Error(`console errors: ${errors.join('; ')}`);
@@ -111,7 +116,7 @@ const stageMedians = (mode: Mode) => {
 const callOnlyDiffs = after.candidates.flatMap((c, i) => (c.losses && hasCallOnly(c.losses) ? [Math.abs(c.losses.callOnly - before.candidates[i].losses!.callOnly!)] : []));
 const result = {
   what: "the web explorer's default run (its text, every tool, k 5, m 2, own call = the worked example) in Chromium on WASM, " +
-    `τ_min ${MODES.before} (every L_b a slider position can need: before) vs τ_min ${MODES.after} (the default τ_f: after), alternating rounds after a warm-up`,
+    `before: τ_min ${MODES.before.tauMin} (every L_b a slider position can need) and each LM sample decoded to its end; after: τ_min ${MODES.after.tauMin} (the default τ_f) and samples stopped once unparsable; alternating rounds after a warm-up`,
   command: 'npx tsx pipeline/bench/explorer.ts',
   date: new Date().toISOString(),
   machine: `${cpus().length} cores, load ${readFileSync('/proc/loadavg', 'utf8').split(' ')[0]} at the end (shared: CPU seconds are the measure load moves least)`,
@@ -121,6 +126,8 @@ const result = {
   reachedScoring: after.candidates.filter((c) => c.losses).length,
   callOnlyScored: { before: before.candidates.filter((c) => c.losses && hasCallOnly(c.losses)).length, after: after.candidates.filter((c) => c.losses && hasCallOnly(c.losses)).length },
   verdictsIdenticalAtDefaultTauF: JSON.stringify(verdicts(before)) === JSON.stringify(verdicts(after)),
+  sameCandidates: before.candidates.length === after.candidates.length && before.candidates.every((c, i) => c.tool === after.candidates[i].tool && c.input === after.candidates[i].input && c.at === after.candidates[i].at),
+  samplesWithAnotherRejectionReason: reasonChanges(before, after),
   keptAtDefaultTauF: rejudge(after, { tauS: 0, tauF: DEFAULT_TAU_F, controlMargins: after.controlMargins }).filter((d) => d.kept).length,
   largestCallOnlyDifference: Math.max(0, ...callOnlyDiffs),
   median: {

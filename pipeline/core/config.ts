@@ -34,6 +34,13 @@ export interface AnnotateConfig extends ProbeVerdicts {
    * template questions take 16–25 tokens of the bundled tokenizer, "]" included.
    */
   maxSampleTokens: number;
+  /**
+   * Stop an LM sample as soon as its text can no longer parse as a call (call-syntax canStillParse), as the sampling
+   * probe does: it is rejected either way, sooner; its raw text is the prefix up to the cut and its reason
+   * unclosed_call. Other rows' samples are unchanged (per-row random streams). The web explorer sets it; absent: off,
+   * so the CLI's calls.jsonl keeps each sample's full text.
+   */
+  stopUnparsableSamples?: boolean;
   /** Sampling temperature for LM-proposed calls. */
   temperature: number;
   /** Positions from heuristics (before numbers, dates, entities) beside the LM's, at most this many per tool. */

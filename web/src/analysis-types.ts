@@ -34,6 +34,11 @@ export interface AnalyzeParams {
    * slider's value. @default TAU_F_SLIDER_MIN
    */
   tauMin?: number;
+  /**
+   * Stop each LM sample once it can no longer parse as a call (config stopUnparsableSamples): the same calls, and the
+   * same rejections sooner (an unparsable sample shows its text up to the cut, as unclosed_call). @default true
+   */
+  stopUnparsable?: boolean;
 }
 
 /** Lower a stored analysis' τ_min (the worker scores the missing L_b, then the control and judge for those calls). */

@@ -20,9 +20,9 @@ export type PostProgress = (stage: string, done: number, total: number) => void;
 /**
  * The run's settings: τ_s = 0 (every top-k position is proposed; τ_s is re-judged on the page) and τ_f = τ_min for
  * every tool, so L_b is scored where L_a − L_c ≥ τ_min (tauMinFor: min(τ_f, tauFFloor), both τ_min here; the
- * explorer has no stats grid whose floor would lower it).
+ * explorer has no stats grid whose floor would lower it). LM samples stop once they can no longer parse as a call.
  */
-function explorerConfig(params: Partial<Pick<AnalyzeParams, 'k' | 'm' | 'seed' | 'lmContext' | 'programmatic'>>, tools: readonly string[], parts: BrowserParts, tauMin: number): AnnotateConfig {
+function explorerConfig(params: Partial<Pick<AnalyzeParams, 'k' | 'm' | 'seed' | 'lmContext' | 'programmatic' | 'stopUnparsable'>>, tools: readonly string[], parts: BrowserParts, tauMin: number): AnnotateConfig {
   const thresholds: Record<string, ToolThresholds> = Object.fromEntries(
     tools.map((t) => {
       const own = parts.registry.get(t)!.thresholds;
@@ -32,6 +32,7 @@ function explorerConfig(params: Partial<Pick<AnalyzeParams, 'k' | 'm' | 'seed' |
   return defaultConfig({
     tools: [...tools], thresholds, tauFFloor: tauMin, ...(params.seed !== undefined && { seed: params.seed }), lmProposals: (params.m ?? 0) > 0,
     lmContext: params.lmContext ?? 'prompt', programmatic: params.programmatic ?? true,
+    stopUnparsableSamples: params.stopUnparsable ?? true,
   });
 }
 

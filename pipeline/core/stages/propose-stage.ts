@@ -91,6 +91,7 @@ async function lmCandidates(
     temperature: config.temperature,
     topK: config.topK,
     seed,
+    stopUnparsable: config.stopUnparsableSamples,
   });
   return samples.map((s) =>
     s.call
