@@ -3,12 +3,14 @@
  *   - a toolkens file trained in Node (`toolformer toolkens train`'s own function) opened through the panel's file
  *     input gives the same p(toolken) per token in the explorer's strips as Node on the same text (1e-4);
  *   - a file whose recorded model digest is another model's is refused in one line, and the strips stay;
+ *   - with a model folder opened from disk, the digest is the folder's (hashed from its File objects): a byte-equal
+ *     copy of models/default keeps the file, the copy with one more file refuses it;
  *   - training in the page from the bundled run's train.jsonl: Cancel stops it; run again, the loss falls, a file
  *     in the same format is offered (download), its digest is the model's, it is used at once (the strips change),
  *     and Node reads the same probabilities from the downloaded file (1e-4).
  * Waits are bounded by progress: a step fails when its status line stops changing for STALL_MS, under a generous cap.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -58,13 +60,14 @@ async function shownStrips(page: Page): Promise<Record<string, (number | null)[]
     Object.fromEntries(figs.map((f) => [f.getAttribute('data-testid')!.slice('ex-toolken-strip-'.length), JSON.parse((f as HTMLElement).dataset.p!)])));
 }
 
-function expectSame(shown: Record<string, (number | null)[]>, node: typeof nodeStrip): void {
+function expectSame(shown: Record<string, (number | null)[]>, node: typeof nodeStrip, what: string): void {
   expect(Object.keys(shown)).toEqual(node.tools);
   let worst = 0;
   node.tools.forEach((tool, k) => {
     expect(shown[tool]).toHaveLength(node.p[k].length);
     shown[tool].forEach((p, i) => (worst = Math.max(worst, Math.abs(p! - node.p[k][i]!))));
   });
+  console.info(`toolkens e2e: ${what}: largest |p(toolken) Chromium − Node| ${worst.toExponential(2)} over ${node.tools.length} × ${node.p[0].length} values, largest p ${Math.max(...node.p.flat().map(Number)).toExponential(2)}`);
   expect(worst).toBeLessThan(TOLERANCE);
 }
 
@@ -100,7 +103,7 @@ describe.skipIf(skipWithoutChromium('toolkens in headless Chromium'))('toolkens 
       expect(await textOf(page, 'tk-status')).toMatch(/^node\.safetensors: \d+ toolkens \(.+\), \[\d+ × 256\]; model digest matches .*models\/default \([0-9a-f]{12}…\)$/);
       expect(nodeStrip.tools.length).toBeGreaterThan(0);
       expect(nodeStrip.p.flat().some((p) => p! > 1e-6)).toBe(true); // not all zero: the comparison means something
-      expectSame(await shownStrips(page), nodeStrip);
+      expectSame(await shownStrips(page), nodeStrip, 'file trained in Node');
 
       await page.setInputFiles('[data-testid="tk-file"]', foreignFile);
       await page.waitForFunction(() => document.body.dataset.toolkens === 'refused', null, { timeout: 60_000 });
@@ -110,6 +113,34 @@ describe.skipIf(skipWithoutChromium('toolkens in headless Chromium'))('toolkens 
       expect(modelDigest(MODEL).startsWith(/is ([0-9a-f]{12})\)/.exec(refusal)![1])).toBe(true);
       expect(errors).toEqual([]);
       expect(foreign).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  }, 400_000);
+
+  it('checks the file again against a folder opened from disk: a copy of the model keeps it, a changed folder refuses it', async () => {
+    const copy = join(dir, 'default-copy');
+    await cp(MODEL, copy, { recursive: true });
+    const changed = join(dir, 'default-changed');
+    await cp(MODEL, changed, { recursive: true });
+    await writeFile(join(changed, 'NOTES.md'), 'one more file\n');
+    const browser = await launch({ webgpu: false });
+    try {
+      const { page, errors } = await openPage(browser, `${served.url}?${EXPLORER}`);
+      await page.waitForFunction(() => document.querySelector('[data-testid="ex-status"]')?.getAttribute('data-done'), null, { timeout: 180_000 });
+      await page.setInputFiles('[data-testid="tk-file"]', nodeFile);
+      await page.waitForFunction(() => document.body.dataset.toolkens === 'loaded', null, { timeout: 120_000 });
+      for (const [folder, kept] of [[copy, true], [changed, false]] as const) {
+        const name = folder.split('/').at(-1)!;
+        await page.setInputFiles('[data-testid="model-folder"]', folder);
+        await page.waitForFunction((n) => document.body.dataset.model === `disk:${n}` && document.body.dataset.ready === 'true', name, { timeout: 120_000 });
+        await page.waitForFunction((n) => (document.querySelector('[data-testid="tk-status"]')?.textContent ?? '').includes(`disk:${n}`), name, { timeout: 120_000 });
+        const status = await textOf(page, 'tk-status');
+        if (kept) expect(status).toMatch(new RegExp(`^node\\.safetensors: .*model digest matches disk:${name} \\(${modelDigest(copy).slice(0, 12)}…\\)$`));
+        else expect(status).toBe(`node.safetensors: trained on another model (digest ${modelDigest(MODEL).slice(0, 12)}, the page's model disk:${name} is ${modelDigest(changed).slice(0, 12)}); not loaded — train toolkens for this model below`);
+      }
+      expect(modelDigest(copy)).toBe(modelDigest(MODEL));
+      expect(errors).toEqual([]);
     } finally {
       await browser.close();
     }
@@ -132,8 +163,10 @@ describe.skipIf(skipWithoutChromium('toolkens in headless Chromium'))('toolkens 
       expect(await textOf(page, 'tk-train-status')).toBe('Cancelled.');
       expect(await page.isHidden('[data-testid="tk-download"]')).toBe(true);
 
-      // Train for real (3 epochs): wait by progress, then download what the page offers.
+      // Train for real — 3 epochs at lr 5e-3, not the Node file's 1e-3, so the new toolkens differ from the ones shown
+      // (the same settings on the same data give the same W_τ up to float rounding) — wait by progress, then download.
       await page.fill('[data-testid="tk-epochs"]', '3');
+      await page.fill('[data-testid="tk-lr"]', '0.005');
       await page.waitForFunction(() => !(document.querySelector('[data-testid="tk-train-bundled"]') as HTMLButtonElement).disabled, null, { timeout: 120_000 });
       await page.click('[data-testid="tk-train-bundled"]');
       await waitWithProgress(page, 'tk-train-status', async () => (await page.evaluate(() => document.body.dataset.toolkenTraining)) !== 'running');
@@ -146,6 +179,7 @@ describe.skipIf(skipWithoutChromium('toolkens in headless Chromium'))('toolkens 
       expect(download.suggestedFilename()).toBe('toolkens-default.safetensors');
       expect(trained.meta.modelDigest).toBe(modelDigest(MODEL));
       expect(trained.tools).toEqual(nodeStrip.tools);
+      expect(JSON.parse(trained.meta.settings)).toMatchObject({ lr: 0.005, epochs: 3, seed: 1 });
       const history = JSON.parse(trained.meta.history) as { trainLoss: number; valLoss: number }[];
       const initial = JSON.parse(trained.meta.initialLoss) as { train: number; val: number };
       expect(history.length).toBeGreaterThan(0);
@@ -159,8 +193,11 @@ describe.skipIf(skipWithoutChromium('toolkens in headless Chromium'))('toolkens 
         return fig?.dataset.p !== undefined && fig.dataset.p !== old;
       }, JSON.stringify(Object.values(before)[0]), { timeout: 60_000 });
       const after = await shownStrips(page);
-      expect(after).not.toEqual(before);
-      expectSame(after, await toolkenStrip(lm, trained, TEXT));
+      const moved = Math.max(...Object.keys(after).flatMap((tool) => after[tool].map((p, i) => Math.abs(p! - before[tool][i]!))));
+      console.info(`toolkens e2e: training in the page moved p(toolken) by up to ${moved.toExponential(2)}`);
+      expect(moved).toBeGreaterThan(10 * TOLERANCE); // a change well beyond the runtimes' rounding
+      expectSame(after, await toolkenStrip(lm, trained, TEXT), 'file trained in the page');
+      console.info(`toolkens e2e: in-page training: ${await textOf(page, 'tk-train-status')}`);
       expect(errors).toEqual([]);
     } finally {
       await browser.close();

@@ -153,27 +153,27 @@ export function mountToolkens(root: HTMLElement, client: ModelClient, host: Tool
   };
 
   /** Labels and features in the model worker, W_τ in the training worker, then the file: used at once and offered. */
-  async function train(lines: string[], source: string): Promise<void> {
+  async function train(read: () => Promise<string>, source: string): Promise<void> {
     const id = ++job;
-    const texts: string[] = [];
-    let bad = 0;
-    for (const line of lines) {
-      const text = trainText(line);
-      if (typeof text === 'string') texts.push(text);
-      else if (text === null) bad++;
-    }
-    const chosen = toolsCalled(texts, tools ?? []);
-    if (chosen.length === 0) {
-      say(trainStatus, `${source}: no tool call in its ${texts.length} records${bad ? ` (${bad} lines are not {"text": …} records)` : ''}: nothing to train`, true);
-      return;
-    }
-    const epochs = Math.max(1, Math.min(50, Math.round(epochsInput.valueAsNumber) || 10));
-    const lr = lrInput.valueAsNumber > 0 ? lrInput.valueAsNumber : 1e-3;
     setRunning(true);
     download.hidden = true;
     document.body.dataset.toolkenTraining = 'running';
-    say(trainStatus, `${source}: ${texts.length} records${bad ? `, ${bad} bad lines skipped` : ''}; toolkens ${chosen.join(', ')}`);
+    say(trainStatus, `Reading ${source}…`);
     try {
+      const texts: string[] = [];
+      let bad = 0;
+      for (const line of (await read()).split('\n')) {
+        const text = trainText(line);
+        if (typeof text === 'string') texts.push(text);
+        else if (text === null) bad++;
+      }
+      const chosen = toolsCalled(texts, tools ?? []);
+      if (chosen.length === 0) {
+        throw new Error(`${source}: no tool call in its ${texts.length} records${bad ? ` (${bad} lines are not {"text": …} records)` : ''}: nothing to train`);
+      }
+      const epochs = Math.max(1, Math.min(50, Math.round(epochsInput.valueAsNumber) || 10));
+      const lr = lrInput.valueAsNumber > 0 ? lrInput.valueAsNumber : 1e-3;
+      say(trainStatus, `${source}: ${texts.length} records${bad ? `, ${bad} bad lines skipped` : ''}; toolkens ${chosen.join(', ')}`);
       const t0 = performance.now();
       const d = await modelDigest();
       const { features, windows } = await client.request('toolkenFeatures',
@@ -197,7 +197,7 @@ export function mountToolkens(root: HTMLElement, client: ModelClient, host: Tool
       drawLossCurve(curve, curveSeries(trained.history, trained.initialLoss), epochs);
       const file = trainedToolkensFile(chosen, features, trained, {
         model: d.model, modelDigest: d.digest, dtype: d.dtype, data: [source], records: texts.length, badLines: bad, windows,
-        settings: { ...options, valShare: options.valShare, trainedIn: 'browser' },
+        settings: { ...options, trainedIn: 'browser' },
         cost: { wallSeconds: { features: featureSeconds, train: seconds } },
       });
       const bytes = encodeToolkens(file);
@@ -212,7 +212,7 @@ export function mountToolkens(root: HTMLElement, client: ModelClient, host: Tool
       await use(decodeToolkens(bytes, name), name);
     } catch (e) {
       if (id !== job) return;
-      say(trainStatus, isCancelled(e) ? 'Cancelled.' : `Training failed: ${message(e)}`, !isCancelled(e));
+      say(trainStatus, isCancelled(e) ? 'Cancelled.' : message(e), !isCancelled(e));
       document.body.dataset.toolkenTraining = isCancelled(e) ? 'cancelled' : 'failed';
     } finally {
       if (id === job) setRunning(false);
@@ -249,13 +249,14 @@ export function mountToolkens(root: HTMLElement, client: ModelClient, host: Tool
 
   trainInput.addEventListener('change', () => {
     const file = trainInput.files?.[0];
-    if (file) void file.text().then((text) => train(text.split('\n'), file.name));
+    if (file) void train(() => file.text(), file.name);
   });
   bundledButton.addEventListener('click', () => {
-    void fetch(new URL(`./${BUNDLED_TRAIN}`, location.href)).then(async (res) => {
+    void train(async () => {
+      const res = await fetch(new URL(`./${BUNDLED_TRAIN}`, location.href));
       if (!res.ok) throw new Error(`GET ${BUNDLED_TRAIN}: HTTP ${res.status}`);
-      return train((await res.text()).split('\n'), BUNDLED_TRAIN);
-    }).catch((e: unknown) => say(trainStatus, message(e), true));
+      return res.text();
+    }, BUNDLED_TRAIN);
   });
 
   void ready.then((list) => {
