@@ -8,7 +8,7 @@
  *   - training in the page from the bundled run's train.jsonl: Cancel stops it; run again, the loss falls, a file
  *     in the same format is offered (download), its digest is the model's, it is used at once (the strips change),
  *     and Node reads the same probabilities from the downloaded file (1e-4).
- * Waits are bounded by progress: a step fails when its status line stops changing for STALL_MS, under a generous cap.
+ * Waits are bounded by progress (progress-wait.ts): a step fails when nothing on the page has moved for STALL_MS.
  */
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -22,6 +22,7 @@ import { toolkensTrain } from '../../pipeline/node/toolkens-command.ts';
 import { toolkenStrip } from '../src/toolkens-jobs.ts';
 import { BUNDLED_TRAIN } from '../src/ui/toolkens.ts';
 import { launch, openPage, skipWithoutChromium, textOf } from './browser.ts';
+import { TEST_CAP_MS, waitWhileProgressing } from './progress-wait.ts';
 import { buildApp, repoRoot, serveApp, type Served } from './serve.ts';
 
 const MODEL = join(repoRoot, 'models/default');
@@ -29,7 +30,6 @@ const MODEL = join(repoRoot, 'models/default');
 const TEXT = 'Population: 5,664,939 (July 2015 est.) The capital of Kyrgyzstan is Bishkek, and 37 plus 48 is 85.';
 /** onnxruntime-web (wasm) against onnxruntime-node: ~1e-6 on logits; the brief's bound. */
 const TOLERANCE = 1e-4;
-const STALL_MS = 120_000;
 const EXPLORER = `model=default&backend=wasm&tools=Calculator&k=1&m=0&own=&control=0&text=${encodeURIComponent(TEXT)}`;
 
 let dir: string;
@@ -38,21 +38,6 @@ let nodeFile: string;
 let foreignFile: string;
 let lm: Awaited<ReturnType<typeof loadModel>>;
 let nodeStrip: Awaited<ReturnType<typeof toolkenStrip>>;
-
-/** Waits until `done()` holds; fails when the watched status line has not changed for STALL_MS (or past `capMs`). */
-async function waitWithProgress(page: Page, statusId: string, done: () => Promise<boolean>, capMs = 600_000): Promise<void> {
-  const t0 = Date.now();
-  let last = '';
-  let changed = Date.now();
-  for (;;) {
-    if (await done()) return;
-    const now = await textOf(page, statusId);
-    if (now !== last) [last, changed] = [now, Date.now()];
-    if (Date.now() - changed > STALL_MS) throw new Error(`no progress for ${STALL_MS / 1000} s: "${last}"`);
-    if (Date.now() - t0 > capMs) throw new Error(`not done after ${capMs / 1000} s: "${last}"`);
-    await page.waitForTimeout(250);
-  }
-}
 
 /** The p(toolken) per token each strip carries (data-p), by tool. */
 async function shownStrips(page: Page): Promise<Record<string, (number | null)[]>> {
@@ -85,7 +70,7 @@ describe.skipIf(skipWithoutChromium('toolkens in headless Chromium'))('toolkens 
     nodeStrip = await toolkenStrip(lm, t, TEXT);
     await buildApp();
     served = await serveApp();
-  }, 300_000);
+  }, TEST_CAP_MS);
 
   afterAll(async () => {
     await served?.close();
@@ -97,16 +82,16 @@ describe.skipIf(skipWithoutChromium('toolkens in headless Chromium'))('toolkens 
     const browser = await launch({ webgpu: false });
     try {
       const { page, errors, foreign } = await openPage(browser, `${served.url}?${EXPLORER}`);
-      await page.waitForFunction(() => document.querySelector('[data-testid="ex-status"]')?.getAttribute('data-done'), null, { timeout: 180_000 });
+      await waitWhileProgressing(page, () => document.querySelector('[data-testid="ex-status"]')?.getAttribute('data-done'));
       await page.setInputFiles('[data-testid="tk-file"]', nodeFile);
-      await page.waitForFunction(() => document.body.dataset.toolkens && document.querySelector('[data-testid^="ex-toolken-strip-"]'), null, { timeout: 120_000 });
+      await waitWhileProgressing(page, () => document.body.dataset.toolkens && document.querySelector('[data-testid^="ex-toolken-strip-"]'));
       expect(await textOf(page, 'tk-status')).toMatch(/^node\.safetensors: \d+ toolkens \(.+\), \[\d+ × 256\]; model digest matches .*models\/default \([0-9a-f]{12}…\)$/);
       expect(nodeStrip.tools.length).toBeGreaterThan(0);
       expect(nodeStrip.p.flat().some((p) => p! > 1e-6)).toBe(true); // not all zero: the comparison means something
       expectSame(await shownStrips(page), nodeStrip, 'file trained in Node');
 
       await page.setInputFiles('[data-testid="tk-file"]', foreignFile);
-      await page.waitForFunction(() => document.body.dataset.toolkens === 'refused', null, { timeout: 60_000 });
+      await waitWhileProgressing(page, () => document.body.dataset.toolkens === 'refused');
       const refusal = await textOf(page, 'tk-status');
       expect(refusal).toMatch(/^foreign\.safetensors: trained on another model \(digest f{12}, the page's model .*models\/default is [0-9a-f]{12}\); not loaded/);
       expect(refusal).not.toContain('\n');
@@ -116,7 +101,7 @@ describe.skipIf(skipWithoutChromium('toolkens in headless Chromium'))('toolkens 
     } finally {
       await browser.close();
     }
-  }, 400_000);
+  }, TEST_CAP_MS);
 
   it('checks the file again against a folder opened from disk: a copy of the model keeps it, a changed folder refuses it', async () => {
     const copy = join(dir, 'default-copy');
@@ -127,14 +112,14 @@ describe.skipIf(skipWithoutChromium('toolkens in headless Chromium'))('toolkens 
     const browser = await launch({ webgpu: false });
     try {
       const { page, errors } = await openPage(browser, `${served.url}?${EXPLORER}`);
-      await page.waitForFunction(() => document.querySelector('[data-testid="ex-status"]')?.getAttribute('data-done'), null, { timeout: 180_000 });
+      await waitWhileProgressing(page, () => document.querySelector('[data-testid="ex-status"]')?.getAttribute('data-done'));
       await page.setInputFiles('[data-testid="tk-file"]', nodeFile);
-      await page.waitForFunction(() => document.body.dataset.toolkens === 'loaded', null, { timeout: 120_000 });
+      await waitWhileProgressing(page, () => document.body.dataset.toolkens === 'loaded');
       for (const [folder, kept] of [[copy, true], [changed, false]] as const) {
         const name = folder.split('/').at(-1)!;
         await page.setInputFiles('[data-testid="model-folder"]', folder);
-        await page.waitForFunction((n) => document.body.dataset.model === `disk:${n}` && document.body.dataset.ready === 'true', name, { timeout: 120_000 });
-        await page.waitForFunction((n) => (document.querySelector('[data-testid="tk-status"]')?.textContent ?? '').includes(`disk:${n}`), name, { timeout: 120_000 });
+        await waitWhileProgressing(page, (n) => document.body.dataset.model === `disk:${n}` && document.body.dataset.ready === 'true', name);
+        await waitWhileProgressing(page, (n) => (document.querySelector('[data-testid="tk-status"]')?.textContent ?? '').includes(`disk:${n}`), name);
         const status = await textOf(page, 'tk-status');
         if (kept) expect(status).toMatch(new RegExp(`^node\\.safetensors: .*model digest matches disk:${name} \\(${modelDigest(copy).slice(0, 12)}…\\)$`));
         else expect(status).toBe(`node.safetensors: trained on another model (digest ${modelDigest(MODEL).slice(0, 12)}, the page's model disk:${name} is ${modelDigest(changed).slice(0, 12)}); not loaded — train toolkens for this model below`);
@@ -144,22 +129,22 @@ describe.skipIf(skipWithoutChromium('toolkens in headless Chromium'))('toolkens 
     } finally {
       await browser.close();
     }
-  }, 400_000);
+  }, TEST_CAP_MS);
 
   it('trains toolkens in the page: cancellable, the loss falls, the file downloads, and it is used at once', async () => {
     const browser = await launch({ webgpu: false });
     try {
       const { page, errors } = await openPage(browser, `${served.url}?${EXPLORER}`);
-      await page.waitForFunction(() => document.querySelector('[data-testid="ex-status"]')?.getAttribute('data-done'), null, { timeout: 180_000 });
+      await waitWhileProgressing(page, () => document.querySelector('[data-testid="ex-status"]')?.getAttribute('data-done'));
       await page.setInputFiles('[data-testid="tk-file"]', nodeFile);
-      await page.waitForFunction(() => document.body.dataset.toolkens === 'loaded' && document.querySelector('[data-testid^="ex-toolken-strip-"]'), null, { timeout: 120_000 });
+      await waitWhileProgressing(page, () => document.body.dataset.toolkens === 'loaded' && document.querySelector('[data-testid^="ex-toolken-strip-"]'));
       const before = await shownStrips(page);
 
       // Cancel while the frozen model runs over the windows: the panel is idle again, nothing is produced.
       await page.click('[data-testid="tk-train-bundled"]');
-      await page.waitForFunction(() => /^Frozen model over the labelled windows: [1-9]/.test(document.querySelector('[data-testid="tk-train-status"]')?.textContent ?? ''), null, { timeout: 180_000 });
+      await waitWhileProgressing(page, () => /^Frozen model over the labelled windows: [1-9]/.test(document.querySelector('[data-testid="tk-train-status"]')?.textContent ?? ''));
       await page.click('[data-testid="tk-cancel"]');
-      await page.waitForFunction(() => document.body.dataset.toolkenTraining === 'cancelled', null, { timeout: 30_000 });
+      await waitWhileProgressing(page, () => document.body.dataset.toolkenTraining === 'cancelled');
       expect(await textOf(page, 'tk-train-status')).toBe('Cancelled.');
       expect(await page.isHidden('[data-testid="tk-download"]')).toBe(true);
 
@@ -167,9 +152,9 @@ describe.skipIf(skipWithoutChromium('toolkens in headless Chromium'))('toolkens 
       // (the same settings on the same data give the same W_τ up to float rounding) — wait by progress, then download.
       await page.fill('[data-testid="tk-epochs"]', '3');
       await page.fill('[data-testid="tk-lr"]', '0.005');
-      await page.waitForFunction(() => !(document.querySelector('[data-testid="tk-train-bundled"]') as HTMLButtonElement).disabled, null, { timeout: 120_000 });
+      await waitWhileProgressing(page, () => !(document.querySelector('[data-testid="tk-train-bundled"]') as HTMLButtonElement).disabled);
       await page.click('[data-testid="tk-train-bundled"]');
-      await waitWithProgress(page, 'tk-train-status', async () => (await page.evaluate(() => document.body.dataset.toolkenTraining)) !== 'running');
+      await waitWhileProgressing(page, () => document.body.dataset.toolkenTraining !== 'running');
       expect(await page.evaluate(() => document.body.dataset.toolkenTraining), await textOf(page, 'tk-train-status')).toBe('done');
       expect(await textOf(page, 'tk-train-status')).toMatch(/^Trained in [\d.]+ s .*loss [\d.]+ → [\d.]+ \(train\), kept epoch \d; toolkens-default\.safetensors, \d+ bytes, in use below\.$/);
       expect(await page.locator('[data-testid="tk-curve"] polyline').count()).toBe(2);
@@ -187,11 +172,11 @@ describe.skipIf(skipWithoutChromium('toolkens in headless Chromium'))('toolkens 
       expect(Math.min(...history.map((e) => e.valLoss))).toBeLessThan(initial.val);
 
       // Used at once: the strips are the new file's, different from before, and Node reads the same from it.
-      await page.waitForFunction(() => /^toolkens-default\.safetensors: .*model digest matches/.test(document.querySelector('[data-testid="tk-status"]')?.textContent ?? ''), null, { timeout: 60_000 });
-      await page.waitForFunction((old) => {
+      await waitWhileProgressing(page, () => /^toolkens-default\.safetensors: .*model digest matches/.test(document.querySelector('[data-testid="tk-status"]')?.textContent ?? ''));
+      await waitWhileProgressing(page, (old) => {
         const fig = document.querySelector('[data-testid^="ex-toolken-strip-"]') as HTMLElement | null;
         return fig?.dataset.p !== undefined && fig.dataset.p !== old;
-      }, JSON.stringify(Object.values(before)[0]), { timeout: 60_000 });
+      }, JSON.stringify(Object.values(before)[0]));
       const after = await shownStrips(page);
       const moved = Math.max(...Object.keys(after).flatMap((tool) => after[tool].map((p, i) => Math.abs(p! - before[tool][i]!))));
       console.info(`toolkens e2e: training in the page moved p(toolken) by up to ${moved.toExponential(2)}`);
@@ -202,5 +187,5 @@ describe.skipIf(skipWithoutChromium('toolkens in headless Chromium'))('toolkens 
     } finally {
       await browser.close();
     }
-  }, 600_000);
+  }, TEST_CAP_MS);
 });
