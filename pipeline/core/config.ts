@@ -1,3 +1,4 @@
+import type { Device } from './lm/devices.ts';
 import type { LmContext } from './sampling/lm-context.ts';
 import type { SamplingCounts, SamplingGate } from './sampling/sampling-gate.ts';
 import type { ToolThresholds } from './tools/spec.ts';
@@ -95,6 +96,12 @@ export interface AnnotateConfig extends ProbeVerdicts {
   inputColumns?: { text?: string; id?: string };
   /** The reader's byte budgets (`--max-record-bytes` …); absent: the defaults. Part of the config: it changes what is read. */
   inputLimits?: InputLimits;
+  /**
+   * Where the LM runs (`--device`: webgpu, cuda); absent: the CPU, so a default run's config.json is as it was. Part of
+   * the config, so that every worker of the run (pool, shard, queue) loads the model on the device the run chose, and a
+   * resume uses the same (devices agree within float rounding, not bit for bit).
+   */
+  device?: Exclude<Device, 'cpu'>;
 }
 
 /** What one input record or decoding step may cost, bytes; each breach is one bad record or one refusal line. */

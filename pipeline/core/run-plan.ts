@@ -7,6 +7,7 @@
  */
 import { type AnnotateConfig, type InputLimits, type ProbeVerdicts, validateConfig } from './config.ts';
 import { defaultConfig } from './default-config.ts';
+import type { Device } from './lm/devices.ts';
 import type { LmContext } from './sampling/lm-context.ts';
 import { DEFAULT_RETRIEVER, RETRIEVERS } from './retrieval/retriever.ts';
 import { catalogNamed } from './tools/catalogs/index.ts';
@@ -59,6 +60,8 @@ export interface RunFlags {
   maxRecordBytes?: number;
   maxZstdWindow?: number;
   maxRowGroupBytes?: number;
+  /** Where the LM runs. @default "cpu" */
+  device?: Device;
 }
 
 /** `inputLimits` from the budget flags, only those given (a default run's config.json stays as it was). */
@@ -122,6 +125,7 @@ export function planConfig(flags: RunFlags, mcpSpecs?: readonly ToolSpec[]): Ann
       ? { inputColumns: { ...(flags.textColumn !== undefined && { text: flags.textColumn }), ...(flags.idColumn !== undefined && { id: flags.idColumn }) } }
       : {}),
     ...inputLimitsOf(flags),
+    ...(flags.device !== undefined && flags.device !== 'cpu' ? { device: flags.device } : {}),
   }, specs);
   const planned = { ...config, thresholds: Object.fromEntries(Object.entries(config.thresholds).map(([tool, t]) => [tool, withThresholdFlags(t, flags)])) };
   // Checked here, not only in validateConfig, so that the message names the flag.

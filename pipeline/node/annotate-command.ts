@@ -125,7 +125,7 @@ async function annotateWith(inputs: string[], flags: AnnotateFlags, { chunkItems
   // Forked before this process loads its own model and probes: their start-up (model, tools, knowledge base) overlaps
   // ours. Each chunk message carries the plan's config (with the probes' verdicts).
   const workers = poolWorkers > 1 ? (await import('./scale/pool.ts')).startWorkers(poolWorkers, resolved.dir, flags.dtype, config) : null;
-  const lm = await loadModel(flags.model, { dtype: flags.dtype });
+  const lm = await loadModel(flags.model, { dtype: flags.dtype, device: config.device });
   // The run's modules load only once flags and model are known to be good.
   const [{ createRunParts }, { runProbes }] = await Promise.all([import('./parts.ts'), import('./run-probes.ts')]);
   const parts = await createRunParts(lm, config, flags.model, mcp?.specs);

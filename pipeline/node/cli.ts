@@ -18,6 +18,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { judge } from '../core/scoring/judge.ts';
 import { paperNames } from '../core/scoring/losses.ts';
 import { DTYPE_FILES, DTYPES } from '../core/lm/dtypes.ts';
+import { DEVICES } from '../core/lm/devices.ts';
 import { RUN_DEFAULTS } from '../core/run-defaults.ts';
 import { DEFAULT_GENERATE_MODEL, DEFAULT_INPUTS, DEFAULT_MODEL } from './package-paths.ts';
 import { planArgv } from './long-argv.ts';
@@ -40,6 +41,12 @@ const dtypeOption = () =>
   new Option('--dtype <dtype>', `ONNX file under onnx/: ${DTYPES.map((d) => `${d} ${DTYPE_FILES[d]}`).join(', ')}`)
     .choices(DTYPES)
     .default('fp32');
+
+/** `--device`: where the LM runs (core/lm/devices.ts; node/device.ts maps it to ONNX Runtime's execution providers). */
+const deviceOption = () =>
+  new Option('--device <device>', 'where the LM runs: cpu, webgpu (a GPU through Vulkan, Metal or D3D12) or cuda (needs onnxruntime-node\'s CUDA provider: pipeline/node/README.md, Devices)')
+    .choices(DEVICES)
+    .default('cpu');
 
 /** A repeatable option's values, in order. */
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -65,6 +72,7 @@ program
   .option('--max-row-group-bytes <n>', 'decoded bytes of one Parquet read: bigger row groups are read in slices; a page over it is refused (default 128 MiB)', integer('--max-row-group-bytes'))
   .option('--model <dir|org/name>', 'Hugging Face ONNX causal-LM directory, or a model id in the local HF cache (HF_HOME; never downloaded)', DEFAULT_MODEL)
   .addOption(dtypeOption())
+  .addOption(deviceOption())
   .option('--tools <list>', 'comma-separated tools (default: every tool in the registry)')
   .option('--mcp <server>', "add an MCP server's tools: a command (run without a shell, stdio) or an http(s) URL (repeatable)", collect, [])
   .option('--catalog <name>', "add a tool catalog's tools, run in this process: mathjs (its 215 documented functions)")
@@ -175,6 +183,7 @@ program
   .requiredOption('--at <offset>', 'character offset where the call goes', integer('--at'))
   .option('--model <dir|org/name>', 'Hugging Face ONNX causal-LM directory, or a model id in the local HF cache (HF_HOME; never downloaded)', DEFAULT_MODEL)
   .addOption(dtypeOption())
+  .addOption(deviceOption())
   .option('--date <yyyy-mm-dd>', "the document's date (a tool that answers with today's date reads it)")
   .action(async (text: string, opts) => {
     const { scoreCommand } = await import('./score-command.ts');
@@ -186,6 +195,7 @@ program
   .description("generate with live tools (the paper's inference): a call starts when \" [\" is in the top k")
   .argument('[prompt]', 'the prompt (or --input)')
   .option('--model <dir>', 'Hugging Face ONNX causal-LM directory; the default is models/toolformer, the bundled model finetuned to write calls', DEFAULT_GENERATE_MODEL)
+  .addOption(deviceOption())
   .option('--no-tools', 'mask " [": the model answers alone')
   .option('--max-new-tokens <n>', 'tokens after the prompt, inserted results included', integer('--max-new-tokens'), 32)
   .option('--top-k <n>', 'a call starts when " [" is among the k most likely tokens', integer('--top-k'), 10)
@@ -209,6 +219,7 @@ program
   .command('eval')
   .description('held-out task families (facts, arithmetic, dates, relevance) with and without tools; writes eval.json and eval.md')
   .option('--model <dir>', 'Hugging Face ONNX causal-LM directory', DEFAULT_MODEL)
+  .addOption(deviceOption())
   .option('--trials <k>', 'sampled trials with tools for pass@k and pass^k', integer('--trials'), 3)
   .option('--per-family <n>', 'prompts per family', integer('--per-family'), 40)
   .option('--temperature <x>', 'temperature of the sampled trials', number('--temperature'), 0.7)

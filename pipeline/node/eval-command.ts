@@ -15,6 +15,7 @@ import { createNodeExecutor } from './generate-command.ts';
 import { generateWithToolkens, type ToolModeKind } from '../core/toolkens/generate.ts';
 import { TOOL_SPECS } from '../core/tools/registry.ts';
 import { readToolkens } from './toolkens-command.ts';
+import type { Device } from '../core/lm/devices.ts';
 import { loadModel } from './load-model.ts';
 import { KB_PATH } from './parts.ts';
 import { summarise, trial, type FamilySummary, type Trial, type TrialRecord } from '../eval/metrics.ts';
@@ -40,6 +41,8 @@ export interface EvalOptions {
   toolkenBias?: number;
   /** How tool mode writes arguments: free (the tool's prompt until ")") or constrained (the proposer's calls). @default "free" */
   toolkenMode?: ToolModeKind;
+  /** Where the LM runs (`--device`). @default "cpu" */
+  device?: Device;
 }
 
 
@@ -82,7 +85,7 @@ export async function runEval(o: EvalOptions): Promise<EvalReport> {
   const leaked = overlap(prompts, texts);
   const factsSeen = factOverlap(prompts, texts);
   const toolkens = o.toolkens ? await readToolkens(o.toolkens, o.model) : null;
-  const lm = await loadModel(o.model, toolkens ? { lm: { hiddenStates: true } } : {});
+  const lm = await loadModel(o.model, { device: o.device, ...(toolkens ? { lm: { hiddenStates: true } } : {}) });
   const executor = await createNodeExecutor();
   const specs = new Map(TOOL_SPECS.map((s) => [s.name, s]));
   const log = (s: string) => {

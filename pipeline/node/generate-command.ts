@@ -12,6 +12,7 @@ import { createInterface } from 'node:readline';
 import { defaultConfig } from '../core/default-config.ts';
 import { ToolExecutor } from '../core/stages/execute.ts';
 import { generate as generateWithTools, type GenerateOptions, type Generation } from '../core/generate/generate.ts';
+import type { Device } from '../core/lm/devices.ts';
 import type { CausalLM } from '../core/lm/lm.ts';
 import { TOOL_SPECS, ToolRegistry } from '../core/tools/registry.ts';
 import { createApertiumEngine } from './apertium.ts';
@@ -36,6 +37,8 @@ export interface GenerateCommandOptions {
   toolkens?: string;
   toolkenBias?: number;
   toolkenMode?: ToolModeKind;
+  /** Where the LM runs (`--device`). @default "cpu" */
+  device?: Device;
 }
 
 /** The default tools behind an executor with annotate's limits (the same timeout and concurrency as a run). */
@@ -53,7 +56,7 @@ export async function generateCommand(prompt: string | undefined, o: GenerateCom
   if ((prompt === undefined) === (o.input === undefined)) throw new Error('generate: pass a prompt or --input prompts.jsonl (not both)');
   if (o.input !== undefined && o.out === undefined) throw new Error('generate: --input needs --out results.jsonl');
   const toolkens = o.toolkens ? await readToolkens(o.toolkens, o.model) : null;
-  const model = await loadModel(o.model, toolkens ? { lm: { hiddenStates: true } } : {});
+  const model = await loadModel(o.model, { device: o.device, ...(toolkens ? { lm: { hiddenStates: true } } : {}) });
   const lm: CausalLM = model;
   const executor = o.tools ? await createNodeExecutor() : null;
   const base: GenerateOptions = {

@@ -9,10 +9,12 @@
 import { open, readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import * as ort from 'onnxruntime-node';
+import type { Device } from '../core/lm/devices.ts';
 import type { CausalLM } from '../core/lm/lm.ts';
 import { OrtCausalLM, type OrtCausalLMOptions } from '../core/lm/ort-lm.ts';
 import { indexGraph } from '../onnx/graph-index.ts';
 import { describeModel, onnxFileOf } from '../core/lm/model-files.ts';
+import { assertDeviceInstalled, deviceFailure, deviceSessionOptions } from './device.ts';
 import { availableDtypes, describeDir, resolveModel, type Dtype } from './hf-cache.ts';
 
 export interface LoadModelOptions {
@@ -25,12 +27,20 @@ export interface LoadModelOptions {
    * int8 model_int8, uint8 model_uint8, q4 model_q4, q4f16 model_q4f16, bnb4 model_bnb4 (.onnx). @default "fp32"
    */
   dtype?: Dtype;
+  /**
+   * Where the LM runs (`--device`, node/device.ts): cpu, webgpu or cuda. Never falls back: a device that cannot start
+   * is a one-line error naming what is missing. The KV cache stays in host memory on every device (see
+   * pipeline/node/README.md, Devices: onnxruntime-node 1.30 aborts when a gpu-buffer output is read back). @default "cpu"
+   */
+  device?: Device;
 }
 
 /**
  * @param model a model directory, or an `org/name` id in the local Hugging Face cache (HF_HOME / HF_HUB_CACHE).
  */
 export async function loadModel(model: string, options: LoadModelOptions = {}): Promise<OrtCausalLM & CausalLM> {
+  const device = options.device ?? 'cpu';
+  assertDeviceInstalled(device); // before any file is read: a missing provider fails at once
   const { dir: root, notInCache } = await resolveModel(model);
   const dtype = options.dtype ?? 'fp32';
   const onnxFile = onnxFileOf(dtype);
@@ -58,11 +68,14 @@ export async function loadModel(model: string, options: LoadModelOptions = {}): 
         executionMode: 'sequential',
         graphOptimizationLevel: 'all',
         extra: { session: { model_external_initializers_file_folder_path: join(root, 'onnx') } },
+        ...(device === 'cpu' ? {} : deviceSessionOptions(device)),
       },
       ...options.lm,
     });
   } catch (error) {
     const message = (error as Error).message.split('\n')[0];
+    const deviceProblem = deviceFailure(device, message);
+    if (deviceProblem) throw new Error(deviceProblem);
     return fail((await unsupportedOperator(message, root, dtype, onnxFile)) ?? message);
   }
 }

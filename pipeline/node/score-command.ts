@@ -5,6 +5,7 @@ import { paperNames } from '../core/scoring/losses.ts';
 import { scorePositions } from '../core/scoring/scoring.ts';
 import { callText } from '../core/stages/stages.ts';
 import { callTokens, planWindow } from '../core/scoring/window.ts';
+import type { Device } from '../core/lm/devices.ts';
 import type { Dtype } from './hf-cache.ts';
 import { loadModel } from './load-model.ts';
 import { createNodeParts } from './parts.ts';
@@ -14,6 +15,8 @@ export interface ScoreFlags {
   at: number;
   model: string;
   dtype?: Dtype;
+  /** Where the LM runs. @default "cpu" */
+  device?: Device;
   date?: string;
 }
 
@@ -23,7 +26,7 @@ export async function scoreCommand(text: string, flags: ScoreFlags): Promise<voi
   const parsed = parseCall(flags.call);
   if (!parsed.ok) throw new Error(`cannot parse --call ${JSON.stringify(flags.call)}: ${parsed.error}`);
   const config = defaultConfig();
-  const lm = await loadModel(flags.model, { dtype: flags.dtype });
+  const lm = await loadModel(flags.model, { dtype: flags.dtype, device: flags.device });
   const { parts } = await createNodeParts(lm, config);
   if (!parts.registry.get(parsed.call.tool)) throw new Error(`unknown tool "${parsed.call.tool}": use one of ${config.tools.join(', ')}`);
   const call = { tool: parsed.call.tool, input: parsed.call.input };

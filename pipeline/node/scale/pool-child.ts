@@ -22,7 +22,7 @@ process.on('disconnect', () => process.exit(0));
 process.on('message', (message: ToChild) => {
   if (message.type === 'init') {
     ready = (async () => {
-      const lm = await loadModel(message.model, { dtype: message.dtype });
+      const lm = await loadModel(message.model, { dtype: message.dtype, device: message.config.device });
       const { parts } = await createRunParts(lm, message.config, message.model);
       return parts;
     })();

@@ -23,8 +23,9 @@ export async function processChunk(job: SandboxedJob<ChunkJob, ChunkResult>): Pr
   // A job of another run (the queue moved on): this process was not checked against it.
   if (run !== process.env[WORKER_ENV.run]) throw new Error(`chunk of run ${run.slice(0, 12)}, not this worker's run`);
   parts ??= (async () => {
+    // The run's device comes with its config (the frozen plan's), as the model and dtype come from the worker.
     const model = process.env[WORKER_ENV.model]!;
-    const lm = await loadModel(model, { dtype: process.env[WORKER_ENV.dtype] as Dtype });
+    const lm = await loadModel(model, { dtype: process.env[WORKER_ENV.dtype] as Dtype, device: config.device });
     return (await createRunParts(lm, config, model)).parts;
   })();
   return annotateChunk(await parts, config, chunk);

@@ -100,7 +100,7 @@ export async function workerCommand(flags: WorkerFlags): Promise<void> {
 /** What this machine would compute with, against what the run was started with: a difference is a one-line refusal. */
 async function assertSameMachine(flags: WorkerFlags, record: RunRecord) {
   const resolved = await resolveModel(flags.model);
-  const lm = await loadModel(flags.model, { dtype: flags.dtype });
+  const lm = await loadModel(flags.model, { dtype: flags.dtype, device: record.identity.config.device }); // the run's device: refused here when missing
   const { translation } = await createNodeParts(lm, { toolConcurrency: 1, toolTimeoutMs: record.identity.config.toolTimeoutMs });
   const mine = {
     modelDigest: modelDigest(resolved.dir),
