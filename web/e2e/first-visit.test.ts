@@ -26,7 +26,7 @@ const RECORD = process.env.RECORD_WEB === '1';
 /** Where the recorded results go (RECORD_WEB=1). */
 const RESULTS = join(webDir, 'e2e/results/first-visit.json');
 const SCREENSHOTS = join(webDir, 'screenshots');
-/** npm start's candidates (tool and usefulness of each line of out/start/calls.jsonl), for the run viewer. */
+/** npm start's candidates (tool and usefulness, or usefulnessAtMost where L_b was skipped, of each line of out/start/calls.jsonl), for the run viewer. */
 const START_CALLS = join(webDir, 'e2e/fixtures/npm-start-calls.jsonl');
 /**
  * Generous limits for a loaded 2-core machine (the first visit measured 78 s to the model and 215 s to the first
