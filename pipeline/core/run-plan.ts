@@ -96,10 +96,10 @@ function withThresholdFlags(t: ToolThresholds, flags: RunFlags): ToolThresholds 
  * gave (they join after the built-in ones, with their specs' thresholds and the threshold flags); absent before the
  * servers are connected, when an empty --tools is allowed if --mcp may still add some.
  */
-export function planConfig(flags: RunFlags, mcpSpecs?: readonly ToolSpec[]): AnnotateConfig {
+export function planConfig(flags: RunFlags, mcpSpecs?: readonly ToolSpec[], catalogSpecs?: readonly ToolSpec[]): AnnotateConfig {
   const builtIn = (flags.tools ?? TOOL_NAMES.join(',')).split(',').map((t) => t.trim()).filter(Boolean);
   // A catalog's tools join after the built-in ones, then the MCP servers' (addedSpecs).
-  const added = addedSpecs(flags, mcpSpecs);
+  const added = addedSpecs(flags, mcpSpecs, catalogSpecs);
   const specs = [...TOOL_SPECS, ...added];
   const config = defaultConfig({
     tools: [...builtIn, ...added.map((s) => s.name)],
@@ -135,7 +135,8 @@ export function planConfig(flags: RunFlags, mcpSpecs?: readonly ToolSpec[]): Ann
   }
   if (flags.retriever !== undefined && flags.toolRetrieval === undefined) throw new Error('--retriever applies to --tool-retrieval <k> only');
   if (flags.retriever !== undefined && !RETRIEVERS.includes(flags.retriever)) throw new Error(`--retriever: unknown retriever ${JSON.stringify(flags.retriever)} (known: ${RETRIEVERS.join(', ')})`);
-  if (planned.tools.length === 0 && !flags.mcp?.length) throw new Error(`no tools: pass --tools with some of ${TOOL_NAMES.join(', ')}, or --mcp <server>`);
+  const catalogToCome = flags.catalog !== undefined && catalogSpecs === undefined; // checked again once loaded
+  if (planned.tools.length === 0 && !flags.mcp?.length && !catalogToCome) throw new Error(`no tools: pass --tools with some of ${TOOL_NAMES.join(', ')}, or --mcp <server>`);
   if (flags.batchSize < 1) throw new Error(`--batch-size must be ≥ 1 (got ${flags.batchSize}): pass --batch-size 16`);
   if (planned.toolTimeoutMs < 1) throw new Error(`--tool-timeout must be ≥ 1 ms (got ${planned.toolTimeoutMs}): pass --tool-timeout 30000`);
   if (flags.concurrency < 1) throw new Error(`--concurrency must be ≥ 1 (got ${flags.concurrency}): pass --concurrency 4`);
@@ -144,14 +145,25 @@ export function planConfig(flags: RunFlags, mcpSpecs?: readonly ToolSpec[]): Ann
   return planned;
 }
 
-/** The tools a run adds to the built-in ones: its catalog's (--catalog), then the MCP servers'. */
-export function addedSpecs(flags: Pick<RunFlags, 'catalog'>, mcpSpecs?: readonly ToolSpec[]): ToolSpec[] {
-  return [...(flags.catalog === undefined ? [] : catalogNamed(flags.catalog).specs()), ...(mcpSpecs ?? [])];
+/**
+ * The tools a run adds to the built-in ones: its catalog's (--catalog: `catalogSpecs`, which the caller loaded with
+ * catalogs/index.ts `load`; the name is checked here either way), then the MCP servers'.
+ */
+export function addedSpecs(flags: Pick<RunFlags, 'catalog'>, mcpSpecs?: readonly ToolSpec[], catalogSpecs?: readonly ToolSpec[]): ToolSpec[] {
+  if (flags.catalog !== undefined) catalogNamed(flags.catalog);
+  return [...(catalogSpecs ?? []), ...(mcpSpecs ?? [])];
 }
 
 /** What the probes before the run decided: the LM context (`--lm-context auto`) and their counts. */
 export interface ProbeOutcome extends ProbeVerdicts {
   lmContext: LmContext;
+}
+
+/** config.json's `probeCache` (stages/probe-cache.ts): the key the verdicts were looked up under, and whether they came from the cache. */
+export interface ProbeCacheNote {
+  /** SHA-256 (hex) of what the verdicts depend on (probe-cache.ts probeKeyInputs). */
+  key: string;
+  cached: boolean;
 }
 
 /** The config with the probes' verdicts (a new object; config.json lists them after the settings). */
@@ -177,9 +189,11 @@ export interface RunMeta {
 
 /**
  * The run, fixed before its first document: config.json's record, in its key order. Frozen deeply at run time (the
- * type stays plain so that the stages take its config as they take any other).
+ * type stays plain so that the stages take its config as they take any other). `probeCache`: whether the probes'
+ * verdicts in `config` came from the verdict cache, and its key (absent when no probe applies); outside `config`, so
+ * a cached and a computed verdict make the same run (resume, shards and the queue compare `config`).
  */
-export type RunPlan = Readonly<RunMeta & { inputs: string[]; inputsDigest: string; maxDocs: number | null; config: AnnotateConfig }>;
+export type RunPlan = Readonly<RunMeta & { inputs: string[]; inputsDigest: string; maxDocs: number | null; config: AnnotateConfig; probeCache?: ProbeCacheNote }>;
 
 /** Freeze `value` and everything it holds (a write to the plan afterwards throws in strict code). */
 export function deepFreeze<T>(value: T): T {
@@ -190,8 +204,10 @@ export function deepFreeze<T>(value: T): T {
   return value;
 }
 
-/** The plan, frozen (a deep copy): `meta` first, then the inputs, --max-docs and the config (config.json's order since its first run). */
-export function freezePlan(meta: RunMeta, run: { inputs: readonly string[]; inputsDigest: string; maxDocs?: number; config: AnnotateConfig }): RunPlan {
-  // A copy: the caller's objects stay its own (and writable); the plan shares nothing with them.
-  return deepFreeze(structuredClone({ ...meta, inputs: [...run.inputs], inputsDigest: run.inputsDigest, maxDocs: run.maxDocs ?? null, config: run.config }));
+/** The plan, frozen (a deep copy): `meta` first, then the inputs, --max-docs, the config and probeCache (config.json's order). */
+export function freezePlan(meta: RunMeta, run: { inputs: readonly string[]; inputsDigest: string; maxDocs?: number; config: AnnotateConfig; probeCache?: ProbeCacheNote }): RunPlan {
+  // A copy: the caller's objects stay its own (and writable); the plan shares nothing with them. probeCache last: a
+  // run's config.json reads as before it existed up to there.
+  const cache = run.probeCache ? { probeCache: run.probeCache } : {};
+  return deepFreeze(structuredClone({ ...meta, inputs: [...run.inputs], inputsDigest: run.inputsDigest, maxDocs: run.maxDocs ?? null, config: run.config, ...cache }));
 }

@@ -2,6 +2,7 @@
  * `toolformer annotate`: flags → checks → the frozen run plan (core/run-plan.ts: config, MCP tools, probe verdicts,
  * model) → the one loop (run-loop.ts) with the executor and store the flags choose → summary, export.
  */
+import { channel } from 'node:diagnostics_channel';
 import { mkdirSync, rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, relative, resolve } from 'node:path';
@@ -26,6 +27,12 @@ import { searchBudgetLine } from './run-summary.ts';
 import { DEFAULT_CHUNK_ITEMS, parseShard } from './scale/plan.ts';
 import { digestOf, runIdentity } from './scale/run-digest.ts';
 
+/**
+ * Published once per run, when the plan is frozen and the first document is about to start (diagnostics_channel: free
+ * when nobody listens). pipeline/bench/probe-cache.ts measures the CPU a run spends before its first document here.
+ */
+export const runStart = channel('toolformer:run-start');
+
 export interface AnnotateFlags extends RunFlags {
   /** A model directory or an `org/name` id in the local Hugging Face cache. */
   model: string;
@@ -45,6 +52,8 @@ export interface AnnotateFlags extends RunFlags {
   queue?: string;
   /** Input items per chunk. @default DEFAULT_CHUNK_ITEMS */
   chunk?: number;
+  /** `--no-probe-cache`: false, the probes run and their verdicts are neither read from nor written to the cache. */
+  probeCache?: boolean;
   /** After the run: `toolformer export` it in these formats (export/formats.ts) to <out>/export/<format>. */
   export?: string;
 }
@@ -113,7 +122,9 @@ export async function annotateCommand(inputs: string[], flags: AnnotateFlags): P
 
 async function annotateWith(inputs: string[], flags: AnnotateFlags, { chunkItems, shard }: { chunkItems: number; shard: Shard | null }, mcp?: McpTools): Promise<{ stats: RunStats; plan: RunPlan }> {
   // The resolved tool list: the servers' tools join after the built-in ones, the threshold flags applied to all.
-  const config = planConfig(flags, mcp?.specs);
+  // --catalog: its tools (and its library) load only now, when asked for.
+  const catalog = flags.catalog === undefined ? undefined : await (await import('../core/tools/catalogs/index.ts')).catalogNamed(flags.catalog).load();
+  const config = planConfig(flags, mcp?.specs, catalog);
   const resolved = await resolveModel(flags.model);
   const bound = Math.min(flags.maxDocs ?? Infinity, countRecords(inputs));
   // --workers: how many processes, in chunks of how many items (with --mcp one process: the connections live here;
@@ -127,10 +138,18 @@ async function annotateWith(inputs: string[], flags: AnnotateFlags, { chunkItems
   const workers = poolWorkers > 1 ? (await import('./scale/pool.ts')).startWorkers(poolWorkers, resolved.dir, flags.dtype, config) : null;
   const lm = await loadModel(flags.model, { dtype: flags.dtype, device: config.device });
   // The run's modules load only once flags and model are known to be good.
-  const [{ createRunParts }, { runProbes }] = await Promise.all([import('./parts.ts'), import('./run-probes.ts')]);
-  const parts = await createRunParts(lm, config, flags.model, mcp?.specs);
+  const [{ createRunParts }, { cachedProbes }] = await Promise.all([import('./parts.ts'), import('./probe-cache.ts')]);
+  const parts = await createRunParts(lm, config, flags.model, mcp?.specs, catalog);
   // Before anything is written: the probes' verdicts are part of the plan (config.json, the queue's run id).
-  const verdicts = await runProbes(parts.parts, config, flags.lmContext, (line) => console.log(line)); // information: stdout
+  // From the verdict cache when it has this model's, seed's and tools' (--no-probe-cache: always run).
+  const probes = await cachedProbes(parts.parts, config, {
+    lmContextFlag: flags.lmContext,
+    modelDir: resolved.dir,
+    dtype: flags.dtype ?? 'fp32',
+    use: flags.probeCache !== false,
+    notice: (line) => console.log(line), // information: stdout
+    warn: (line) => console.error(line),
+  });
   const meta = {
     model: resolved.cache ? `${resolved.cache.id}@${resolved.cache.revision}` : relative(process.cwd(), resolve(flags.model)) || '.',
     ...(flags.dtype && flags.dtype !== 'fp32' ? { modelDtype: flags.dtype } : {}),
@@ -139,11 +158,12 @@ async function annotateWith(inputs: string[], flags: AnnotateFlags, { chunkItems
     ...(mcp ? { mcpServers: mcp.servers } : {}),
     versions: packageVersions(),
   };
-  const plan = freezePlan(meta, { inputs, inputsDigest: digestInputs(inputs), maxDocs: flags.maxDocs, config: withVerdicts(config, verdicts) });
+  const plan = freezePlan(meta, { inputs, inputsDigest: digestInputs(inputs), maxDocs: flags.maxDocs, config: withVerdicts(config, probes.verdicts), probeCache: probes.cache });
   const progress = startProgress(Number.isFinite(bound) ? bound : 0, flags.quiet);
   const [{ runLoop }, { planSource }, { inProcessExecutor }] = await Promise.all([import('./run-loop.ts'), import('./annotate-run.ts'), import('./scale/in-process.ts')]);
   const inProcess = inProcessExecutor(parts.parts, plan.config);
   const choice = await chooseExecution(plan, flags, { chunkItems, poolChunk, shard, inProcess, modelDir: resolved.dir, workers });
+  runStart.publish({ out: flags.out });
   try {
     const done = await runLoop({ ...planSource(plan), ...choice, onCommit: ({ docs, kept }) => progress.update(docs, kept) });
     if (shard) {

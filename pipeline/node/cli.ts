@@ -95,6 +95,7 @@ program
   .option('--top-k <n>', `top-k of LM sampling (default ${RUN_DEFAULTS.topK})`, integer('--top-k'))
   .option('--control-margin <nats>', `counterfactual control: keep a call only if its result beats a distractor by this many nats, for every tool (default: each tool's own margin, else ${RUN_DEFAULTS.controlMargin}; pipeline/node/README.md lists them)`, number('--control-margin'))
   .option('--no-control', 'no counterfactual control')
+  .option('--no-probe-cache', "run the probes even when the verdict cache ($TOOLFORMER_CACHE, default ~/.cache/toolformer) holds this model's, seed's and tools' verdicts, and cache nothing")
   .option('--tau-f-floor <x>', "the lowest τ_f the run's losses must stay exact for, ≤ 0: L_b is scored only where L_a − L_c reaches min(this, the tool's τ_f) (default 0, stats.json's first τ_f)", number('--tau-f-floor'))
   .option('--out <dir>', 'output directory', 'out/run')
   .option('--resume', 'continue a killed run in --out from its checkpoint')

@@ -46,8 +46,11 @@ export async function createRunParts(
   config: AnnotateConfig,
   model: string,
   mcpSpecs?: readonly ToolSpec[],
+  /** config.catalog's tools when the caller has loaded them already (else loaded here: catalogs/index.ts load). */
+  catalogSpecs?: readonly ToolSpec[],
 ): Promise<{ parts: PipelineParts; translation: string }> {
-  const added = addedSpecs(config, mcpSpecs);
+  const catalog = catalogSpecs ?? (config.catalog === undefined ? undefined : await (await import('../core/tools/catalogs/index.ts')).catalogNamed(config.catalog).load());
+  const added = addedSpecs(config, mcpSpecs, catalog);
   const created = await createNodeParts(lm, config, added.length > 0 ? [...TOOL_SPECS, ...added] : undefined);
   if (config.toolRetrieval) created.parts.retrieveTools = await toolRetrievalFor(created.parts.registry, config, model);
   return created;

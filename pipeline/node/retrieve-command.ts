@@ -24,7 +24,7 @@ export async function retrieveCommand(text: string, flags: RetrieveFlags): Promi
   const builtIn = flags.tools === undefined ? [...TOOL_NAMES] : flags.tools.split(',').map((t) => t.trim()).filter(Boolean);
   const unknown = builtIn.find((name) => !TOOL_NAMES.includes(name));
   if (unknown !== undefined) throw new Error(`--tools: unknown tool ${JSON.stringify(unknown)} (known: ${TOOL_NAMES.join(', ')})`);
-  const specs: ToolSpec[] = [...TOOL_SPECS.filter((s) => builtIn.includes(s.name)), ...(flags.catalog === undefined ? [] : catalogNamed(flags.catalog).specs())];
+  const specs: ToolSpec[] = [...TOOL_SPECS.filter((s) => builtIn.includes(s.name)), ...(flags.catalog === undefined ? [] : await catalogNamed(flags.catalog).load())];
   const mcp = flags.mcp.length
     ? await import('./mcp/run-tools.ts').then(({ connectMcpTools }) => connectMcpTools(flags.mcp, specs.map((s) => s.name), (line) => console.error(`toolformer: ${line}`)))
     : undefined;

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../default-config.ts';
 import { planConfig } from '../run-plan.ts';
+import { catalogNamed } from '../tools/catalogs/index.ts';
 import type { Doc } from '../document.ts';
 import { addDoc, emptyStats } from '../stats.ts';
 import { adderTool } from '../testing/adder-tool.ts';
@@ -59,9 +60,9 @@ describe('tool retrieval in the pre-filter stage', () => {
     expect(stats.tools.AddA.prefilterDrops).toEqual({ not_retrieved: 1 });
   });
 
-  it('the run plan: --catalog adds its tools after the built-in ones; --tool-retrieval k with the default retriever', () => {
+  it('the run plan: --catalog adds its tools after the built-in ones; --tool-retrieval k with the default retriever', async () => {
     const flags = { seed: 0, batchSize: 16, concurrency: 4, lmProposals: true };
-    const config = planConfig({ ...flags, tools: 'QA', catalog: 'mathjs', toolRetrieval: 5 });
+    const config = planConfig({ ...flags, tools: 'QA', catalog: 'mathjs', toolRetrieval: 5 }, undefined, await catalogNamed('mathjs').load());
     expect(config.tools.slice(0, 3)).toEqual(['QA', 'bignumber', 'bigint']);
     expect(config.tools).toHaveLength(216);
     expect(config.thresholds.gcd).toEqual({ tauS: 0.05, tauF: 1, k: 5, m: 5 });

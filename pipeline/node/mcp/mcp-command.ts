@@ -36,7 +36,7 @@ export async function mcpCommand(flags: McpFlags): Promise<void> {
   if (flags.http === undefined && (flags.host !== undefined || token !== undefined || flags.allowOrigin.length > 0)) {
     throw new Error('--host, --token and --allow-origin apply to --http <port> only (stdio needs none of them)');
   }
-  const catalog = flags.catalog === undefined ? [] : catalogNamed(flags.catalog).specs();
+  const catalog = flags.catalog === undefined ? [] : await catalogNamed(flags.catalog).load();
   const known = TOOL_SPECS.map((s) => s.name);
   // With a catalog, the built-in tools are served only when named.
   const wanted = flags.tools?.split(',').map((t) => t.trim()).filter(Boolean) ?? (catalog.length > 0 ? [] : known);

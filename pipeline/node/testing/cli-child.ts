@@ -3,7 +3,9 @@
  * Through bin.mjs (tsx registered in-process), so the child is one process and a SIGKILL stops all of it.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { resolve } from 'node:path';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 
 export const ROOT = resolve(import.meta.dirname, '../../..');
 export const TINY_MODEL = resolve(ROOT, 'models/tiny-random');
@@ -16,10 +18,17 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Start `toolformer <args…>` in `cwd`; `done` settles when it exits (or is killed). */
+/**
+ * Start `toolformer <args…>` in `cwd`; `done` settles when it exits (or is killed). Unless `env` names a
+ * TOOLFORMER_CACHE, the child gets an empty one of its own (removed when it exits): runs that a test compares byte
+ * for byte then all compute their probes (config.json's probeCache.cached false), and these tests write nothing to ~/.cache.
+ */
 export function spawnCli(args: string[], cwd: string, env?: NodeJS.ProcessEnv, options: { detached?: boolean } = {}): { child: ChildProcess; done: Promise<CliResult> } {
+  const ownCache = (env ?? process.env).TOOLFORMER_CACHE ? null : mkdtempSync(join(tmpdir(), 'toolformer-cache-'));
+  const childEnv = ownCache ? { ...(env ?? process.env), TOOLFORMER_CACHE: ownCache } : (env ?? process.env);
   // detached: its own process group, so that `process.kill(-child.pid, 'SIGKILL')` stops it with its children.
-  const child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: env ?? process.env, detached: options.detached });
+  const child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: childEnv, detached: options.detached });
+  if (ownCache) child.on('close', () => rmSync(ownCache, { recursive: true, force: true }));
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (d: Buffer) => (stdout += d));

@@ -96,7 +96,7 @@ async function buildRanker(withCatalog: boolean): Promise<Ranker> {
   const [{ Bm25Retriever }, { TOOL_SPECS }, catalog] = await Promise.all([
     import('../../../pipeline/core/retrieval/bm25.ts'),
     import('../tool-specs.ts'),
-    withCatalog ? import('../../../pipeline/core/tools/catalogs/index.ts').then((c) => c.catalogNamed('mathjs').specs()) : [],
+    withCatalog ? import('../../../pipeline/core/tools/catalogs/index.ts').then((c) => c.catalogNamed('mathjs').load()) : [],
   ]);
   const tools = [...TOOL_SPECS, ...catalog];
   const retriever = new Bm25Retriever(tools);

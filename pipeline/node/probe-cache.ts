@@ -1,0 +1,132 @@
+/**
+ * The probes' verdicts cached across runs (core/stages/probe-cache.ts says what the key holds). One small JSON file per
+ * key in the user's cache directory, as hf-cache.ts finds the Hugging Face one:
+ *
+ *   $TOOLFORMER_CACHE (default $XDG_CACHE_HOME/toolformer, XDG_CACHE_HOME default ~/.cache)
+ *     probe-verdicts/<key>.json     {probeVersion, key, verdicts}
+ *
+ * Not beside the model: a Hugging Face snapshot is the hub's, and may be read-only. A file that is damaged, too big or
+ * written for something else is reported in one line and ignored (the probes run again and replace it); a cache
+ * directory that cannot be written is reported and the run goes on. `--no-probe-cache` neither reads nor writes.
+ */
+import { createHash } from 'node:crypto';
+import { closeSync, existsSync, mkdirSync, openSync, readSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+import { onnxFileOf } from '../core/lm/model-files.ts';
+import type { AnnotateConfig } from '../core/config.ts';
+import type { ProbeOutcome, RunFlags } from '../core/run-plan.ts';
+import { MAX_PROBE_CACHE_BYTES, type ProbeCacheNote, probeCacheRecord, probeKeyInputs, readProbeCacheRecord } from '../core/stages/probe-cache.ts';
+import type { PipelineParts } from '../core/stages/work.ts';
+import type { Dtype } from './hf-cache.ts';
+import { packageVersions } from './package-versions.ts';
+import { computeProbes, probeLines } from './run-probes.ts';
+import { readBoundedFile } from './safe-paths.ts';
+
+/** The cache directory: TOOLFORMER_CACHE, else $XDG_CACHE_HOME/toolformer, else ~/.cache/toolformer. */
+export function toolformerCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.TOOLFORMER_CACHE) return resolve(env.TOOLFORMER_CACHE);
+  return join(resolve(env.XDG_CACHE_HOME || join(homedir(), '.cache')), 'toolformer');
+}
+
+/** Read in pieces of this many bytes: a 654 MB model is hashed without holding it. */
+const HASH_PIECE = 4 * 1024 * 1024;
+
+/**
+ * SHA-256 over the files a model is loaded from with `dtype` — config.json, generation_config.json, tokenizer.json,
+ * tokenizer_config.json and the dtype's ONNX file with its external data — by relative name and content (other
+ * dtypes' files, READMEs and training records do not move a verdict).
+ */
+export function modelFilesDigest(dir: string, dtype: Dtype): string {
+  const onnx = onnxFileOf(dtype);
+  const data = readdirSync(join(dir, dirname(onnx))).filter((f) => f.startsWith(`${basename(onnx)}_data`)).sort();
+  const files = ['config.json', 'generation_config.json', 'tokenizer.json', 'tokenizer_config.json', onnx, ...data.map((f) => join(dirname(onnx), f))];
+  const hash = createHash('sha256');
+  const piece = Buffer.alloc(HASH_PIECE);
+  for (const rel of files) {
+    if (!existsSync(join(dir, rel))) continue;
+    hash.update(`${rel}\0`);
+    const fd = openSync(join(dir, rel), 'r');
+    try {
+      for (let n; (n = readSync(fd, piece, 0, piece.length, null)) > 0; ) hash.update(piece.subarray(0, n));
+    } finally {
+      closeSync(fd);
+    }
+    hash.update('\0');
+  }
+  return hash.digest('hex');
+}
+
+/** Which versions can move a sampled token: the runtime and this package (its tokenizer and sampler). */
+function samplingVersions(): Record<string, string> {
+  const all = packageVersions();
+  return { 'toolformer-ts': all['toolformer-ts'], 'onnxruntime-node': all['onnxruntime-node'] };
+}
+
+export interface ProbeCacheOptions {
+  /** `--lm-context` as given (undefined: auto). */
+  lmContextFlag: RunFlags['lmContext'];
+  /** The model's directory (resolved) and dtype: their files are the digest. */
+  modelDir: string;
+  dtype: Dtype;
+  /** false: `--no-probe-cache`, the probes run and nothing is read or written. */
+  use: boolean;
+  /** Information lines (the probes' notices): stdout. */
+  notice: (line: string) => void;
+  /** A problem with the cache, one line: stderr. */
+  warn: (line: string) => void;
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * The probes' verdicts, from the cache when it holds this key's, else run (run-probes.ts) and stored. `cache` is
+ * config.json's `probeCache` (absent when no probe applies to this run: no LM proposals, or `--lm-context prompt`
+ * with the sampling gate off). The notices are the same lines whichever way the verdicts came.
+ */
+export async function cachedProbes(parts: PipelineParts, config: AnnotateConfig, o: ProbeCacheOptions): Promise<{ verdicts: ProbeOutcome; cache?: ProbeCacheNote }> {
+  const probes = config.lmProposals && (o.lmContextFlag !== 'prompt' || config.samplingGate !== null);
+  if (!probes) {
+    const verdicts = await computeProbes(parts, config, o.lmContextFlag);
+    return { verdicts };
+  }
+  const model = { digest: modelFilesDigest(o.modelDir, o.dtype), dtype: o.dtype, versions: samplingVersions() };
+  const inputs = probeKeyInputs(config, (tool) => parts.registry.get(tool), o.lmContextFlag ?? 'auto', model);
+  const key = createHash('sha256').update(JSON.stringify(inputs)).digest('hex');
+  const file = join(toolformerCacheDir(o.env), 'probe-verdicts', `${key}.json`);
+  const found = o.use ? readCached(file, key, config.tools, o.warn) : null;
+  const verdicts = found ?? (await computeProbes(parts, config, o.lmContextFlag));
+  if (found) o.notice(`probes: verdicts from the cache (${file}; --no-probe-cache to run them again)`);
+  for (const line of probeLines(verdicts, config)) o.notice(line);
+  if (o.use && !found) store(file, probeCacheRecord(key, verdicts), o.warn);
+  return { verdicts, cache: { key, cached: found !== null } };
+}
+
+/** The cached verdicts, or null (a missing file silently; any other problem in one line). */
+function readCached(file: string, key: string, tools: readonly string[], warn: (line: string) => void): ProbeOutcome | null {
+  if (!existsSync(file)) return null;
+  let text: string;
+  try {
+    text = readBoundedFile(file, file, MAX_PROBE_CACHE_BYTES).toString('utf8');
+  } catch (error) {
+    warn(`toolformer: probe cache ignored: ${(error as Error).message}; the probes run again`);
+    return null;
+  }
+  const read = readProbeCacheRecord(text, key, tools);
+  if (typeof read === 'string') {
+    warn(`toolformer: probe cache ignored: ${file} is damaged (${read}); the probes run again`);
+    return null;
+  }
+  return read;
+}
+
+/** Write-then-rename, so a reader never sees half a file; a failure is one line, not the end of the run. */
+function store(file: string, content: string, warn: (line: string) => void): void {
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, content);
+    renameSync(tmp, file);
+  } catch (error) {
+    warn(`toolformer: probe verdicts not cached: ${(error as Error).message}`);
+  }
+}
