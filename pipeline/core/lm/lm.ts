@@ -74,9 +74,16 @@ export interface ScoreRequest {
   upTo?: number;
   /**
    * First position whose `tokenLogProbs` the caller reads (a hint): a backend may compute log-probs only from
-   * there on and leave earlier entries 0; one that ignores it returns more than was asked, which is still correct.
+   * there on and leave earlier entries 0 (`probeLogProbs` before from − 1 too: p_i reads only its window's rows);
+   * one that ignores it returns more than was asked, which is still correct.
    */
   from?: number;
+  /**
+   * The first n ids are a prefix many requests share (a tool's fixed prompt), a hint: a backend may forward it once,
+   * keep its KV cache and forward only the rest of each request on top of it. Results are the same within float
+   * rounding; nothing below `from` − 1 is computed for it, so pass n ≤ from − 1 (a larger n is cut there).
+   */
+  sharedPrefix?: number;
 }
 
 export interface ScoreResult {

@@ -194,6 +194,11 @@ export class OrtCausalLM implements CausalLM {
     return this.graph.io;
   }
 
+  /** Forward passes of shared prefixes (ScoreRequest.sharedPrefix) so far: once per prompt, while it stays cached. */
+  get prefixForwards(): number {
+    return this.scorer.prefixes.forwards;
+  }
+
   /** Where score() makes log-probs: "head" is the one session that also decodes (OrtCausalLMOptions.logProbs). */
   get logProbPath(): 'head' | 'graph' | 'js' {
     return this.scorer.path;

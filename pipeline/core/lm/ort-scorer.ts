@@ -10,8 +10,9 @@
  */
 import type { ScoreRequest, ScoreResult } from './lm.ts';
 import type { DecoderGraph } from './ort-graph.ts';
-import type { OrtSession } from './ort-runtime.ts';
+import type { OrtSession, OrtTensor } from './ort-runtime.ts';
 import { floatRows } from './ort-graph-io.ts';
+import { type PrefixCache, PrefixCaches } from './ort-prefix-cache.ts';
 import { logSoftmaxGather } from './token-math.ts';
 
 /** The shape of one score() forward pass: `rows` × `length` padded tokens, of which `tokens` are real. */
@@ -36,11 +37,13 @@ export interface OrtScorerOptions {
 
 interface PendingScore {
   request: ScoreRequest;
+  /** ids[0..skip) come from a shared prefix's cache (0: none): rows below `skip` are not forwarded. */
+  skip: number;
   /** Exclusive end of the positions wanted. */
   upTo: number;
   /** Tokens to forward: upTo with a probe (p(probe | ids[≤ upTo−1])), else upTo − 1. */
   need: number;
-  /** First position whose log-probs are computed (rows firstRow..need−1). */
+  /** First position whose log-probs are computed (rows firstRow..need−1); at least `skip`. */
   firstRow: number;
   result: ScoreResult;
 }
@@ -55,10 +58,15 @@ export class OrtScorer {
    */
   onScoreBatch?: (batch: ScoreBatchShape) => void;
 
+  /** The KV caches of shared prefixes (ScoreRequest.sharedPrefix), kept across score() calls. */
+  readonly prefixes: PrefixCaches;
+
   constructor(
     private readonly graph: DecoderGraph,
     private readonly options: OrtScorerOptions,
-  ) {}
+  ) {
+    this.prefixes = new PrefixCaches(graph);
+  }
 
   /** Where log-probs are made: in the decoder graph ("head"), by the log-softmax graph, or in JavaScript. */
   get path(): 'head' | 'graph' | 'js' {
@@ -75,12 +83,29 @@ export class OrtScorer {
       if (request.probe !== undefined) this.graph.checkIds([request.probe], `score: request ${i} probe`);
       const result: ScoreResult = { tokenLogProbs: new Float32Array(len) };
       if (request.probe !== undefined) result.probeLogProbs = new Float32Array(len);
-      // First logits row read: row t predicts ids[t + 1]; a probe reads every row.
-      const firstRow = request.probe !== undefined ? 0 : Math.max(0, Math.min((request.from ?? 1) - 1, need));
-      return { request, upTo, need, firstRow, result };
+      // First logits row read: row t predicts ids[t + 1] and gives probeLogProbs[t]; `from` names the first read.
+      const firstRow = Math.max(0, Math.min((request.from ?? (request.probe !== undefined ? 0 : 1)) - 1, need));
+      // A shared prefix is used only below the first row read and with a row left to forward after it.
+      const skip = request.sharedPrefix && !this.graph.cacheOnDevice ? Math.max(0, Math.min(request.sharedPrefix, firstRow, need - 1)) : 0;
+      return { request, skip, upTo, need, firstRow, result };
     });
+    // One group per shared prefix (their rows are forwarded on top of its cache), and one without.
+    const groups = new Map<string, PendingScore[]>();
+    for (const p of pending.filter((p) => p.need > 0)) {
+      const key = p.skip > 0 ? p.request.ids.slice(0, p.skip).join(',') : '';
+      groups.set(key, [...(groups.get(key) ?? []), p]);
+    }
+    for (const group of groups.values()) {
+      const skip = group[0].skip;
+      await this.scoreGroup(group, skip > 0 ? await this.prefixes.get(group[0].request.ids.slice(0, skip)) : null);
+    }
+    return pending.map((p) => p.result);
+  }
+
+  /** Requests that share `prefix` (or none), in length-bucketed forward passes. */
+  private async scoreGroup(group: PendingScore[], prefix: PrefixCache | null): Promise<void> {
     // Length bucketing: longest first, so each batch pads to a length close to all its rows.
-    const todo = pending.filter((p) => p.need > 0).sort((a, b) => b.need - a.need);
+    const todo = group.sort((a, b) => b.need - a.need);
     const { maxBatchRows, maxBatchTokens } = this.options;
     for (let start = 0; start < todo.length; ) {
       const longest = todo[start].need;
@@ -88,7 +113,7 @@ export class OrtScorer {
       const { head, maxRowsRead } = this.options;
       if (head && maxRowsRead) {
         // In-graph head: the rows read become [n, V] logits and their log-softmax inside the graph; keep n under
-        // maxRowsRead (a p_i request reads every row, a loss request only its last few).
+        // maxRowsRead (a p_i request reads its window's rows, a loss request only its last few).
         let read = 0;
         for (let k = 0; k < rows && start + k < todo.length; k++) {
           read += todo[start + k].need - todo[start + k].firstRow;
@@ -99,34 +124,39 @@ export class OrtScorer {
         }
       }
       const chunk = todo.slice(start, start + rows);
-      await this.scoreChunk(chunk);
+      await this.scoreChunk(chunk, prefix);
       start += chunk.length;
     }
-    return pending.map((p) => p.result);
   }
 
-  /** One forward pass over `chunk`: ids and mask [B, T], T = the longest `need`, right-padded. */
-  private async scoreChunk(chunk: PendingScore[]): Promise<void> {
+  /**
+   * One forward pass over `chunk`: ids [B, T] (positions skip..skip+T−1, T = the longest `need` − skip, right-padded)
+   * on top of the prefix's cache tiled to B rows, mask [B, skip + T].
+   */
+  private async scoreChunk(chunk: PendingScore[], prefix: PrefixCache | null): Promise<void> {
     const B = chunk.length;
-    const T = Math.max(...chunk.map((p) => p.need));
+    const S = prefix?.length ?? 0;
+    const T = Math.max(...chunk.map((p) => p.need)) - S;
     const ids = new BigInt64Array(B * T).fill(BigInt(this.graph.spec.padTokenId));
-    const mask = new BigInt64Array(B * T);
+    const mask = new BigInt64Array(B * (S + T));
     chunk.forEach(({ request, need }, b) => {
-      for (let t = 0; t < need; t++) {
-        ids[b * T + t] = BigInt(request.ids[t]);
-        mask[b * T + t] = 1n;
+      mask.fill(1n, b * (S + T), b * (S + T) + S);
+      for (let t = 0; t < need - S; t++) {
+        ids[b * T + t] = BigInt(request.ids[S + t]);
+        mask[b * (S + T) + S + t] = 1n;
       }
     });
-    this.onScoreBatch?.({ rows: B, length: T, tokens: chunk.reduce((s, p) => s + p.need, 0) });
-    if (this.options.head) return this.scoreChunkInGraph(chunk, this.options.head, ids, T, mask);
-    const { logits } = await this.graph.forward(ids, B, T, null, false, 0, mask);
+    this.onScoreBatch?.({ rows: B, length: T, tokens: chunk.reduce((s, p) => s + p.need - S, 0) });
+    const past = prefix ? this.prefixes.tile(prefix, B) : null;
+    if (this.options.head) return this.scoreChunkInGraph(chunk, this.options.head, ids, T, mask, past, S);
+    const { logits } = await this.graph.forward(ids, B, T, past, false, S, mask);
 
-    // indices [B, T, K]: for row b, position t, slot 0 = the next token ids[t+1] (0 past upTo), slot 1 = the probe.
+    // indices [B, T, K]: for row b, position S + t, slot 0 = the next token ids[S+t+1] (0 past upTo), slot 1 = the probe.
     const indices = new BigInt64Array(B * T * K);
     chunk.forEach(({ request, upTo }, b) => {
       const probe = BigInt(request.probe ?? 0);
       for (let t = 0; t < T; t++) {
-        if (t + 1 < upTo) indices[(b * T + t) * K] = BigInt(request.ids[t + 1]);
+        if (S + t + 1 < upTo) indices[(b * T + t) * K] = BigInt(request.ids[S + t + 1]);
         indices[(b * T + t) * K + 1] = probe;
       }
     });
@@ -139,18 +169,18 @@ export class OrtScorer {
       : logSoftmaxGather(floatRows(logits), logits.dims[2], indices, K);
 
     chunk.forEach(({ request, upTo, result }, b) => {
-      for (let t = 1; t < upTo; t++) result.tokenLogProbs[t] = gathered[(b * T + t - 1) * K];
+      for (let t = S + 1; t < upTo; t++) result.tokenLogProbs[t] = gathered[(b * T + t - S - 1) * K];
       if (result.probeLogProbs && request.probe !== undefined) {
-        for (let t = 0; t < upTo; t++) result.probeLogProbs[t] = gathered[(b * T + t) * K + 1];
+        for (let t = S; t < upTo; t++) result.probeLogProbs[t] = gathered[(b * T + t - S) * K + 1];
       }
     });
   }
 
   /** scoreChunk on the scoring graph: only rows firstRow..need−1 of each request go through the LM head. */
-  private async scoreChunkInGraph(chunk: PendingScore[], head: OrtSession, ids: BigInt64Array, T: number, mask: BigInt64Array) {
+  private async scoreChunkInGraph(chunk: PendingScore[], head: OrtSession, ids: BigInt64Array, T: number, mask: BigInt64Array, past: OrtTensor[] | null, S: number) {
     const B = chunk.length;
     const n = chunk.reduce((s, p) => s + p.need - p.firstRow, 0);
-    // rows [n]: flat b × T + t of each selected position; indices [n, K]: slot 0 = the next token ids[t+1]
+    // rows [n]: flat b × T + (t − S) of each selected position t; indices [n, K]: slot 0 = the next token ids[t+1]
     // (0 past upTo), slot 1 = the probe.
     const rows = new BigInt64Array(n);
     const indices = new BigInt64Array(n * K);
@@ -158,14 +188,14 @@ export class OrtScorer {
     chunk.forEach(({ request, upTo, need, firstRow }, b) => {
       const probe = BigInt(request.probe ?? 0);
       for (let t = firstRow; t < need; t++, r++) {
-        rows[r] = BigInt(b * T + t);
+        rows[r] = BigInt(b * T + t - S);
         if (t + 1 < upTo) indices[r * K] = BigInt(request.ids[t + 1]);
         indices[r * K + 1] = probe;
       }
     });
     const { Tensor } = this.graph.ort;
     // num_logits_to_keep 1: beside the gathered rows, the graph's own head runs on one position per row only.
-    const feeds = this.graph.feeds(ids, B, T, null, 0, mask, 1);
+    const feeds = this.graph.feeds(ids, B, T, past, S, mask, 1);
     feeds.score_rows = new Tensor('int64', rows, [n]);
     feeds.score_ids = new Tensor('int64', indices, [n, K]);
     // gathered [n, K] log-probs (nats)

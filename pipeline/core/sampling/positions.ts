@@ -75,6 +75,29 @@ export function promptedPrefix(lm: CausalLM, prompt: ToolPrompt, scores: Positio
   return [...promptIds(lm, chosen, windowText), ...scores.ids.slice(start, i)];
 }
 
+/** Per model and prompt variant: the ids every window's P(window) starts with (memo of fixedPromptIds). */
+const FIXED_IDS = new WeakMap<CausalLM, WeakMap<ChosenPrompt['render'], number[]>>();
+
+/**
+ * The ids P(window) starts with whatever the window: the tool's instruction and worked example up to "Input: ", as
+ * the longest common token prefix of the prompt around two unlike inputs (a boundary token that merges with the
+ * window's first characters is left out). Each window is still checked against it before its cache is shared.
+ */
+function fixedPromptIds(lm: CausalLM, render: ChosenPrompt['render']): number[] {
+  let byRender = FIXED_IDS.get(lm);
+  if (!byRender) FIXED_IDS.set(lm, (byRender = new WeakMap()));
+  let ids = byRender.get(render);
+  if (!ids) {
+    const [a, b] = [lm.encode(render('a b')), lm.encode(render('1. Z'))];
+    let n = 0;
+    while (n < a.length && n < b.length && a[n] === b[n]) n++;
+    byRender.set(render, (ids = a.slice(0, n)));
+  }
+  return ids;
+}
+
+const startsWith = (ids: readonly number[], prefix: readonly number[]) => prefix.length <= ids.length && prefix.every((id, i) => ids[i] === id);
+
 export async function positionScores(
   lm: CausalLM,
   text: string,
@@ -98,7 +121,12 @@ export async function positionScores(
   const batchSize = options.batchSize ?? 8;
   for (let b = 0; options.withP !== false && b < requests.length; b += batchSize) {
     const chunk = requests.slice(b, b + batchSize);
-    const results = await lm.score(chunk.map((r) => ({ ids: r.ids, probe: open })));
+    // Only the window's rows are read (from: the prompt's last token on); the fixed prompt is a prefix every window
+    // shares, so a backend forwards it once per process and each window on top of its KV cache.
+    const fixed = fixedPromptIds(lm, chosen.render);
+    const results = await lm.score(
+      chunk.map((r) => ({ ids: r.ids, probe: open, from: Math.max(1, r.promptLength), ...(fixed.length > 0 && startsWith(r.ids, fixed) ? { sharedPrefix: fixed.length } : {}) })),
+    );
     chunk.forEach((r, j) => {
       const probe = results[j].probeLogProbs!;
       // p_i for token i of the window is predicted at the token just before it: the prompt's last token for i = start.

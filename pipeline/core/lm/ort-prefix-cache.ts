@@ -1,0 +1,57 @@
+/**
+ * KV caches of prefixes that many score() requests share (ScoreRequest.sharedPrefix): p_i's windows all start with
+ * their tool's fixed prompt (instruction + worked example, ≈ half of p_i's tokens), so the scorer forwards that prefix
+ * once per (prompt, process) and each window on top of its cache (issue 28 item 3). A few prefixes are kept, the
+ * most recently used; each holds its present.* on the host, [1, kvHeads, L, headDim], and its last tiling to B rows.
+ */
+import type { DecoderGraph } from './ort-graph.ts';
+import { type OrtTensor, tileRows, toHost, toInt64 } from './ort-runtime.ts';
+
+/** A prefix's cache: its length L and past_key_values [1, kvHeads, L, headDim] per layer (key, value; feed order). */
+export interface PrefixCache {
+  length: number;
+  past: OrtTensor[];
+}
+
+/** Prefixes kept: a run's tools each have one fixed prompt (a catalog's hundreds of tools evict each other, as before). */
+const MAX_PREFIXES = 8;
+
+export class PrefixCaches {
+  /** Most recently used last; the promise, so that concurrent score() calls forward a prefix once. */
+  private readonly entries = new Map<string, Promise<PrefixCache>>();
+  /** The last tiling per prefix: most batches have the same row count. */
+  private readonly tiled = new WeakMap<PrefixCache, { rows: number; past: OrtTensor[] }>();
+  /** Prefix forwards so far (benchmarks and tests read it). */
+  forwards = 0;
+
+  constructor(private readonly graph: DecoderGraph) {}
+
+  /** The cache of `ids` (forwarded now, or kept from before). */
+  get(ids: readonly number[]): Promise<PrefixCache> {
+    const key = ids.join(',');
+    let entry = this.entries.get(key);
+    if (entry) this.entries.delete(key); // re-inserted below: most recent last
+    entry ??= this.forward(ids);
+    this.entries.set(key, entry);
+    if (this.entries.size > MAX_PREFIXES) this.entries.delete(this.entries.keys().next().value!);
+    entry.catch(() => this.entries.delete(key)); // a failed forward is not kept
+    return entry;
+  }
+
+  /** The prefix's cache tiled to `rows` rows, [rows, kvHeads, L, headDim] per tensor. */
+  tile(prefix: PrefixCache, rows: number): OrtTensor[] {
+    const last = this.tiled.get(prefix);
+    if (last?.rows === rows) return last.past;
+    const past = prefix.past.map((t) => tileRows(this.graph.ort, t, rows));
+    this.tiled.set(prefix, { rows, past });
+    return past;
+  }
+
+  /** One forward pass of the prefix alone (batch 1), logits for its last position only; the cache copied to the host. */
+  private async forward(ids: readonly number[]): Promise<PrefixCache> {
+    this.forwards++;
+    const out = await this.graph.forward(toInt64(ids), 1, ids.length, null, true, 0, undefined, 1);
+    const past = await Promise.all(this.graph.presentNames().map((name) => toHost(this.graph.ort, out[name])));
+    return { length: ids.length, past };
+  }
+}
