@@ -21,6 +21,7 @@ describe('the probe verdict cache key', () => {
       keyOf(planConfig({ ...flags, tools: 'QA,Calendar' })),
       keyOf(planConfig({ ...flags, m: 2 })),
       keyOf(planConfig({ ...flags, forceLmSampling: true })),
+      keyOf(planConfig({ ...flags, device: 'webgpu' })),
       keyOf(planConfig(flags), (name) => {
         const spec = specOf(name)!;
         return name === 'QA' ? { ...spec, prompt: { ...spec.prompt, variants: [(x: string) => `Ask: ${x}`] } } : spec;
@@ -32,7 +33,7 @@ describe('the probe verdict cache key', () => {
   });
 
   it('does not change with what the probes do not read: batch size, tool concurrency, τ_f, the control margin', () => {
-    expect(keyOf(planConfig({ ...flags, batchSize: 4, concurrency: 1, tauF: 3, controlMargin: 2 }))).toBe(keyOf());
+    expect(keyOf(planConfig({ ...flags, batchSize: 4, concurrency: 1, tauF: 3, controlMargin: 2, device: 'cpu' }))).toBe(keyOf());
   });
 });
 

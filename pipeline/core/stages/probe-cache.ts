@@ -54,6 +54,8 @@ export function probeKeyInputs(config: AnnotateConfig, specOf: (tool: string) =>
       maxSampleTokens: config.maxSampleTokens,
       temperature: config.temperature,
       topK: config.topK,
+      // Another execution provider rounds differently, so a sampled token may differ (cpu, the default, adds nothing).
+      ...(config.device ? { device: config.device } : {}),
     },
     tools: config.tools.map((name) => {
       const spec = specOf(name);
