@@ -74,7 +74,7 @@ try {
     return `| ${d}${d === 'webgpu' ? ' (SwiftShader, software adapter — not a GPU)' : ''} | ${s.medianCpuSeconds.toFixed(1)} | ${s.medianWallSeconds.toFixed(1)} | ${s.medianPeakRssMiB.toFixed(0)} | ${s.runs[0].losses.map((x) => x.toFixed(4)).join(', ')} |`;
   };
   const md = [
-    `\`toolformer score\` on the README's worked case, median of ${runs} fresh processes per device (\`npx tsx pipeline/bench/device.ts\`, ${result.measured.slice(0, 10)}; ${result.machine}).`,
+    `\`toolformer score\` on the README's worked case, median of ${runs} fresh processes per device (\`npx tsx pipeline/bench/device.ts ${runs}\`, ${result.measured.slice(0, 10)}; ${result.machine}).`,
     '',
     '| --device | CPU s | wall s | peak RSS MiB | L_a, L_b, L_c |',
     '|---|---|---|---|---|',
