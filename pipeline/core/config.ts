@@ -1,4 +1,6 @@
 import type { Device } from './lm/devices.ts';
+import { CALL_PLACEMENTS, type CallPlacement } from './run-defaults.ts';
+export type { CallPlacement };
 import type { LmContext } from './sampling/lm-context.ts';
 import type { SamplingCounts, SamplingGate } from './sampling/sampling-gate.ts';
 import type { ToolThresholds } from './tools/spec.ts';
@@ -77,6 +79,13 @@ export interface AnnotateConfig extends ProbeVerdicts {
    * default run's config.json is as it was.
    */
   tauFFloor?: number;
+  /**
+   * Where a call sits when its losses are scored (`--call-placement`): `prefix`, before the whole window (the paper's
+   * footnote 3: its model has never seen a call; scoring.ts), or `inline`, between x_{1:i−1} and x_i as x* writes it,
+   * for a model finetuned on calls (inline-scoring.ts: x_{1:i−1} forwarded once per position). Absent: prefix, so a
+   * default run's config.json is as it was.
+   */
+  callPlacement?: CallPlacement;
   /** Concurrent tool calls and the per-call timeout, ms. */
   toolConcurrency: number;
   toolTimeoutMs: number;
@@ -147,6 +156,7 @@ export function validateConfig(config: AnnotateConfig, knownTools: readonly stri
   if (config.lmContext !== 'prompt' && config.lmContext !== 'bare') return `LM context must be prompt or bare (got ${String(config.lmContext)}): pass --lm-context auto`;
   if (!(Number.isInteger(config.topK) && config.topK >= 1)) return `top-k must be an integer ≥ 1 (got ${config.topK})`;
   if (config.tauFFloor !== undefined && !(config.tauFFloor <= DEFAULT_TAU_F_FLOOR)) return `τ_f floor must be a number of nats ≤ ${DEFAULT_TAU_F_FLOOR}, stats.json's first τ_f (got ${config.tauFFloor}): pass --tau-f-floor -5`;
+  if (config.callPlacement !== undefined && !CALL_PLACEMENTS.includes(config.callPlacement)) return `call placement must be ${CALL_PLACEMENTS.join(' or ')} (got ${String(config.callPlacement)}): pass --call-placement inline`;
   if (config.controlMargin !== null && !Number.isFinite(config.controlMargin)) return `control margin must be a number of nats (got ${config.controlMargin}): pass --control-margin 0.5`;
   const gate = config.samplingGate;
   if (gate && !(Number.isInteger(gate.minSamples) && gate.minSamples >= 1 && gate.minParseRate >= 0 && gate.minParseRate <= 1)) return 'sampling gate: minSamples must be an integer ≥ 1 and minParseRate in [0, 1]';

@@ -42,7 +42,17 @@ export const RUN_SETTINGS = {
    * web explorer and web generation all use this one.
    */
   toolTimeoutMs: { default: 30_000, flag: '--tool-timeout' },
+  /**
+   * Where a call sits when its losses are scored: `prefix`, before the whole window (the paper's footnote 3, for a model
+   * that has never seen a call), or `inline`, at its position as x* writes it (scoring/inline-scoring.ts, for a model
+   * finetuned on calls). config.json records it only when given.
+   */
+  callPlacement: { default: 'prefix' as CallPlacement, flag: '--call-placement' },
 } as const;
+
+/** Where a call sits when its losses are scored (RUN_SETTINGS.callPlacement, AnnotateConfig.callPlacement). */
+export type CallPlacement = 'prefix' | 'inline';
+export const CALL_PLACEMENTS: readonly CallPlacement[] = ['prefix', 'inline'];
 
 type Settings = typeof RUN_SETTINGS;
 

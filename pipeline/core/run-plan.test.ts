@@ -29,6 +29,14 @@ describe('planConfig: flags and the defaults table → a validated config', () =
     expect(() => planConfig({ ...flags, tools: '', mcp: ['server'] })).not.toThrow();
     expect(() => planConfig({ ...flags, tools: '', mcp: ['server'] }, [])).toThrow(/no --mcp server gave a usable tool/);
   });
+
+  it('records --call-placement only when given (a default run\'s config is unchanged), and refuses an unknown one', () => {
+    expect(planConfig({ ...flags, callPlacement: 'inline' })).toEqual({ ...defaultConfig(), callPlacement: 'inline' });
+    expect(planConfig({ ...flags, callPlacement: 'prefix' }).callPlacement).toBe('prefix');
+    expect('callPlacement' in planConfig(flags)).toBe(false);
+    expect(RUN_DEFAULTS.callPlacement).toBe('prefix');
+    expect(() => planConfig({ ...flags, callPlacement: 'suffix' as 'inline' })).toThrow(/call placement must be prefix or inline \(got suffix\): pass --call-placement/);
+  });
 });
 
 describe('the frozen plan', () => {

@@ -5,7 +5,7 @@
  * first document, written to config.json as it is, and read by everything after; nothing mutates it (it is frozen
  * deeply, so a write throws). Pure: the Node edge passes in what it measured.
  */
-import { type AnnotateConfig, type InputLimits, type ProbeVerdicts, validateConfig } from './config.ts';
+import { type AnnotateConfig, type CallPlacement, type InputLimits, type ProbeVerdicts, validateConfig } from './config.ts';
 import { defaultConfig } from './default-config.ts';
 import type { Device } from './lm/devices.ts';
 import type { LmContext } from './sampling/lm-context.ts';
@@ -44,6 +44,8 @@ export interface RunFlags {
   control?: boolean;
   /** The lowest τ_f the run's losses stay exact for, and stats' grid floor (config tauFFloor; absent: the default). */
   tauFFloor?: number;
+  /** Where a call sits when scored (config callPlacement; absent: the default, prefix, not recorded). */
+  callPlacement?: CallPlacement;
   /** MCP servers whose tools the run adds: commands (stdio) or http(s) URLs. */
   mcp?: string[];
   /** A tool catalog whose tools the run adds, in this process (tools/catalogs/: mathjs). */
@@ -117,6 +119,7 @@ export function planConfig(flags: RunFlags, mcpSpecs?: readonly ToolSpec[], cata
     ...(flags.controlMargin !== undefined ? { controlMargin: flags.controlMargin } : {}),
     ...(flags.control === false ? { controlMargin: null } : {}),
     ...(flags.tauFFloor !== undefined ? { tauFFloor: flags.tauFFloor } : {}),
+    ...(flags.callPlacement !== undefined ? { callPlacement: flags.callPlacement } : {}),
     ...(flags.mcp?.length ? { mcp: [...flags.mcp] } : {}),
     ...(flags.catalog !== undefined ? { catalog: flags.catalog } : {}),
     ...(flags.toolRetrieval !== undefined ? { toolRetrieval: { k: flags.toolRetrieval, retriever: flags.retriever ?? DEFAULT_RETRIEVER } } : {}),

@@ -19,7 +19,7 @@ import { judge } from '../core/scoring/judge.ts';
 import { paperNames } from '../core/scoring/losses.ts';
 import { DTYPE_FILES, DTYPES } from '../core/lm/dtypes.ts';
 import { DEVICES } from '../core/lm/devices.ts';
-import { RUN_DEFAULTS } from '../core/run-defaults.ts';
+import { CALL_PLACEMENTS, RUN_DEFAULTS } from '../core/run-defaults.ts';
 import { DEFAULT_GENERATE_MODEL, DEFAULT_INPUTS, DEFAULT_MODEL } from './package-paths.ts';
 import { planArgv } from './long-argv.ts';
 import { checkCommandPaths } from './safe-paths.ts';
@@ -47,6 +47,10 @@ const deviceOption = () =>
   new Option('--device <device>', 'where the LM runs: cpu, webgpu (a GPU through Vulkan, Metal or D3D12) or cuda (needs onnxruntime-node\'s CUDA provider: pipeline/node/README.md, Devices)')
     .choices(DEVICES)
     .default('cpu');
+
+/** `--call-placement` (annotate, score): where a call sits when its losses are scored; absent: prefix, not recorded. */
+const callPlacementOption = () =>
+  new Option('--call-placement <where>', "where a call sits when its losses are scored: prefix (before the window, the paper's, for a model that never saw a call; the default) or inline (at its position as the output writes it, for a model finetuned on calls; x_{1:i−1} forwarded once per position)").choices(CALL_PLACEMENTS);
 
 /** A repeatable option's values, in order. */
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -97,6 +101,7 @@ program
   .option('--no-control', 'no counterfactual control')
   .option('--no-probe-cache', "run the probes even when the verdict cache ($TOOLFORMER_CACHE, default ~/.cache/toolformer) holds this model's, seed's and tools' verdicts, and cache nothing")
   .option('--tau-f-floor <x>', "the lowest τ_f the run's losses must stay exact for, ≤ 0: L_b is scored only where L_a − L_c reaches min(this, the tool's τ_f) (default 0, stats.json's first τ_f)", number('--tau-f-floor'))
+  .addOption(callPlacementOption())
   .option('--out <dir>', 'output directory', 'out/run')
   .option('--resume', 'continue a killed run in --out from its checkpoint')
   .option('--overwrite', 'replace an earlier run in --out')
@@ -186,6 +191,7 @@ program
   .addOption(dtypeOption())
   .addOption(deviceOption())
   .option('--date <yyyy-mm-dd>', "the document's date (a tool that answers with today's date reads it)")
+  .addOption(callPlacementOption())
   .action(async (text: string, opts) => {
     const { scoreCommand } = await import('./score-command.ts');
     await scoreCommand(text, opts);

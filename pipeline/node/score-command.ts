@@ -1,7 +1,10 @@
 import { parseCall } from '../core/call-syntax.ts';
+import { hasCallOnly } from '../core/candidates.ts';
 import { defaultConfig } from '../core/default-config.ts';
 import { judge } from '../core/scoring/judge.ts';
 import { paperNames } from '../core/scoring/losses.ts';
+import type { CallPlacement } from '../core/config.ts';
+import { scorePositionsInline } from '../core/scoring/inline-scoring.ts';
 import { scorePositions } from '../core/scoring/scoring.ts';
 import { callText } from '../core/stages/stages.ts';
 import { callTokens, planWindow } from '../core/scoring/window.ts';
@@ -18,6 +21,8 @@ export interface ScoreFlags {
   /** Where the LM runs. @default "cpu" */
   device?: Device;
   date?: string;
+  /** Where the call sits when scored: before the window (the paper's) or at `at`. @default "prefix" */
+  callPlacement?: CallPlacement;
 }
 
 /** `toolformer score`: execute one call and print L_a, L_b, L_c, usefulness and the verdict at the tool's τ_f. */
@@ -41,11 +46,13 @@ export async function scoreCommand(text: string, flags: ScoreFlags): Promise<voi
   const plan = planWindow(lm, text, flags.at, [texts.withResult], { contextTokens: config.contextTokens });
   if (!plan) throw new Error(`the call takes ${callTokens(lm, [texts.withResult])} tokens: no room for text in a ${lm.maxLength}-token model`);
   const { window } = plan;
-  const [scored] = await scorePositions(lm, [{ window, calls: [texts] }]);
+  const inline = flags.callPlacement === 'inline';
+  const [scored] = await (inline ? scorePositionsInline : scorePositions)(lm, [{ window, calls: [texts] }]);
   const losses = scored.losses[0];
+  if (!hasCallOnly(losses)) throw new Error('L_b was not scored'); // no callOnlyFrom: both scorers score every L_b
   const tauF = spec.thresholds.tauF;
   const v = judge(losses, tauF);
-  console.log(`text:   ${text.slice(0, flags.at)}⟨${texts.withResult}⟩${text.slice(flags.at)}`);
+  console.log(`text:   ${text.slice(0, flags.at)}⟨${texts.withResult}⟩${text.slice(flags.at)}${inline ? ' (scored inline)' : ''}`);
   // The score stage plans a position's window beside the longest call scored there, so a run's losses for this
   // call can differ from these where a longer call shared its position (fewer context tokens).
   console.log(`scored: ${JSON.stringify(lm.decode(window.next))} (the next ${window.next.length} tokens, after ${window.prefix.length} tokens of context)`);

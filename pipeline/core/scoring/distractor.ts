@@ -1,5 +1,7 @@
 import type { Candidate } from '../candidates.ts';
 import type { CausalLM } from '../lm/lm.ts';
+import type { CallPlacement } from '../run-defaults.ts';
+import { inlineCallIds, scoreLossesInline } from './inline-scoring.ts';
 import { type ScoringWindow, scoreLosses } from './scoring.ts';
 import { callTokens, planWindow } from './window.ts';
 
@@ -40,7 +42,8 @@ export async function measureControl(
   /** Every candidate of the document with a result: where a result without digits finds its distractor. */
   pool: readonly Candidate[],
   format: (c: Candidate, result: string) => string,
-  options: { contextTokens: number; maxCallTokens: number; batchSize: number },
+  /** `placement`: where the calls sit when scored, as in the score stage. @default "prefix" */
+  options: { contextTokens: number; maxCallTokens: number; batchSize: number; placement?: CallPlacement },
 ): Promise<void> {
   const byTool = new Map<string, string[]>();
   for (const c of pool) if (c.result !== undefined) byTool.set(c.tool, [...(byTool.get(c.tool) ?? []), c.result]);
@@ -56,8 +59,12 @@ export async function measureControl(
   }
   // Only what the margin reads: L_c of the true result and of the distractor, both in the control's window (L_a and
   // L_b do not enter it; the true L_c is scored again because this window is planned beside the longer call).
-  const withResult = (c: Candidate, result: string, window: ScoringWindow) => ({ window, callIds: lm.encode(format(c, result) + window.separator) });
-  const losses = await scoreLosses(
+  const inline = options.placement === 'inline';
+  const withResult = (c: Candidate, result: string, window: ScoringWindow) => ({
+    window,
+    callIds: inline ? inlineCallIds(lm, format(c, result)) : lm.encode(format(c, result) + window.separator),
+  });
+  const losses = await (inline ? scoreLossesInline : scoreLosses)(
     lm,
     jobs.flatMap((j) => [withResult(j.c, j.c.result!, j.window), withResult(j.c, j.distractor, j.window)]),
     { batchSize: options.batchSize },

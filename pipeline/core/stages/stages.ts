@@ -8,6 +8,7 @@ import { leaks } from './leakage.ts';
 import { proposeStage } from './propose-stage.ts';
 import { prefilter } from './prefilter.ts';
 import { type CallTexts, scorePositionsTwoPass } from '../scoring/scoring.ts';
+import { scorePositionsInline } from '../scoring/inline-scoring.ts';
 import { searchedDoc, searchSpan } from './search-budget.ts';
 import { maxArgumentLength } from '../tools/spec.ts';
 import { callTokens, planWindow, type WindowPlan } from '../scoring/window.ts';
@@ -147,7 +148,9 @@ export function scoreStage(parts: PipelineParts, config: AnnotateConfig): Stage 
     for await (const work of input) {
       const ready = work.candidates.filter((c) => isPending(c) && c.result !== undefined);
       const scorable = planPositions(parts, config, work.doc.text, ready).filter((p) => p.plan);
-      const scored = await scorePositionsTwoPass(
+      // The call as a prefix (the paper's, the default) or inline at its position (--call-placement inline).
+      const score = config.callPlacement === 'inline' ? scorePositionsInline : scorePositionsTwoPass;
+      const scored = await score(
         lm,
         scorable.map((p) => ({ window: p.plan!.window, calls: p.texts })),
         { batchSize: config.batchSize, onProgress: (done, total) => parts.progress?.({ stage: 'scoring', done, total }) },
@@ -172,6 +175,7 @@ export function controlStage(parts: PipelineParts, config: AnnotateConfig): Stag
           contextTokens: config.contextTokens,
           maxCallTokens: config.maxCallTokens,
           batchSize: config.batchSize,
+          placement: config.callPlacement,
         });
         parts.progress?.({ stage: 'control', done: reaching.length, total: reaching.length });
       }
