@@ -3,7 +3,7 @@
  * model) → the one loop (run-loop.ts) with the executor and store the flags choose → summary, export.
  */
 import { channel } from 'node:diagnostics_channel';
-import { mkdirSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import type { AnnotateConfig } from '../core/config.ts';
@@ -19,13 +19,12 @@ import type { McpTools } from './mcp/run-tools.ts';
 import { skipLine, summarizeSkips } from './corpus-files.ts';
 import { listInputs } from './read-corpus.ts';
 import { packageVersions } from './package-versions.ts';
-import { assertChunksOfRun, resumableCheckpoint } from './resume-checks.ts';
+import { resumableCheckpoint } from './resume-checks.ts';
 import { RunFiles } from './run-files.ts';
-import type { Executor, LoopOptions } from './run-loop.ts';
+import { chooseExecution } from './run-execution.ts';
 import { printSummary, startProgress } from './run-progress.ts';
 import { searchBudgetLine } from './run-summary.ts';
-import { DEFAULT_CHUNK_ITEMS, parseShard } from './scale/plan.ts';
-import { digestOf, runIdentity } from './scale/run-digest.ts';
+import { DEFAULT_CHUNK_ITEMS, parseShard, type Shard } from './scale/plan.ts';
 
 /**
  * Published once per run, when the plan is frozen and the first document is about to start (diagnostics_channel: free
@@ -63,8 +62,6 @@ export const configFromFlags = (flags: AnnotateFlags): AnnotateConfig => planCon
 
 /** `--export parquet,chat`: the export registry's check (formats.ts), before the run starts. */
 export const exportFormats = exportFormatList;
-
-type Shard = ReturnType<typeof parseShard>;
 
 /** Every check that needs no model: a bad flag or --out fails in a second and changes nothing. */
 async function checkFlags(inputs: string[], flags: AnnotateFlags): Promise<{ chunkItems: number; shard: Shard | null }> {
@@ -176,35 +173,6 @@ async function annotateWith(inputs: string[], flags: AnnotateFlags, { chunkItems
   } finally {
     progress.stop();
   }
-}
-
-/** The executor and store the flags choose: a shard or a queue (chunk files), a pool or this process (the run's files). */
-async function chooseExecution(
-  plan: RunPlan,
-  flags: AnnotateFlags,
-  o: { chunkItems: number; poolChunk: number; shard: Shard | null; inProcess: Executor; modelDir: string; workers: import('./scale/pool.ts').PoolWorker[] | null },
-): Promise<Pick<LoopOptions, 'executor' | 'store' | 'chunkItems' | 'select'>> {
-  if (o.shard || flags.queue) {
-    const { chunkDirStore } = await import('./scale/chunk-files.ts');
-    const identity = runIdentity({ modelDir: o.modelDir, dtype: flags.dtype ?? 'fp32', meta: plan as Parameters<typeof runIdentity>[0]['meta'], config: plan.config, maxDocs: flags.maxDocs, chunkItems: o.chunkItems });
-    const run = digestOf({ identity, inputsDigest: plan.inputsDigest });
-    mkdirSync(flags.out, { recursive: true });
-    assertChunksOfRun(flags.out, run); // before config.json is written: a refused shard changes nothing
-    RunFiles.writeJson(flags.out, 'config.json', plan);
-    // A queued run merges at the end and reuses saved chunks on --resume; a shard always skips the chunks already there.
-    const store = chunkDirStore(flags.out, run, { tools: plan.config.tools, chunkItems: o.chunkItems, reuse: o.shard ? true : flags.resume ?? false, merge: !o.shard });
-    if (o.shard) {
-      const { index, count } = o.shard;
-      return { executor: o.inProcess, store, chunkItems: o.chunkItems, select: (chunk) => chunk.index % count === index };
-    }
-    const { queueExecutor } = await import('./scale/queue.ts');
-    return { executor: queueExecutor({ url: flags.queue!, identity, inputsDigest: plan.inputsDigest, run, config: plan.config }), store, chunkItems: o.chunkItems };
-  }
-  const { runFilesStore } = await import('./annotate-run.ts');
-  const store = runFilesStore(plan, flags.out, flags.resume);
-  if (!o.workers) return { executor: o.inProcess, store, chunkItems: 1 }; // one item per chunk: a checkpoint per document
-  const { poolExecutor } = await import('./scale/pool.ts');
-  return { executor: poolExecutor(o.workers, plan.config), store, chunkItems: o.poolChunk };
 }
 
 /** The summary, then `--export`. */
