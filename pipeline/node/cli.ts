@@ -24,6 +24,7 @@ import { DEFAULT_GENERATE_MODEL, DEFAULT_INPUTS, DEFAULT_MODEL } from './package
 import { planArgv } from './long-argv.ts';
 import { checkCommandPaths } from './safe-paths.ts';
 import { EXPORT_FORMAT_NAMES, exportFormatHelp } from './export/formats.ts';
+import { rememberToolsOutput } from './start-cache.mjs';
 
 const number = (name: string) => (value: string) => {
   const x = Number(value);
@@ -363,7 +364,10 @@ program
       import('../core/tools/definitions.ts'),
     ]);
     const tools = opts.format === 'mcp' ? mcpTools(TOOL_SPECS) : openAiTools(TOOL_SPECS);
-    console.log(JSON.stringify(tools, null, 2));
+    const output = `${JSON.stringify(tools, null, 2)}\n`;
+    process.stdout.write(output);
+    // bin.mjs prints it from here next time, without the TypeScript loader, while these sources stay as they are.
+    rememberToolsOutput(opts.format, output);
   });
 
 // `toolformer … | head`: a reader that stops early ends the output, not the process with a stack trace (the summary

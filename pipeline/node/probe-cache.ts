@@ -11,8 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { onnxFileOf } from '../core/lm/model-files.ts';
 import type { AnnotateConfig } from '../core/config.ts';
 import type { ProbeOutcome, RunFlags } from '../core/run-plan.ts';
@@ -22,12 +21,8 @@ import type { Dtype } from './hf-cache.ts';
 import { packageVersions } from './package-versions.ts';
 import { computeProbes, probeLines } from './run-probes.ts';
 import { readBoundedFile } from './safe-paths.ts';
+import { toolformerCacheDir } from './start-cache.mjs';
 
-/** The cache directory: TOOLFORMER_CACHE, else $XDG_CACHE_HOME/toolformer, else ~/.cache/toolformer. */
-export function toolformerCacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.TOOLFORMER_CACHE) return resolve(env.TOOLFORMER_CACHE);
-  return join(resolve(env.XDG_CACHE_HOME || join(homedir(), '.cache')), 'toolformer');
-}
 
 /** Read in pieces of this many bytes: a 654 MB model is hashed without holding it. */
 const HASH_PIECE = 4 * 1024 * 1024;

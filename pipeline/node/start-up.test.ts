@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -11,10 +11,12 @@ import { ROOT } from './testing/cli-child.ts';
  * by the clock: the child runs with an import hook that fails any import of those engines.
  */
 const HOOK = resolve(ROOT, 'pipeline/node/testing/forbid-engines.mjs');
+/** Refuses tsx: a command that runs under it was answered in plain JavaScript (start-cache.mjs). */
+const NO_LOADER = resolve(ROOT, 'pipeline/node/testing/forbid-loader.mjs');
 const BIN = resolve(ROOT, 'pipeline/node/bin.mjs');
 
-function guarded(args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', HOOK, BIN, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+function guarded(args: string[], cwd: string, hook = HOOK, env = process.env): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', hook, BIN, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d));
@@ -56,5 +58,39 @@ describe('start-up: commands that need no model load no engine', () => {
     expect(exported.code).toBe(1);
     expect(exported.stderr).not.toContain('forbidden');
     expect(exported.stderr).toMatch(/^toolformer: /);
+  });
+});
+
+describe('start-up: --version and a printed tools list need no TypeScript loader', () => {
+  const cwd = mkdtempSync(join(tmpdir(), 'start-up-'));
+  const env = { ...process.env, TOOLFORMER_CACHE: mkdtempSync(join(tmpdir(), 'start-cache-')) };
+  const stored = () => join(env.TOOLFORMER_CACHE, 'start', readdirSync(join(env.TOOLFORMER_CACHE, 'start'))[0]);
+
+  it('--version runs without it', async () => {
+    const version = await guarded(['--version'], cwd, NO_LOADER, env);
+    expect(version).toMatchObject({ code: 0, stderr: '' });
+    expect(version.stdout.trim()).toBe(JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')).version);
+  });
+
+  it('tools: the TypeScript path first, then the same bytes without it; a stale key goes back to TypeScript', async () => {
+    // Nothing stored yet: the command needs tsx, which the hook refuses (the check can fail).
+    const cold = await guarded(['tools', '--format', 'mcp'], cwd, NO_LOADER, env);
+    expect(cold.code).toBe(1);
+    expect(cold.stderr).toContain('forbidden: tsx');
+
+    const typed = await guarded(['tools', '--format', 'mcp'], cwd, HOOK, env);
+    expect(typed).toMatchObject({ code: 0, stderr: '' });
+    expect((JSON.parse(typed.stdout) as { name: string }[]).map((t) => t.name)).toEqual(['Calculator', 'QA', 'Calendar', 'Translate']);
+
+    const warm = await guarded(['tools', '--format=mcp'], cwd, NO_LOADER, env);
+    expect(warm).toMatchObject({ code: 0, stderr: '' });
+    expect(warm.stdout).toBe(typed.stdout);
+    // Another format is another answer: not stored yet.
+    expect((await guarded(['tools', '--format', 'openai'], cwd, NO_LOADER, env)).code).toBe(1);
+
+    // What a changed source does: the stored key no longer matches, so the stored output is not printed.
+    const entry = JSON.parse(readFileSync(stored(), 'utf8')) as { key: string; output: string };
+    writeFileSync(stored(), JSON.stringify({ ...entry, key: 'a source changed since' }));
+    expect((await guarded(['tools', '--format', 'mcp'], cwd, NO_LOADER, env)).code).toBe(1);
   });
 });
