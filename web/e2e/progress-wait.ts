@@ -21,6 +21,18 @@ function pageProgress(): string {
 }
 
 /**
+ * The page's last console messages and uncaught errors (its workers' included), for a failed wait's message: a stall
+ * names the status line, and this says what the page and its workers said before it (a thread worker that failed
+ * to start, a rejected promise).
+ */
+async function lastWords(page: Page, count = 12): Promise<string> {
+  const messages = (await page.consoleMessages().catch(() => [])).slice(-count).map((m) => `${m.type()}: ${m.text()}`);
+  const errors = (await page.pageErrors().catch(() => [])).slice(-count).map((e) => `pageerror: ${e.message}`);
+  const said = [...messages, ...errors];
+  return said.length ? `; the page said last: ${said.join(' ‖ ')}` : '; the page logged nothing';
+}
+
+/**
  * Resolves once `done(arg)` (a function, or an expression as a string) is truthy in the page. Rejects when the page's progress (status lines, progress bars)
  * has not changed for `stallMs`, or after `capMs`, naming what the page showed last.
  */
@@ -45,7 +57,7 @@ export async function waitWhileProgressing<A>(
       last = now;
       movedAt = Date.now();
     }
-    if (Date.now() - movedAt > stallMs) throw new Error(`the page made no progress for ${stallMs / 1000} s; it shows: ${last}`);
-    if (Date.now() - start > capMs) throw new Error(`not done after ${capMs / 1000} s (still moving); the page shows: ${last}`);
+    if (Date.now() - movedAt > stallMs) throw new Error(`the page made no progress for ${stallMs / 1000} s; it shows: ${last}${await lastWords(page)}`);
+    if (Date.now() - start > capMs) throw new Error(`not done after ${capMs / 1000} s (still moving); the page shows: ${last}${await lastWords(page)}`);
   }
 }

@@ -51,13 +51,15 @@ describe('chooseBackend', () => {
 });
 
 describe('wasmThreads and fallbackToWasm', () => {
-  it('caps threads at 4 and needs isolation', () => {
-    expect(wasmThreads(env({ hardwareConcurrency: 2 }))).toBe(2);
+  it('half the logical cores (rounded up), at most 4, and only when isolated: onnxruntime-web\'s own default', () => {
+    expect(wasmThreads(env({ hardwareConcurrency: 2 }))).toBe(1);
+    expect(wasmThreads(env({ hardwareConcurrency: 3 }))).toBe(2);
+    expect(wasmThreads(env({ hardwareConcurrency: 6 }))).toBe(3);
     expect(wasmThreads(env({ hardwareConcurrency: 16 }))).toBe(4);
     expect(wasmThreads(env({ crossOriginIsolated: false }))).toBe(1);
   });
   it('reports the WebGPU error after a failed session', () => {
-    expect(fallbackToWasm(env({ hardwareConcurrency: 2 }), new Error('no shader-f16')).reason).toBe(
+    expect(fallbackToWasm(env({ hardwareConcurrency: 4 }), new Error('no shader-f16')).reason).toBe(
       'WebGPU failed (no shader-f16); fell back to WASM, 2 threads');
   });
 });

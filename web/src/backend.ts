@@ -40,9 +40,16 @@ export interface BackendEnv {
   hardwareConcurrency: number;
 }
 
-/** Thread count for WASM: up to 4, only when cross-origin isolated. */
+/**
+ * Thread count for WASM, only when cross-origin isolated: onnxruntime-web's own default, half the logical cores
+ * (rounded up), at most 4. Its intra-op threads spin while they wait, so one per physical core is the most that
+ * helps, and the page, its other workers and other programs keep the rest. (A thread per logical core, this
+ * function's rule until now, put 2 spinning threads on CI's 2 cores beside the test runner; one CI run of 2026-12-02
+ * saw a page stay in session creation for over 3 minutes there, where a load takes ~30 s. That run's cause was
+ * not captured; with this rule a 2-core machine starts no thread pool at all.)
+ */
 export function wasmThreads(env: BackendEnv): number {
-  return env.crossOriginIsolated ? Math.max(1, Math.min(4, env.hardwareConcurrency || 1)) : 1;
+  return env.crossOriginIsolated ? Math.max(1, Math.min(4, Math.ceil((env.hardwareConcurrency || 1) / 2))) : 1;
 }
 
 function threadNote(env: BackendEnv): string {

@@ -6,7 +6,7 @@
  *   ?infer-model=<dir>         the Inference panel's model (default toolformer)
  *   ?dtype=fp32|fp16|q8|int8|uint8|q4|q4f16|bnb4   (which onnx/ file, as Transformers.js names them: model.onnx,
  *                               model_fp16.onnx, model_quantized.onnx, …; also the first choice for a folder opened from disk)
- *   ?threads=N                  at most N WASM threads (default: up to 4 when cross-origin isolated)
+ *   ?threads=N                  at most N WASM threads (default: half the logical cores, up to 4, when cross-origin isolated)
  *   ?kv-cache=cpu               on WebGPU, keep the decoder's KV cache in JavaScript (default: on the GPU)
  *   explorer settings: see initialState in ui/explorer/state.ts
  * A model folder opened from disk (ui/model-picker.ts) replaces the page's model: the explorer scores again on it and
