@@ -53,11 +53,9 @@ describe.skipIf(skipWithoutChromium('web app in headless Chromium'))('web app in
     it(`runs the loss filter on ${backend}`, async () => {
       const browser = await launch({ webgpu: backend === 'webgpu' });
       try {
-        // Small explorer settings: one tool, k 2; LM sampling only on WASM (SwiftShader decodes ~10 tokens/s). τ_f −5,
-        // the slider's floor: every L_b is scored (the explorer's two passes skip L_b below the slider, 3e12cc2), so
-        // the τ_f moves below re-judge without a model call.
+        // Small explorer settings: one tool, k 2; LM sampling only on WASM (SwiftShader decodes ~10 tokens/s).
         const m = backend === 'wasm' ? 1 : 0;
-        const url = `${served.url}?model=${MODEL}&backend=${backend}&tools=Calculator&k=2&m=${m}&tauF=-5`;
+        const url = `${served.url}?model=${MODEL}&backend=${backend}&tools=Calculator&k=2&m=${m}&tauF=0.5`;
         const { page, errors, foreign } = await openPage(browser, url);
         await waitWhileProgressing(page, () => document.body.dataset.ready);
         expect(await page.evaluate(() => document.body.dataset.ready)).toBe('true');

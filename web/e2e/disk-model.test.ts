@@ -108,9 +108,8 @@ describe.skipIf(skipWithoutChromium('a model folder opened from disk, in headles
     const example = GOLDEN_CASES[CALCULATOR];
     const browser = await launch({ webgpu: false });
     try {
-      // The page starts on the small bundled tiny-random; the explorer is set to the Calculator's worked example, at
-      // τ_f −5 so that every L_b is scored (the explorer's two passes skip L_b below the slider, 3e12cc2).
-      const explorer = `tools=Calculator&k=2&m=0&tauF=-5&text=${encodeURIComponent(example.text)}&own=${encodeURIComponent(`Calculator|${example.input}|${example.at}`)}`;
+      // The page starts on the small bundled tiny-random; the explorer is set to the Calculator's worked example.
+      const explorer = `tools=Calculator&k=2&m=0&text=${encodeURIComponent(example.text)}&own=${encodeURIComponent(`Calculator|${example.input}|${example.at}`)}`;
       const { page, errors, foreign } = await openPage(browser, `${served.url}?model=tiny-random&backend=wasm&${explorer}`);
       await waitWhileProgressing(page, () => document.body.dataset.ready === 'true');
       const first = await explorerDone(page, null);

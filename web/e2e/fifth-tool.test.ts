@@ -32,8 +32,7 @@ describe.skipIf(skipWithoutChromium('a fifth tool in the web app (headless Chrom
   it('lists it in the explorer and scores its calls on wasm', async () => {
     const browser = await launch({ webgpu: false });
     try {
-      // τ_f −5, the slider's floor: every L_b is scored (the explorer's two passes skip L_b below the slider, 3e12cc2).
-      const url = `${served.url}?model=tiny-random&backend=wasm&tools=${TOOL}&k=2&m=0&tauF=-5&text=${encodeURIComponent(example.text)}`;
+      const url = `${served.url}?model=tiny-random&backend=wasm&tools=${TOOL}&k=2&m=0&text=${encodeURIComponent(example.text)}`;
       const { page, errors, foreign } = await openPage(browser, url);
       await waitWhileProgressing(page, () => document.body.dataset.ready);
       expect(await page.evaluate(() => document.body.dataset.ready)).toBe('true');

@@ -30,8 +30,8 @@ export interface AnalyzeParams {
   programmatic?: boolean;
   /**
    * τ_min, nats: two-pass scoring (pipeline/core/scoring/scoring.ts) scores L_b only where L_a − L_c ≥ τ_min; below it a
-   * call's usefulness is only bounded, and a τ_f below τ_min needs a `fillCallOnly` job first. The page sends its τ_f
-   * slider's value. @default TAU_F_SLIDER_MIN
+   * call's usefulness is only bounded (the own call's excepted: it is scored in full), and a τ_f below τ_min needs a
+   * `fillCallOnly` job first. The page sends its τ_f slider's value. @default TAU_F_SLIDER_MIN
    */
   tauMin?: number;
   /**

@@ -2,7 +2,7 @@
  * The explorer's two-pass scoring and its on-demand L_b, on the bundled model through onnxruntime-node (the worker's
  * code with Node's CausalLM): an analysis at τ_min 0.5 lowered to 0.1 by fillCallOnly stores what an analysis scored at
  * 0.1 from the start stores — the same L_b (float rounding of other batch shapes aside), controls and verdicts — and
- * the fill scores only the calls whose bound reaches the new τ_min.
+ * the fill scores only the calls whose bound reaches the new τ_min. The user's own call is scored in full at any τ_min.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -60,6 +60,13 @@ describe("the explorer's two-pass scoring", () => {
     // At and above τ_min, nothing is undecided, and the verdicts are the full scoring's.
     for (const tauF of [0.5, 1, 2]) expect(verdicts(twoPass, tauF)).toEqual(verdicts(full, tauF));
     expect(verdicts(twoPass, LOW)).toContain('needs_call_only');
+    // The user's own call is scored in full though its bound is below τ_min: L_b and the control, as at LOW.
+    const ownCall = twoPass.candidates[twoPass.ownIndex];
+    expect(ownCall.input).toBe(own.input);
+    expect(usefulnessBound(ownCall.losses!)).toBeLessThan(0.5);
+    expect(Math.abs(ownCall.losses!.callOnly! - full.candidates[full.ownIndex].losses!.callOnly!)).toBeLessThan(1e-4);
+    expect(ownCall.control?.distractor).toBe(full.candidates[full.ownIndex].control?.distractor);
+    expect(ownCall.control).toBeDefined();
 
     const fill = await fillCallOnly(parts, { analysis: twoPass, tauMin: LOW }, quiet);
     expect(fill.callOnlyScored).toBe(wanted);

@@ -2,6 +2,7 @@
  * The model worker's explorer jobs (worker.ts dispatches them): one analysis of a text through the pipeline's own
  * stages, scored in two passes at the page's τ_min, and the L_b of calls that pass skipped, scored on demand when the
  * τ_f slider goes below τ_min (then the control and the judge for those calls only, as a full scoring would do them).
+ * The user's own call is always scored in full (L_b and its control whatever its L_a − L_c): it is what they asked about.
  */
 import { type Candidate, hasCallOnly, usefulnessBound } from '../../pipeline/core/candidates.ts';
 import type { AnnotateConfig, ToolThresholds } from '../../pipeline/core/config.ts';
@@ -65,6 +66,8 @@ export async function analyzeText(p: BrowserParts, params: AnalyzeParams, post: 
     skipped = work.skipped;
     for (const [tool, positions] of Object.entries(work.positions)) scores.push({ tool, s: positions.scores, heuristic: positions.heuristic });
   }
+  const ownIndex = own ? candidates.findIndex((c) => c.proposer === 'programmatic' && c.tool === own.tool && c.input === own.input && c.at === own.at) : -1;
+  if (ownIndex >= 0) await scoreInFull(p, config, tools, params.text, candidates, candidates[ownIndex], post);
   const first = scores[0]?.s;
   const tokens = first?.tokens ?? lm.encode(params.text).map((t) => lm.decode([t]));
   return {
@@ -75,7 +78,7 @@ export async function analyzeText(p: BrowserParts, params: AnalyzeParams, post: 
     syntax: Object.fromEntries(p.registry.tools.map((t) => [t.name, t.argument.syntax])),
     candidates,
     skipped,
-    ownIndex: own ? candidates.findIndex((c) => c.proposer === 'programmatic' && c.tool === own.tool && c.input === own.input && c.at === own.at) : -1,
+    ownIndex,
     k: params.k,
     controlMargins: Object.fromEntries(tools.map((t) => [t, controlMarginFor(config, t)])),
     tauMin,
@@ -95,28 +98,57 @@ export async function fillCallOnly(p: BrowserParts, params: FillParams, post: Po
   const candidates = analysis.candidates.map((c) => structuredClone(c));
   const tools = runTools(p, analysis.candidates.map((c) => c.tool), null);
   const config = explorerConfig({}, tools, p, tauMin);
-  const scored = candidates.filter((c) => c.losses !== undefined);
-  const missing = planPositions(p, config, analysis.text, scored).flatMap(({ calls, texts, plan }) =>
-    calls.flatMap((c, j) => (plan && !hasCallOnly(c.losses!) && usefulnessBound(c.losses!) >= tauMin ? [{ c, window: plan.window, callOnly: texts[j].callOnly }] : [])));
-  post('calls scored (L_b)', 0, missing.length);
-  let done = 0;
-  const callOnly = await scoreCallOnly(p.lm, missing, { batchSize: config.batchSize, onBatch: (d) => post('calls scored (L_b)', (done += d.length), missing.length) });
-  missing.forEach(({ c }, i) => (c.losses = { ...c.losses!, callOnly: callOnly[i] }));
+  const missing = await scoreSkippedCallOnly(p, config, analysis.text, candidates, (c) => usefulnessBound(c.losses!) >= tauMin, post);
   // Calls whose usefulness is now at or above τ_min and was below the old one: the control and the judge have not
   // seen them at a τ_f they reach. Pending again, they go through the pipeline's own control and judge stages.
-  const changed = scored.filter((c) => hasCallOnly(c.losses!) && usefulness(c.losses) < analysis.tauMin && (missing.some((m) => m.c === c) || usefulness(c.losses) >= tauMin));
-  for (const c of changed) {
-    c.outcome = { kind: 'pending' };
-    delete c.usefulnessAtMost;
-  }
-  const work: DocWork = { doc: { id: 'explorer', text: analysis.text }, searched: { end: analysis.text.length, cut: false }, tools, skipped: {}, skippedKind: {}, positions: {}, candidates };
-  for await (const _ of judgeStage(config)(controlStage({ ...p, progress: (s) => post(stageLabel(s), s.done, s.total) }, config)(one(work))));
+  const changed = candidates.filter((c) => c.losses && hasCallOnly(c.losses) && usefulness(c.losses) < analysis.tauMin && (missing.includes(c) || usefulness(c.losses) >= tauMin));
+  await controlAndJudge(p, config, config, tools, analysis.text, candidates, changed, post);
   return {
     tauMin,
     updates: changed.map((c) => ({ index: candidates.indexOf(c), candidate: c })),
     callOnlyScored: missing.length,
     ms: performance.now() - t0,
   };
+}
+
+/**
+ * The own call in full, in place: its L_b if the first pass skipped it, and its control if it is below τ_f (the
+ * control stage measures only calls that reach τ_f, here τ_min), then the judge at τ_min, as for any call.
+ */
+async function scoreInFull(p: BrowserParts, config: AnnotateConfig, tools: string[], text: string, candidates: Candidate[], own: Candidate, post: PostProgress): Promise<void> {
+  if (!own.losses) return; // rejected before scoring: nothing to score
+  await scoreSkippedCallOnly(p, config, text, candidates, (c) => c === own, post);
+  if (!hasCallOnly(own.losses) || usefulness(own.losses) >= config.thresholds[own.tool].tauF) return;
+  // τ_f −∞ for the control: of the pending calls (the own call only), every one is measured.
+  await controlAndJudge(p, explorerConfig({}, tools, p, -Infinity), config, tools, text, candidates, [own], post);
+}
+
+/**
+ * L_b, in place, for the scored calls without it that `wanted` picks, each in the window the first scoring planned
+ * (planPositions over the same scored calls gives the same windows; only the positions of wanted calls are planned
+ * again): the requests scoring's pass 2 would have made. Returns the calls scored.
+ */
+async function scoreSkippedCallOnly(p: BrowserParts, config: AnnotateConfig, text: string, candidates: readonly Candidate[], wanted: (c: Candidate) => boolean, post: PostProgress): Promise<Candidate[]> {
+  const scored = candidates.filter((c) => c.losses !== undefined);
+  const at = new Set(scored.filter((c) => !hasCallOnly(c.losses!) && wanted(c)).map((c) => c.at));
+  const missing = planPositions(p, config, text, scored.filter((c) => at.has(c.at))).flatMap(({ calls, texts, plan }) =>
+    calls.flatMap((c, j) => (plan && !hasCallOnly(c.losses!) && wanted(c) ? [{ c, window: plan.window, callOnly: texts[j].callOnly }] : [])));
+  post('calls scored (L_b)', 0, missing.length);
+  let done = 0;
+  const callOnly = await scoreCallOnly(p.lm, missing, { batchSize: config.batchSize, onBatch: (d) => post('calls scored (L_b)', (done += d.length), missing.length) });
+  missing.forEach(({ c }, i) => (c.losses = { ...c.losses!, callOnly: callOnly[i] }));
+  return missing.map(({ c }) => c);
+}
+
+/** `calls` pending again, through the pipeline's own control stage (at `controlConfig`'s τ_f) and judge (at `judgeConfig`'s). */
+async function controlAndJudge(p: BrowserParts, controlConfig: AnnotateConfig, judgeConfig: AnnotateConfig, tools: string[], text: string, candidates: Candidate[], calls: readonly Candidate[], post: PostProgress): Promise<void> {
+  for (const c of calls) {
+    c.outcome = { kind: 'pending' };
+    delete c.usefulnessAtMost;
+  }
+  const work: DocWork = { doc: { id: 'explorer', text }, searched: { end: text.length, cut: false }, tools, skipped: {}, skippedKind: {}, positions: {}, candidates };
+  const progress = (s: StageProgress) => post(stageLabel(s), s.done, s.total);
+  for await (const _ of judgeStage(judgeConfig)(controlStage({ ...p, progress }, controlConfig)(one(work))));
 }
 
 /** The explorer's status line for a stage, naming its units: "Scoring: calls scored (12/40)". */
