@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { hashRest } from './file-hash.ts';
 import { listInputs } from './read-corpus.ts';
 
 /** Bytes read at a time: the fingerprint never holds a whole file. */
@@ -42,10 +43,7 @@ export function digestInputs(paths: readonly string[]): string {
 
 /** A file's bytes into `hash`: whole up to WHOLE_BYTES, else its size and SAMPLES chunks at evenly spaced offsets. */
 function hashContent(hash: ReturnType<typeof createHash>, fd: number, size: number, buffer: Buffer): void {
-  if (size <= WHOLE_BYTES) {
-    for (let read; (read = readSync(fd, buffer, 0, CHUNK, null)) > 0; ) hash.update(buffer.subarray(0, read));
-    return;
-  }
+  if (size <= WHOLE_BYTES) return hashRest(hash, fd, buffer);
   hash.update(`sampled ${size}\0`);
   for (let i = 0; i < SAMPLES; i++) {
     const at = Math.floor(((size - CHUNK) * i) / (SAMPLES - 1));

@@ -10,22 +10,19 @@
  * directory that cannot be written is reported and the run goes on. `--no-probe-cache` neither reads nor writes.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { onnxFileOf } from '../core/lm/model-files.ts';
 import type { AnnotateConfig } from '../core/config.ts';
 import type { ProbeOutcome, RunFlags } from '../core/run-plan.ts';
 import { MAX_PROBE_CACHE_BYTES, type ProbeCacheNote, probeCacheRecord, probeKeyInputs, readProbeCacheRecord } from '../core/stages/probe-cache.ts';
 import type { PipelineParts } from '../core/stages/work.ts';
+import { HASH_PIECE, hashFile } from './file-hash.ts';
 import type { Dtype } from './hf-cache.ts';
 import { packageVersions } from './package-versions.ts';
 import { computeProbes, probeLines } from './run-probes.ts';
 import { readBoundedFile } from './safe-paths.ts';
 import { toolformerCacheDir } from './start-cache.mjs';
-
-
-/** Read in pieces of this many bytes: a 654 MB model is hashed without holding it. */
-const HASH_PIECE = 4 * 1024 * 1024;
 
 /**
  * SHA-256 over the files a model is loaded from with `dtype` — config.json, generation_config.json, tokenizer.json,
@@ -41,12 +38,7 @@ export function modelFilesDigest(dir: string, dtype: Dtype): string {
   for (const rel of files) {
     if (!existsSync(join(dir, rel))) continue;
     hash.update(`${rel}\0`);
-    const fd = openSync(join(dir, rel), 'r');
-    try {
-      for (let n; (n = readSync(fd, piece, 0, piece.length, null)) > 0; ) hash.update(piece.subarray(0, n));
-    } finally {
-      closeSync(fd);
-    }
+    hashFile(hash, join(dir, rel), piece);
     hash.update('\0');
   }
   return hash.digest('hex');

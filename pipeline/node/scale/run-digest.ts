@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AnnotateConfig } from '../../core/config.ts';
+import { HASH_PIECE, hashFile } from '../file-hash.ts';
 
 /**
  * What makes two processes produce the same bytes for a chunk: the model's files (by content, not path), the code
@@ -20,16 +21,17 @@ export interface RunIdentity {
   chunkItems: number;
 }
 
-/** SHA-256 over a model directory's files: relative names and contents, in sorted order (the same on any machine). */
+/** SHA-256 over a model directory's files: relative names and contents (streamed), in sorted order (the same on any machine). */
 export function modelDigest(dir: string): string {
   const hash = createHash('sha256');
+  const buffer = Buffer.alloc(HASH_PIECE);
   const add = (rel: string): void => {
     const path = join(dir, rel);
     if (statSync(path).isDirectory()) {
       for (const name of readdirSync(path).sort()) if (!name.startsWith('.')) add(rel ? `${rel}/${name}` : name);
     } else {
       hash.update(`${rel}\0`);
-      hash.update(readFileSync(path));
+      hashFile(hash, path, buffer);
     }
   };
   add('');
