@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { type Server, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -98,5 +98,25 @@ describe("a run's own state swapped for a special file: --resume exits 1 with on
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(oneLine);
     expect(run.stderr).toMatch(message);
+  });
+});
+
+describe('a sharded run\'s chunk swapped for a special file: merge exits 1 with one line and leaves no half-merged file', () => {
+  it.each([
+    ['a FIFO', (p: string) => execFileSync('mkfifo', [p]), /000000\.json is damaged \(the file is a FIFO, not a regular file: not read\)/],
+    ['a link to /dev/zero', (p: string) => symlinkSync('/dev/zero', p), /000000\.json is damaged \(the file is a character device, not a regular file: not read\)/],
+  ])('chunk 0 is %s', async (name, make, message) => {
+    const out = `sharded-${name.replace(/\W+/g, '-')}`;
+    const shard = await runCli(['annotate', join(tmp, 'good.jsonl'), '--out', out, '--shard', '0/1', '--quiet', '--tools', 'Calculator', '--no-lm-proposals', '--model', TINY_MODEL], tmp);
+    expect(shard.code).toBe(0);
+    const chunk = join(tmp, out, 'chunks', '000000.json');
+    expect(JSON.parse(readFileSync(chunk, 'utf8')).stats.docsRead).toBe(1);
+    rmSync(chunk);
+    make(chunk);
+    const merge = await runCli(['merge', out], tmp);
+    expect(merge.code).toBe(1);
+    expect(merge.stderr).toMatch(oneLine);
+    expect(merge.stderr).toMatch(message);
+    expect(readdirSync(join(tmp, out)).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 });

@@ -4,7 +4,7 @@
  * harmless. `<out>/manifest.json` says how many chunks the run has and which run they belong to. `merge` concatenates
  * the chunks in order into the same train/calls/errors.jsonl and stats.json a single process writes.
  */
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AnnotateConfig } from '../../core/config.ts';
 import { type RunStats, emptyStats, mergeStats } from '../../core/stats.ts';
@@ -25,6 +25,13 @@ export interface Manifest {
 export interface ChunkFile extends ChunkResult {
   run: string;
 }
+
+/**
+ * The most a chunk file may hold: its train/calls/errors text and stats for `chunkItems` inputs (8 by default, each
+ * at most 4 MiB as read: a few MB in practice). Far above any real chunk, below V8's largest string (~512 MiB); a
+ * file past it (or a FIFO, a device) is a damaged chunk, not read.
+ */
+export const MAX_CHUNK_BYTES = 256 << 20;
 
 const chunkPath = (out: string, index: number) => join(out, 'chunks', `${String(index).padStart(6, '0')}.json`);
 
@@ -54,7 +61,7 @@ export function readChunk(out: string, run: string, index: number): ChunkFile | 
   if (!existsSync(path)) return null;
   let chunk: ChunkFile;
   try {
-    chunk = JSON.parse(readFileSync(path, 'utf8'));
+    chunk = JSON.parse(readBoundedFile(path, 'the file', MAX_CHUNK_BYTES).toString('utf8'));
   } catch (error) {
     throw new Error(`${path} is damaged (${(error as Error).message}): delete it and run the shard or worker that holds chunk ${index} again`);
   }
