@@ -1,7 +1,8 @@
 /**
  * MCP budgets (issue 32 item 7) against a server that misbehaves within the protocol (testing/hostile-server.ts),
  * with scaled caps: a tools/list that paginates for ever stops at maxTools or maxListPages with one line; a result
- * over maxMessageBytes is cut while it streams in and comes back as a tool error, the connection still usable; a
+ * over maxMessageBytes is cut while it streams in and comes back as a tool error at once, the HTTP connection still
+ * usable (over stdio the server is stopped, and said so); a
  * tool whose schema is an array is skipped alone, in one line. (The full-size case — 450 MB — is measured by hand:
  * pipeline/node/README.md, Reliability.)
  */
@@ -71,6 +72,17 @@ describe('a result larger than maxMessageBytes', () => {
     await mcp.close();
     expect(lines).toEqual([`--mcp ${JSON.stringify(url)}: budget breaches in this run: 2 messages over maxMessageBytes cut (tool_error in calls.jsonl)`]);
   });
+
+  it('over stdio: the call fails at once as cut (not at its timeout), and the stopped server is named on the next call', async () => {
+    const huge = `${process.execPath} --import tsx pipeline/node/mcp/testing/fixture-server.ts --mode huge`;
+    const c = await connectMcp(huge, { cwd: ROOT, timeoutMs: 30_000, budgets: { maxMessageBytes: 64 * 1024, maxCallMs: 600_000 } });
+    if ('error' in c) throw new Error(c.error);
+    const first = await c.call('WordCount', { text: 'hello world' }, { timeoutMs: 600_000 });
+    expect(first).toEqual({ ok: false, error: 'MCP WordCount: result over 65536 bytes (budget maxMessageBytes): cut; the stdio server was stopped (a line cut in the middle leaves its stream unreadable)' });
+    expect(c.breaches).toEqual({ 'message-bytes': 1 });
+    expect(await c.call('WordCount', { text: 'again' }, { timeoutMs: 600_000 })).toMatchObject({ ok: false, error: expect.stringMatching(/^MCP server has exited/) });
+    await c.close();
+  }, 120_000);
 
   it('a result under the cap is read whole', async () => {
     const url = await hostile({ mode: 'huge', bytes: 10_000 });

@@ -90,8 +90,14 @@ export async function connectMcp(target: string, options: ConnectOptions = {}): 
   const client = new Client({ name: 'toolformer', version: '0.1.0' });
   let closed = false;
   client.onclose = () => (closed = true);
+  // Over stdio, a line past maxMessageBytes makes the SDK's transport drop its buffer and stop the server (the rest of
+  // that line could not be told from the next message): the call in flight then ends as "Connection closed".
+  let cutAndStopped = false;
   client.onerror = (error) => {
-    if (/ReadBuffer exceeded maximum size/.test(message(error))) breaches.add('message-bytes', overBytes);
+    // Counted once: the rest of the message, still arriving while the server stops, overflows the buffer again.
+    if (!/ReadBuffer exceeded maximum size/.test(message(error)) || cutAndStopped) return;
+    breaches.add('message-bytes', overBytes);
+    cutAndStopped = true;
   };
   const why = (error: unknown, ms: number) => {
     const tail = stderr.tail.trim().split('\n').slice(-3).join(' | ');
@@ -128,7 +134,9 @@ export async function connectMcp(target: string, options: ConnectOptions = {}): 
         return textResult(result);
       } catch (error) {
         const text = why(error, ms);
-        if (error instanceof MessageTooLarge || /^a message over \d+ bytes$/.test(message(error))) return { ok: false, error: `MCP ${name}: result over ${budgets.maxMessageBytes} bytes (budget maxMessageBytes): cut` };
+        const cut = `MCP ${name}: result over ${budgets.maxMessageBytes} bytes (budget maxMessageBytes): cut`;
+        if (error instanceof MessageTooLarge || /^a message over \d+ bytes$/.test(message(error))) return { ok: false, error: cut };
+        if (cutAndStopped) return { ok: false, error: `${cut}; the stdio server was stopped (a line cut in the middle leaves its stream unreadable)` };
         if (/no answer within/.test(text) || signal?.aborted) breaches.add('call-time', `a call ran over ${ms} ms (budget maxCallMs / --tool-timeout): stopped`);
         return { ok: false, error: `MCP ${name}: ${text}` };
       }
@@ -178,7 +186,7 @@ function openTransport(
     cwd: options.cwd,
     env: { ...getDefaultEnvironment(), ...options.env },
     stderr: 'pipe',
-    // The SDK's line buffer: a longer line is dropped (its call then times out), never held.
+    // The SDK's line buffer: a longer line is never held; the transport drops it and stops the server (see onerror).
     ...{ maxBufferSize: maxMessageBytes },
   });
   stdio.stderr?.on('data', (d: Buffer) => (stderr.tail = (stderr.tail + d.toString()).slice(-STDERR_TAIL)));

@@ -4,9 +4,10 @@
  * URL is printed on stderr as `listening <url>`).
  *
  * `--mode` makes it misbehave the ways a real server can: `hang` (answers initialize and tools/list, never
- * tools/call), `garbage` (writes non-JSON on stdout and exits), `crash` (exits 3 before saying anything).
+ * tools/call), `garbage` (writes non-JSON on stdout and exits), `crash` (exits 3 before saying anything), `huge`
+ * (WordCount answers 2 MB of text: one message over a client's maxMessageBytes).
  *
- *   node --import tsx pipeline/node/mcp/testing/fixture-server.ts [--http 0] [--mode ok|hang|garbage|crash]
+ *   node --import tsx pipeline/node/mcp/testing/fixture-server.ts [--http 0] [--mode ok|hang|garbage|crash|huge]
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -91,6 +92,7 @@ function fixtureServer(mode: string): Server {
     const { name, arguments: args } = request.params;
     if (mode === 'hang') await new Promise(() => undefined);
     if (name === WORD_COUNT_TOOL.name) {
+      if (mode === 'huge') return { content: [{ type: 'text', text: 'a'.repeat(2_000_000) }] };
       if (typeof args?.text !== 'string') throw new McpError(ErrorCode.InvalidParams, 'text must be a string');
       return { content: [{ type: 'text', text: countWords(args.text) }] };
     }
