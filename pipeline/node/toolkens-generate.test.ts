@@ -33,6 +33,22 @@ describe('generateWithToolkens', () => {
     expect(g.text.startsWith(' Bishkek')).toBe(true);
   });
 
+  it('reports each call as it settles, before its result is inserted, and each failed one before the back-off', async () => {
+    const events: string[] = [];
+    const g = await generateWithToolkens(lm, executor, 'Tom had 37 apples and got 48 more. In all, Tom has', {
+      toolkens: planted(['QA', 'Calculator']), specs, mode: 'constrained', bias: 1000, maxNewTokens: 4, maxCalls: 2,
+      onCall: (c) => events.push(`call ${c.tool}(${c.input}) ${c.result ?? `error ${c.error}`}`),
+      onText: (p) => events.push(`${p.kind} ${p.text}`),
+    });
+    // QA's proposer asks about "Tom" (unknown to the knowledge base): it fails, and the next toolken is tried at once.
+    expect(g.calls.map((c) => [c.tool, c.error !== undefined])).toEqual([['QA', true], ['Calculator', false]]);
+    expect(events.slice(0, 3)).toEqual([
+      `call QA(${g.calls[0].input}) error ${g.calls[0].error}`,
+      `call Calculator(${g.calls[1].input}) ${g.calls[1].result}`,
+      `result  ${g.calls[1].result}`,
+    ]);
+  });
+
   it('free: the tool-mode prompt writes the argument until ")" (the call is recorded whatever it says)', async () => {
     const g = await generateWithToolkens(lm, executor, 'The capital city of Kyrgyzstan is', {
       toolkens: planted(['QA']), specs, mode: 'free', bias: 1000, maxNewTokens: 6, doc: { id: 't' },

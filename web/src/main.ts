@@ -55,6 +55,7 @@ const inferModel = /^[\w-]+$/.test(params.get('infer-model') ?? '') ? (params.ge
 const inference = mountInference($('#inference'), client, toolsPromise, inferModel);
 const toolkens = mountToolkens($('#toolkens'), client, { slot: explorer.toolkenSlot, text: explorer.shownText }, toolsPromise);
 explorer.onResult = (text) => toolkens.showFor(text);
+toolkens.onChange = (t) => inference.useToolkens(t);
 const progress = $('#load-progress') as HTMLProgressElement;
 const status = $('[data-testid="load-status"]');
 

@@ -10,12 +10,12 @@
  * frees its memory. The fresh worker is sent the page's last `load` again first (the model bytes come from the HTTP
  * cache); the other panel's queued jobs, never started, then run as they would have.
  */
-import type { Reply, Request, ResultOf } from './protocol.ts';
+import type { PieceKind, Reply, Request, ResultOf } from './protocol.ts';
 
 type Body<T extends Request['type']> = Omit<Extract<Request, { type: T }>, 'id' | 'type'>;
 export type Progress = (stage: string, done: number, total: number) => void;
 /** Streamed pieces of a generation (protocol.ts `piece`). */
-export type OnPiece = (kind: 'text' | 'call' | 'result', text: string) => void;
+export type OnPiece = (kind: PieceKind, text: string) => void;
 
 /** The rejection of a request that `ModelClient.cancel(type)` stopped. */
 export class CancelledError extends Error {

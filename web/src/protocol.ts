@@ -9,7 +9,8 @@ import type { BackendChoice, BackendPreference } from './backend.ts';
 import type { ModelSourceSpec } from './model-source.ts';
 import type { Analysis, AnalyzeParams, FillParams, FillResult, GoldenCase, GoldenResult, BenchResult } from './analysis-types.ts';
 import type { ToolkenFeatures } from '../../pipeline/core/toolkens/examples.ts';
-import type { ToolkenRows, ToolkenStrip } from './toolkens-jobs.ts';
+import type { GeneratedPiece } from '../../pipeline/core/generate/generate.ts';
+import type { ToolkenGenerateParams, ToolkenNoteKind, ToolkenRows, ToolkenStrip } from './toolkens-jobs.ts';
 
 export type Request =
   /**
@@ -44,7 +45,19 @@ export interface GenerateParams {
   maxNewTokens: number;
   /** The Calendar's today, ISO. */
   date: string;
+  /**
+   * Calls from toolkens instead of " [" (ToolkenGPT, pipeline/core/toolkens/generate.ts, the CLI's `generate
+   * --toolkens`): on the page's own model only (modelUrl null), which the worker checks against `modelDigest`.
+   */
+  toolkens?: ToolkenGenerateParams;
 }
+
+/**
+ * A streamed piece of a generation: text the model wrote, a call's text ("[QA(…) ->") or an inserted result — the
+ * generation's own text — or, with toolkens, a note that is not: a toolken fired and its call ran (`toolken`), or
+ * its call failed and the next candidate is tried (`backoff`).
+ */
+export type PieceKind = GeneratedPiece['kind'] | ToolkenNoteKind;
 
 export interface GenerateResult {
   prompt: string;
@@ -72,6 +85,6 @@ export interface ResultOf {
 
 export type Reply =
   | { id: number; type: 'progress'; stage: string; done: number; total: number }
-  | { id: number; type: 'piece'; kind: 'text' | 'call' | 'result'; text: string }
+  | { id: number; type: 'piece'; kind: PieceKind; text: string }
   | { id: number; type: 'result'; value: unknown }
   | { id: number; type: 'error'; message: string };

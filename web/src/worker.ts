@@ -7,20 +7,21 @@
  */
 import { defaultConfig } from '../../pipeline/core/default-config.ts';
 import { ToolExecutor } from '../../pipeline/core/stages/execute.ts';
-import { generate } from '../../pipeline/core/generate/generate.ts';
+import { generate, type Generation } from '../../pipeline/core/generate/generate.ts';
 import type { Dtype } from '../../pipeline/core/lm/dtypes.ts';
 import type { CausalLM, DecodeState, HiddenStateLM } from '../../pipeline/core/lm/lm.ts';
 import { describeModel, type ModelDescription } from '../../pipeline/core/lm/model-files.ts';
 import { OrtCausalLM, type OrtModule } from '../../pipeline/core/lm/ort-lm.ts';
+import { generateWithToolkens } from '../../pipeline/core/toolkens/generate.ts';
 import type { KnowledgeBase } from '../../pipeline/core/tools/qa/qa.ts';
 import { chooseBackend, fallbackToWasm, type BackendChoice, type BackendEnv } from './backend.ts';
 import { browserParts, type BrowserParts } from './browser-parts.ts';
 import { scoreGolden } from './golden.ts';
 import { openSource, type ExternalDataEntry } from './model-source.ts';
 import { loadOrt, sessionOptions, type Ort } from './ort-web.ts';
-import type { GenerateParams, GenerateResult, Reply, Request } from './protocol.ts';
+import type { GenerateParams, GenerateResult, PieceKind, Reply, Request } from './protocol.ts';
 import { TOOL_SPECS } from './tool-specs.ts';
-import { modelDigestOf, toolkenFeatures, toolkenStrip } from './toolkens-jobs.ts';
+import { modelDigestOf, toolkenFeatures, toolkenGenerateOptions, toolkenStrip } from './toolkens-jobs.ts';
 import { EXTRA_REQUESTS, type LoadedModel } from './worker-extras.ts';
 import { analyzeText, fillCallOnly } from './worker-explorer.ts';
 
@@ -165,11 +166,13 @@ function modelAt(url: string | null, id: number): Promise<CausalLM> {
 
 /**
  * `lm` whose decoder reports every token fed after the prompt (chosen ones and inserted results: what
- * generate()'s maxNewTokens counts), for the Inference panel's "tokens generated" line.
+ * generate()'s maxNewTokens counts), for the Inference panel's "tokens generated" line. A HiddenStateLM stays one
+ * (its decoder states keep `hidden`), for generation with toolkens.
  */
-function countingDecoder(lm: CausalLM, onTokens: (fed: number) => void): CausalLM {
+function countingDecoder<L extends CausalLM>(lm: L, onTokens: (fed: number) => void): L {
   const open = lm.openDecoder?.bind(lm);
-  return {
+  const hidden = lm as Partial<HiddenStateLM>;
+  const counting: CausalLM & Partial<HiddenStateLM> = {
     id: lm.id,
     maxLength: lm.maxLength,
     bosId: lm.bosId,
@@ -179,11 +182,13 @@ function countingDecoder(lm: CausalLM, onTokens: (fed: number) => void): CausalL
     decode: (ids) => lm.decode(ids),
     score: (batch) => lm.score(batch),
     sample: (prompt, options) => lm.sample(prompt, options),
+    ...(hidden.hiddenSize !== undefined ? { hiddenSize: hidden.hiddenSize, hiddenStates: (ids: readonly number[]) => hidden.hiddenStates!(ids) } : {}),
     openDecoder: open && (async (prompt): Promise<DecodeState> => {
       const state = await open(prompt);
       let fed = 0;
       return {
         get logits() { return state.logits; },
+        get hidden() { return state.hidden; },
         get length() { return state.length; },
         async feed(ids) {
           await state.feed(ids);
@@ -194,12 +199,23 @@ function countingDecoder(lm: CausalLM, onTokens: (fed: number) => void): CausalL
       };
     }),
   };
+  return counting as L;
 }
 
-/** The paper's inference with live tools, streamed to the page piece by piece (call text and results marked). */
+/** The page's model's digest (the CLI's), computed once per worker; request `id` shows its progress. */
+const pageDigest = (id: number) => modelDigestOf(loaded!.source, (done, total) => post({ id, type: 'progress', stage: 'model digest', done, total }));
+
+/**
+ * The Inference panel's generation, streamed to the page piece by piece: the paper's inference with live tools (call
+ * text and results marked), or with toolkens (params.toolkens: the CLI's `generate --toolkens`, on the page's own
+ * model with hidden states, once the file's digest is the model's; each call a note where its toolken fired).
+ */
 async function generateRequest(id: number, params: GenerateParams): Promise<GenerateResult> {
   const t0 = performance.now();
-  const model = await modelAt(params.modelUrl, id);
+  const onPiece = (kind: PieceKind, text: string) => post({ id, type: 'piece', kind, text });
+  // Toolkens: checked against the page's model (its digest, computed once per worker) before anything is loaded.
+  const toolkenOptions = params.toolkens ? toolkenGenerateOptions(params.toolkens, params, await pageDigest(id), TOOL_SPECS, onPiece) : null;
+  const model = toolkenOptions ? await hiddenStateLM(id) : await modelAt(params.modelUrl, id);
   // Where the decoder's KV cache lived during this generation (OrtCausalLM.cacheStats, counted per forward pass).
   const stats = model.cacheStats ?? null;
   const before = stats ? { ...stats } : null;
@@ -207,10 +223,14 @@ async function generateRequest(id: number, params: GenerateParams): Promise<Gene
     post({ id, type: 'progress', stage: 'tokens generated', done: Math.min(fed, params.maxNewTokens), total: params.maxNewTokens }));
   // The pipeline's registry and executor limits (timeout as in annotate), shared across requests.
   executor ??= new ToolExecutor((await getParts(loaded!.lm)).registry, { timeoutMs: defaultConfig().toolTimeoutMs });
-  const g = await generate(lm, params.tools ? executor : null, params.prompt, {
-    tools: params.tools, topK: params.topK, maxNewTokens: params.maxNewTokens, doc: { id: 'inference', date: params.date },
-    onText: (piece) => post({ id, type: 'piece', kind: piece.kind, text: piece.text }),
-  });
+  let g: Generation;
+  if (toolkenOptions) g = await generateWithToolkens(lm as HiddenStateLM, executor, params.prompt, toolkenOptions);
+  else {
+    g = await generate(lm, params.tools ? executor : null, params.prompt, {
+      tools: params.tools, topK: params.topK, maxNewTokens: params.maxNewTokens, doc: { id: 'inference', date: params.date },
+      onText: (piece) => onPiece(piece.kind, piece.text),
+    });
+  }
   return {
     prompt: g.prompt, text: g.text,
     calls: g.calls.map(({ tool, input, result, error }) => ({ tool, input, result, error })),
@@ -227,8 +247,7 @@ async function handle(req: Request): Promise<unknown> {
   if (req.type === 'golden') return scoreGolden(loaded.lm, req.cases);
   if (req.type === 'generate') return generateRequest(req.id, req.params);
   if (req.type === 'modelDigest') {
-    const digest = await modelDigestOf(loaded.source, (done, total) => post({ id: req.id, type: 'progress', stage: 'model digest', done, total }));
-    return { digest, model: loaded.source.id, dtype: loaded.dtype };
+    return { digest: await pageDigest(req.id), model: loaded.source.id, dtype: loaded.dtype };
   }
   if (req.type === 'toolkenStrip') return toolkenStrip(await hiddenStateLM(req.id), req.toolkens, req.text, req.bias);
   if (req.type === 'toolkenFeatures') {

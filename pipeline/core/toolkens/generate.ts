@@ -42,6 +42,11 @@ export interface ToolkenGenerateOptions {
   maxArgumentTokens?: number;
   doc?: { id: string; date?: string };
   onText?: (piece: GeneratedPiece) => void;
+  /**
+   * Each call tool mode made where a toolken won, as soon as it settled: with its result (inserted next, as a
+   * `result` piece) or its error (back-off to the next candidate follows). The web app shows both inline.
+   */
+  onCall?: (call: ToolkenCall) => void;
   signal?: AbortSignal;
 }
 
@@ -171,6 +176,7 @@ export async function generateWithToolkens(lm: HiddenStateLM, executor: ToolExec
         const text = prompt + textOf(generated);
         const call = await runCall(lm, executor!, spec, text, mode, doc, options.maxArgumentTokens ?? 24);
         calls.push(call);
+        options.onCall?.(call);
         if (call.result === undefined || call.error) continue; // back off to the next candidate
         const ids = lm.encode(`${/\s$/.test(text) ? '' : ' '}${call.result}`);
         fed = ids.slice(0, Math.max(0, lm.maxLength - state.length));

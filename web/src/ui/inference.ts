@@ -2,6 +2,11 @@
  * Inference: the finetuned model generates in the worker with live tools (pipeline/core/generate/generate.ts, the CLI's
  * loop): a call starts when " [" is among the top k tokens, runs at "->", and its result is inserted. The call
  * text and the inserted result are highlighted as they stream in. Tools on/off and k are the paper's knobs.
+ * With toolkens loaded (ui/toolkens.ts, checked against the page's model) the calls can come from toolkens instead
+ * (ToolkenGPT: core/toolkens/generate.ts, the CLI's `generate --toolkens`): their bias and tool mode (free or
+ * constrained) are the knobs, each toolken that fired shows its call and result or its failure (back-off) inline,
+ * and generation runs on the model the toolkens were trained for — the page's, which the panel says in one line
+ * when its own model is another (the finetuned one by default).
  * URL parameters: ?infer-model=<dir under /models/> (default toolformer). A model folder opened from disk becomes the
  * panel's model (`useModel`).
  *
@@ -10,7 +15,9 @@
  * allowed and can be cancelled (ModelClient.cancel: the worker restarts).
  */
 import { isCancelled, type ModelClient } from '../model-client.ts';
-import type { GenerateParams, GenerateResult } from '../protocol.ts';
+import type { ToolModeKind } from '../../../pipeline/core/toolkens/generate.ts';
+import type { GenerateParams, GenerateResult, PieceKind } from '../protocol.ts';
+import type { ToolkenRows } from '../toolkens-jobs.ts';
 import { h } from './dom.ts';
 
 export const INFERENCE_EXAMPLES = [
@@ -22,9 +29,18 @@ export const INFERENCE_EXAMPLES = [
 ];
 
 /** Tokens after the prompt, inserted results included (generate()'s maxNewTokens). */
-const MAX_NEW_TOKENS = 48;
+export const MAX_NEW_TOKENS = 48;
 
-type PieceKind = 'text' | 'call' | 'result';
+/** Toolkens the page checked against its own model (ui/toolkens.ts): what the panel can generate with. */
+export interface InferenceToolkens {
+  /** The file's name, as the Toolkens panel shows it. */
+  name: string;
+  rows: ToolkenRows;
+  /** The model digest the file records (the page's model's: checked). */
+  modelDigest: string;
+  /** The page's model they belong to (its id: the folder's URL, or "disk:<folder>"). */
+  model: string;
+}
 
 interface InferenceState {
   phase: 'waiting' | 'no-model' | 'ready' | 'running' | 'done' | 'failed' | 'cancelled';
@@ -35,6 +51,9 @@ interface InferenceState {
   pieces: { kind: PieceKind; text: string }[];
   result: GenerateResult | null;
   error: string | null;
+  /** The toolkens the panel may use (null: none loaded for the page's model), and the mode of the output shown. */
+  toolkens: InferenceToolkens | null;
+  shownMode: 'bracket' | 'toolkens' | null;
 }
 
 interface InferenceView {
@@ -43,6 +62,13 @@ interface InferenceView {
   tools: HTMLInputElement;
   topK: HTMLInputElement;
   date: HTMLInputElement;
+  /** Where calls come from: " [" in the top k (Toolformer) or toolkens (ToolkenGPT), with the toolkens' knobs. */
+  callsFrom: HTMLSelectElement;
+  bias: HTMLInputElement;
+  toolMode: HTMLSelectElement;
+  toolkenControls: HTMLElement;
+  /** One line: which toolkens, and which model toolken generation runs on. */
+  toolkensNote: HTMLElement;
   button: HTMLButtonElement;
   cancel: HTMLButtonElement;
   output: HTMLElement;
@@ -68,12 +94,14 @@ function generateIn(client: ModelClient, modelName: string, params: GeneratePara
 export interface Inference {
   /** Generate with another model from now on: `url` a folder on the page's origin, null the page's own model. */
   useModel(name: string, url: string | null): void;
+  /** The toolkens checked against the page's model (null: none, or refused for a new page model). */
+  useToolkens(toolkens: InferenceToolkens | null): void;
 }
 
 export function mountInference(root: HTMLElement, client: ModelClient, ready: Promise<unknown>, initialModel: string): Inference {
   let modelName = initialModel;
   let modelUrl: string | null = new URL(`./models/${initialModel}/`, location.href).href;
-  const state: InferenceState = { phase: 'waiting', progress: null, prompt: null, pieces: [], result: null, error: null };
+  const state: InferenceState = { phase: 'waiting', progress: null, prompt: null, pieces: [], result: null, error: null, toolkens: null, shownMode: null };
   const view = buildView(root, modelName);
   let jobId = 0;
 
@@ -81,25 +109,35 @@ export function mountInference(root: HTMLElement, client: ModelClient, ready: Pr
     renderOutput(view, state);
     renderCalls(view, state);
     renderStatus(view, state, modelName);
+    renderToolkens(view, state, modelUrl);
   };
 
   const run = async () => {
     const id = ++jobId;
-    Object.assign(state, { phase: 'running', progress: null, prompt: view.prompt.value, pieces: [], result: null, error: null });
+    const toolkens = view.callsFrom.value === 'toolkens' ? state.toolkens : null;
+    Object.assign(state, { phase: 'running', progress: null, prompt: view.prompt.value, pieces: [], result: null, error: null, shownMode: toolkens ? 'toolkens' : 'bracket' });
     render();
     const params: GenerateParams = {
-      modelUrl, prompt: view.prompt.value, tools: view.tools.checked, topK: Math.max(1, Number(view.topK.value) || 10),
-      maxNewTokens: MAX_NEW_TOKENS, date: view.date.value || todayIso(),
+      modelUrl: toolkens ? null : modelUrl, prompt: view.prompt.value, tools: toolkens !== null || view.tools.checked,
+      topK: Math.max(1, Number(view.topK.value) || 10), maxNewTokens: MAX_NEW_TOKENS, date: view.date.value || todayIso(),
+      ...(toolkens ? {
+        toolkens: {
+          rows: toolkens.rows, modelDigest: toolkens.modelDigest, bias: Number.isFinite(view.bias.valueAsNumber) ? view.bias.valueAsNumber : 0,
+          mode: view.toolMode.value as ToolModeKind,
+        },
+      } : {}),
     };
+    const shownName = toolkens ? shortModelName(toolkens.model) : modelName;
     try {
-      const result = await generateIn(client, modelName, params, (line) => {
+      const result = await generateIn(client, shownName, params, (line) => {
         if (id !== jobId) return;
         state.progress = line;
         renderStatus(view, state, modelName);
       }, (kind, text) => {
         if (id !== jobId) return;
         const last = state.pieces.at(-1);
-        if (last && last.kind === kind) last.text += text;
+        // Text pieces of a kind merge; each toolken note stays one mark.
+        if (last && last.kind === kind && kind !== 'toolken' && kind !== 'backoff') last.text += text;
         else state.pieces.push({ kind, text });
         renderOutput(view, state);
       });
@@ -113,6 +151,7 @@ export function mountInference(root: HTMLElement, client: ModelClient, ready: Pr
   };
 
   view.examples.addEventListener('change', () => { view.prompt.value = view.examples.value; });
+  view.callsFrom.addEventListener('change', () => renderToolkens(view, state, modelUrl));
   view.button.addEventListener('click', () => void run());
   view.cancel.addEventListener('click', () => client.cancel('generate'));
   renderStatus(view, state, modelName);
@@ -134,6 +173,10 @@ export function mountInference(root: HTMLElement, client: ModelClient, ready: Pr
       if (state.phase !== 'done' && state.phase !== 'failed' && state.phase !== 'running') state.phase = 'ready';
       render();
     },
+    useToolkens(toolkens) {
+      state.toolkens = toolkens;
+      renderToolkens(view, state, modelUrl);
+    },
   };
 }
 
@@ -146,6 +189,17 @@ function buildView(root: HTMLElement, modelName: string): InferenceView {
   const tools = h('input', { type: 'checkbox', id: 'inf-tools', 'data-testid': 'inf-tools', checked: true });
   const topK = h('input', { type: 'number', id: 'inf-top-k', 'data-testid': 'inf-top-k', min: 1, max: 100, step: 1, value: 10 });
   const date = h('input', { type: 'date', id: 'inf-date', 'data-testid': 'inf-date', value: todayIso() });
+  const callsFrom = h('select', { id: 'inf-calls-from', 'data-testid': 'inf-calls-from' },
+    h('option', { value: 'bracket' }, 'Toolformer: " [" in the top k'),
+    h('option', { value: 'toolkens', disabled: true }, 'ToolkenGPT: toolkens'));
+  const bias = h('input', { type: 'number', id: 'inf-toolken-bias', 'data-testid': 'inf-toolken-bias', min: -50, max: 50, step: 'any', value: 0 });
+  const toolMode = h('select', { id: 'inf-toolken-mode', 'data-testid': 'inf-toolken-mode' },
+    h('option', { value: 'free', title: 'ToolkenGPT: the tool\'s few-shot prompt, greedy until ")"' }, 'free (writes the argument)'),
+    h('option', { value: 'constrained', title: 'For models too small to write arguments: the model\'s likeliest of the calls the tool\'s proposer offers' }, 'constrained (picks a proposer\'s call)'));
+  const toolkenControls = h('div', { class: 'grid', hidden: true },
+    h('label', { for: 'inf-toolken-bias' }, 'toolken bias (ToolkenGPT: 3–10)', bias),
+    h('label', { for: 'inf-toolken-mode' }, 'tool mode', toolMode));
+  const toolkensNote = h('p', { class: 'muted', 'data-testid': 'inf-toolkens-note' });
   const button = h('button', { type: 'button', 'data-testid': 'inf-run', disabled: true }, 'Generate');
   const cancel = h('button', { type: 'button', 'data-testid': 'inf-cancel', disabled: true, title: 'Stop the generation (the worker restarts and reloads the model)' }, 'Cancel');
   const output = h('div', { class: 'annotated generation', 'data-testid': 'inf-output', 'aria-live': 'polite', hidden: true });
@@ -158,6 +212,9 @@ function buildView(root: HTMLElement, modelName: string): InferenceView {
       explorer's tools, and the result is inserted, then the model goes on. One call per input, as in the paper.`),
     h('label', { for: 'inf-example' }, 'Example', examples),
     h('label', { for: 'inf-prompt' }, 'Prompt', prompt),
+    h('label', { for: 'inf-calls-from' }, 'Calls from', callsFrom),
+    toolkensNote,
+    toolkenControls,
     h('div', { class: 'grid' },
       h('label', { class: 'inline', for: 'inf-tools' }, tools, 'tools on'),
       h('label', { for: 'inf-top-k' }, 'top-k for " ["', topK),
@@ -167,22 +224,53 @@ function buildView(root: HTMLElement, modelName: string): InferenceView {
     status,
     callsList,
   );
-  return { prompt, examples, tools, topK, date, button, cancel, output, status, callsList, model };
+  return { prompt, examples, tools, topK, date, callsFrom, bias, toolMode, toolkenControls, toolkensNote, button, cancel, output, status, callsList, model };
 }
 
-/** The prompt, then the continuation: plain text, the call text (marked) and the inserted result (marked). */
+/**
+ * The toolkens controls: the option enabled while toolkens are loaded (the panel falls back to " [" when they go),
+ * their knobs shown when chosen, and one line saying which toolkens and which model toolken generation runs on.
+ */
+function renderToolkens(view: InferenceView, state: InferenceState, modelUrl: string | null): void {
+  const t = state.toolkens;
+  const option = view.callsFrom.querySelector<HTMLOptionElement>('option[value="toolkens"]')!;
+  option.disabled = t === null;
+  if (t === null) view.callsFrom.value = 'bracket';
+  const chosen = view.callsFrom.value === 'toolkens';
+  view.toolkenControls.hidden = !chosen;
+  view.topK.disabled = chosen;
+  view.tools.disabled = chosen;
+  const own = modelUrl === null || modelUrl.replace(/\/$/, '') === t?.model;
+  view.toolkensNote.textContent = t === null
+    ? 'Toolkens: none loaded for the page\'s model (open or train them in the Toolkens panel below).'
+    : `Toolkens ${t.name} (${t.rows.tools.join(', ')}) belong to ${shortModelName(t.model)}` +
+      (own ? ', the panel\'s model.' : `, the page's model: toolken generation runs on it, not on ${view.model.textContent}.`);
+}
+
+/** "models/default" for the page's bundled model (its id is its URL), the id itself otherwise ("disk:<folder>"). */
+function shortModelName(id: string): string {
+  const at = id.lastIndexOf('/models/');
+  return at >= 0 ? id.slice(at + 1).replace(/\/$/, '') : id;
+}
+
+/**
+ * The prompt, then the continuation: plain text, the call text (marked) and the inserted result (marked); with
+ * toolkens, notes (not part of the text) where a toolken fired: its call, or its failure and the back-off.
+ */
 function renderOutput(view: InferenceView, state: InferenceState): void {
   view.output.hidden = state.prompt === null;
   if (state.prompt === null) return view.output.replaceChildren();
   view.output.replaceChildren(h('span', { class: 'prompt' }, state.prompt), ...state.pieces.map(({ kind, text }) =>
     kind === 'call' ? h('mark', { class: 'call', 'data-testid': 'inf-call' }, text)
       : kind === 'result' ? h('mark', { class: 'result', 'data-testid': 'inf-result' }, text)
-        : h('span', { class: 'gen' }, text)));
+        : kind === 'toolken' ? h('mark', { class: 'toolken', 'data-testid': 'inf-toolken' }, text)
+          : kind === 'backoff' ? h('mark', { class: 'backoff', 'data-testid': 'inf-backoff' }, text)
+            : h('span', { class: 'gen' }, text)));
 }
 
 /** Each call of the finished generation with its result or error. */
 function renderCalls(view: InferenceView, state: InferenceState): void {
-  view.callsList.replaceChildren(...(state.result?.calls ?? []).map((c) => h('li', {}, h('code', {}, `${c.tool}(${c.input})`), ' → ',
+  view.callsList.replaceChildren(...(state.result?.calls ?? []).map((c) => h('li', { 'data-call': JSON.stringify(c) }, h('code', {}, `${c.tool}(${c.input})`), ' → ',
     c.result !== undefined ? h('code', { 'data-testid': 'inf-call-result' }, c.result) : h('span', { class: 'error' }, c.error ?? 'no result'))));
 }
 
@@ -201,7 +289,7 @@ function renderStatus(view: InferenceView, state: InferenceState, modelName: str
           : phase === 'running' ? (state.progress ?? `generating with ${modelName}…`)
             : phase === 'cancelled' ? 'cancelled'
               : phase === 'failed' ? `failed: ${state.error}`
-                : `${result!.calls.length} call${result!.calls.length === 1 ? '' : 's'} · ${result!.backend}${cacheNote(result!)} · ${(result!.ms / 1000).toFixed(1)} s`;
+                : `${result!.calls.length} call${result!.calls.length === 1 ? '' : 's'}${state.shownMode === 'toolkens' ? ' from toolkens' : ''} · ${result!.backend}${cacheNote(result!)} · ${(result!.ms / 1000).toFixed(1)} s`;
 }
 
 /** Where the KV cache stayed: " · KV cache on the GPU (49 of 49 steps)" on WebGPU; nothing when it was in JavaScript. */

@@ -4,7 +4,8 @@
  *   - opens a toolkens file (`toolformer toolkens train`'s safetensors file, or one trained here) and checks that it
  *     belongs to the page's model — the bundled one or a folder from disk — by the model digest it records (the CLI's
  *     SHA-256 over the model folder's files, model-digest.ts); another model's file is refused in one line;
- *   - then draws p(toolken) per token in the explorer, beside p_i(" ["), for the explorer's text (toolken-strip.ts);
+ *   - then draws p(toolken) per token in the explorer, beside p_i(" ["), for the explorer's text (toolken-strip.ts),
+ *     and hands them to the Inference panel (`onChange`), which can generate with them;
  *   - trains toolkens in the page from a run's train.jsonl (a file, or the bundled finetuning data): the model worker
  *     labels the texts and runs the frozen model once per window (toolkens-jobs.ts), then a worker of its own trains
  *     W_τ alone (toolkens-train-worker.ts) with a progress bar and a loss curve; Cancel stops either step. The result
@@ -18,6 +19,7 @@ import { CancelledError, isCancelled, type ModelClient } from '../model-client.t
 import type { ResultOf } from '../protocol.ts';
 import type { TrainJob, TrainReply } from '../toolkens-train-worker.ts';
 import { h } from './dom.ts';
+import type { InferenceToolkens } from './inference.ts';
 import { drawLossCurve } from './loss-curve.ts';
 import { toolkenStrips } from './toolken-strip.ts';
 
@@ -39,6 +41,8 @@ export interface ToolkensPanel {
   showFor(text: string): void;
   /** The page's model changed: its digest is computed again and the loaded toolkens checked against it. */
   modelChanged(): void;
+  /** Told the toolkens in use whenever they change (null: none, e.g. refused by a new page model); a refused file never is. */
+  onChange?: (toolkens: InferenceToolkens | null) => void;
 }
 
 type Digest = ResultOf['modelDigest'];
@@ -110,6 +114,7 @@ export function mountToolkens(root: HTMLElement, client: ModelClient, host: Tool
       return;
     }
     current = { toolkens: t, name };
+    panel.onChange?.({ name, rows: { tools: t.tools, hiddenSize: t.hiddenSize, weights: t.weights }, modelDigest: t.meta.modelDigest, model: d.model });
     say(loadStatus, `${name}: ${t.tools.length} toolkens (${t.tools.join(', ')}), [${t.tools.length} × ${t.hiddenSize}]; model digest matches ${d.model} (${d.digest.slice(0, 12)}…)`);
     document.body.dataset.toolkens = 'loaded';
     const text = host.text();
@@ -264,16 +269,18 @@ export function mountToolkens(root: HTMLElement, client: ModelClient, host: Tool
     setRunning(false);
   }, () => {});
 
-  return {
+  const panel: ToolkensPanel = {
     showFor: (text) => void showFor(text),
     modelChanged: () => {
       digest = null;
       const was = current;
       current = null;
+      panel.onChange?.(null);
       host.slot.replaceChildren();
       if (was) void use(was.toolkens, was.name);
     },
   };
+  return panel;
 }
 
 /** Train loss (mean during each epoch) and validation loss (after it); epoch 0 is the untrained W_τ when known. */
