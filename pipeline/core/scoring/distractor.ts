@@ -1,8 +1,8 @@
 import type { Candidate } from '../candidates.ts';
 import type { CausalLM } from '../lm/lm.ts';
 import type { CallPlacement } from '../run-defaults.ts';
-import { inlineCallIds, scoreLossesInline } from './inline-scoring.ts';
-import { type ScoringWindow, scoreLosses } from './scoring.ts';
+import { INLINE_PLACEMENT } from './inline-scoring.ts';
+import { PREFIX_PLACEMENT, type ScoringWindow } from './scoring.ts';
 import { callTokens, planWindow } from './window.ts';
 
 /**
@@ -59,12 +59,9 @@ export async function measureControl(
   }
   // Only what the margin reads: L_c of the true result and of the distractor, both in the control's window (L_a and
   // L_b do not enter it; the true L_c is scored again because this window is planned beside the longer call).
-  const inline = options.placement === 'inline';
-  const withResult = (c: Candidate, result: string, window: ScoringWindow) => ({
-    window,
-    callIds: inline ? inlineCallIds(lm, format(c, result)) : lm.encode(format(c, result) + window.separator),
-  });
-  const losses = await (inline ? scoreLossesInline : scoreLosses)(
+  const placement = options.placement === 'inline' ? INLINE_PLACEMENT : PREFIX_PLACEMENT;
+  const withResult = (c: Candidate, result: string, window: ScoringWindow) => ({ window, callIds: placement.callIds(lm, format(c, result), window) });
+  const losses = await placement.losses(
     lm,
     jobs.flatMap((j) => [withResult(j.c, j.c.result!, j.window), withResult(j.c, j.distractor, j.window)]),
     { batchSize: options.batchSize },

@@ -1,7 +1,7 @@
 import type { CausalLM, ScoreRequest } from '../lm/lm.ts';
 import type { StoredLosses } from '../candidates.ts';
 import { PAPER_WEIGHTS, weightedLoss } from './losses.ts';
-import type { LossRequest, PositionToScore, ScoredPosition, ScoreOptions, ScoringWindow } from './scoring.ts';
+import { type LossRequest, type Placement, type PositionToScore, type ScoredPosition, type ScoreOptions, type ScoringWindow, scorePositionsTwoPass } from './scoring.ts';
 
 /**
  * Inline call placement (`--call-placement inline`), for a model finetuned on calls (rounds 2+, toolkens), which
@@ -69,28 +69,23 @@ export async function scoreLossesInline(lm: CausalLM, items: readonly LossReques
   return losses;
 }
 
+/** The call inline, as x* writes it: requests grouped by window, each window's rows on its shared prefix's cache. */
+export const INLINE_PLACEMENT: Placement = { callIds: (lm, callText) => inlineCallIds(lm, callText), losses: scoreLossesInline };
+
 /**
- * scorePositionsTwoPass (scoring.ts) with the call inline: per position, one prefix forward, then L_a and every L_c,
- * then L_b for the calls whose L_a − L_c reaches their `callOnlyFrom` (all calls without one), on the same cache.
+ * scorePositionsTwoPass (scoring.ts) with the call inline, one position at a time: its prefix forwarded once, then L_a
+ * and every L_c, then L_b for the calls whose L_a − L_c reaches their `callOnlyFrom` (all calls without one), on the
+ * same cache (the scorer keeps a few prefixes; all of a document's positions between the passes would evict them).
  * The records have the same shape: a skipped L_b leaves the call without `callOnly`.
  */
 export async function scorePositionsInline(lm: CausalLM, positions: readonly PositionToScore[], options: ScoreOptions = {}): Promise<ScoredPosition<StoredLosses>[]> {
+  const { onProgress, ...perPosition } = options;
   const callsTotal = positions.reduce((n, p) => n + p.calls.length, 0);
   let callsDone = 0;
   const scored: ScoredPosition<StoredLosses>[] = [];
   for (const p of positions) {
-    const position = await (async () => {
-      const ids = (text: string) => inlineCallIds(lm, text);
-      const [noCall, ...withResult] = await lossesOn(lm, p.window, [[], ...p.calls.map((c) => ids(c.withResult))], options);
-      const needs = p.calls.map((c, j) => c.callOnlyFrom === undefined || noCall - withResult[j] >= c.callOnlyFrom);
-      const asked = p.calls.filter((_, j) => needs[j]);
-      const callOnly = await lossesOn(lm, p.window, asked.map((c) => ids(c.callOnly)), options);
-      let k = 0;
-      const losses = p.calls.map((_, j): StoredLosses => (needs[j] ? { noCall, callOnly: callOnly[k++], withResult: withResult[j] } : { noCall, withResult: withResult[j] }));
-      return { noCall, losses };
-    })();
-    scored.push(position);
-    options.onProgress?.((callsDone += p.calls.length), callsTotal);
+    scored.push(...(await scorePositionsTwoPass(lm, [p], perPosition, INLINE_PLACEMENT)));
+    onProgress?.((callsDone += p.calls.length), callsTotal);
   }
   return scored;
 }

@@ -119,6 +119,21 @@ export async function scoreLosses(
 }
 
 /**
+ * Where a call sits when scored: the ids of a call text e(c, ·) scored with a window, and how loss requests of those
+ * ids are scored. PREFIX_PLACEMENT is the paper's (this file's header); inline-scoring.ts has the inline one.
+ */
+export interface Placement {
+  callIds(lm: CausalLM, callText: string, window: ScoringWindow): number[];
+  losses(lm: CausalLM, items: readonly LossRequest[], options: Pick<ScoreOptions, 'batchSize' | 'weights'> & { onBatch?: (done: readonly number[]) => void }): Promise<Float64Array>;
+}
+
+/** The ids of a call text e(c, ·) as a prefix of `window`: the call, then the window's separator. */
+const callPrefixIds = (lm: CausalLM, callText: string, window: ScoringWindow) => lm.encode(callText + window.separator);
+
+/** The call as a prefix of the whole text (the paper's footnote 3): requests of any windows, length-bucketed. */
+export const PREFIX_PLACEMENT: Placement = { callIds: callPrefixIds, losses: scoreLosses };
+
+/**
  * Score every call at every position, in two passes: L_a (once per position) and each call's L_c first, then L_b
  * only for the calls whose L_a − L_c reaches their `callOnlyFrom` (all calls without one). A skipped L_b leaves the
  * call's losses without `callOnly` (LossesWithoutCallOnly); L_a and L_c are the same numbers either way.
@@ -127,10 +142,11 @@ export async function scorePositionsTwoPass(
   lm: CausalLM,
   positions: readonly PositionToScore[],
   options: ScoreOptions = {},
+  placement: Placement = PREFIX_PLACEMENT,
 ): Promise<ScoredPosition<StoredLosses>[]> {
   const encoded = positions.map((p) => ({
     window: p.window,
-    calls: p.calls.map((c) => ({ ...c, ids: (text: string) => callPrefixIds(lm, text, p.window) })),
+    calls: p.calls.map((c) => ({ ...c, ids: (text: string) => placement.callIds(lm, text, p.window) })),
   }));
   const callsTotal = positions.reduce((n, p) => n + p.calls.length, 0);
   let callsDone = 0;
@@ -143,7 +159,7 @@ export async function scorePositionsTwoPass(
   }
   // Which requests complete which calls: a call is done when its L_a and L_c are (and, later, its L_b).
   const needsCallOnly = (noCall: number, withResult: number, c: CallTexts) => c.callOnlyFrom === undefined || noCall - withResult >= c.callOnlyFrom;
-  const pass1 = await scoreLosses(lm, first, {
+  const pass1 = await placement.losses(lm, first, {
     ...options,
     onBatch: () => options.onProgress?.(callsDone, callsTotal),
   });
@@ -154,7 +170,7 @@ export async function scorePositionsTwoPass(
   );
   callsDone = secondAt.flat().filter((k) => k < 0).length;
   options.onProgress?.(callsDone, callsTotal);
-  const pass2 = await scoreLosses(lm, second, {
+  const pass2 = await placement.losses(lm, second, {
     ...options,
     onBatch: (done) => options.onProgress?.((callsDone += done.length), callsTotal),
   });
@@ -170,9 +186,6 @@ export async function scorePositionsTwoPass(
     };
   });
 }
-
-/** The ids of a call text e(c, ·) as a prefix of `window`: the call, then the window's separator. */
-const callPrefixIds = (lm: CausalLM, callText: string, window: ScoringWindow) => lm.encode(callText + window.separator);
 
 /**
  * L_b of calls whose L_b two-pass scoring skipped, each e(c, ε) in its position's window (`window` as the first scoring
