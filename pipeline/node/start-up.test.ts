@@ -94,3 +94,15 @@ describe('start-up: --version and a printed tools list need no TypeScript loader
     expect((await guarded(['tools', '--format', 'mcp'], cwd, NO_LOADER, env)).code).toBe(1);
   });
 });
+
+describe('start-up: npx toolformer finds a linked bin, not the package own one', () => {
+  const manifest = (path: string) => JSON.parse(readFileSync(resolve(ROOT, path), 'utf8')) as { bin?: Record<string, string>; workspaces?: string[] };
+
+  it('toolformer is the npx-bin workspace bin, which npm links into node_modules/.bin', () => {
+    // A root bin named toolformer sends npx down libnpmexec's self-install path (the whole tree read twice per call).
+    expect(Object.keys(manifest('package.json').bin ?? {})).not.toContain('toolformer');
+    expect(manifest('package.json').workspaces).toContain('pipeline/node/npx-bin');
+    const bin = manifest('pipeline/node/npx-bin/package.json').bin?.toolformer;
+    expect(readFileSync(resolve(ROOT, 'pipeline/node/npx-bin', bin!), 'utf8')).toContain("import '../bin.mjs'");
+  });
+});
