@@ -9,9 +9,10 @@
  *   - Cancel stops the panel's toolken generation; a refused file opened afterwards leaves the toolkens in use as they
  *     were: generating again gives the Node file's output.
  * Waits are bounded by progress (progress-wait.ts). RECORD_WEB=1 (`npm run docs:web`) also writes the panel's
- * screenshot to web/screenshots/inference-toolkens.png.
+ * screenshot to web/screenshots/inference-toolkens.png and the generations to web/e2e/results/toolkens-inference.md
+ * (web/README.md's table, included by `npm run docs`).
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,6 +32,8 @@ const EXPLORER = 'model=default&backend=wasm&tools=Calculator&k=1&m=0&own=&contr
 const DATE = '2026-12-02';
 const RECORD = process.env.RECORD_WEB === '1';
 const OUT = join(repoRoot, 'out/web-test/toolkens-inference');
+/** Where RECORD_WEB=1 writes the generations, as a Markdown table. */
+const RESULTS = join(webDir, 'e2e/results/toolkens-inference.md');
 
 interface Case { prompt: string; mode: 'free' | 'constrained'; bias: number }
 /**
@@ -77,6 +80,24 @@ async function generateInPage(page: Page, c: Case): Promise<void> {
   await page.fill('[data-testid="inf-toolken-bias"]', String(c.bias));
   await page.click('[data-testid="inf-run"]');
   await waitWhileProgressing(page, () => document.querySelector('[data-testid="inf-status"]')?.getAttribute('data-done'));
+}
+
+/** The recorded generations: what both sides wrote, and the page's time from its status line. */
+function resultsTable(rows: { c: Case; out: Output; status: string }[], browser: string): string {
+  const esc = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, '↵');
+  const call = (c: Call) => `\`${esc(`${c.tool}(${c.input})`)}\` ${c.error === undefined ? `→ \`${esc(c.result!)}\`` : `✗ ${esc(c.error)} (back-off)`}`;
+  return [
+    '# Toolken generation in the Inference panel',
+    '',
+    `Recorded ${new Date().toISOString().slice(0, 10)} by \`npm run docs:web\` (\`web/e2e/toolkens-inference.test.ts\`), ${browser}, WASM, \`models/default\` with toolkens`,
+    `trained in Node (\`toolkensTrain\`, 3 epochs at lr 1e-3 on the bundled run, seed 1); ${MAX_NEW_TOKENS} new tokens at most. For every row the page's text and calls`,
+    'equal `toolformer generate "<prompt>" --toolkens F --toolken-mode <mode> --toolken-bias <bias> --json` on the same file.',
+    '',
+    '| prompt | tool mode, bias | calls, in order (a failed one backs off to the next candidate) | text after the prompt | page |',
+    '|---|---|---|---|--:|',
+    ...rows.map(({ c, out, status }) => `| ${esc(c.prompt)} | ${c.mode}, ${c.bias} | ${out.calls.map(call).join('; ')} | \`${esc(out.text)}\` | ${/([\d.]+ s)$/.exec(status)?.[1] ?? ''} |`),
+    '',
+  ].join('\n');
 }
 
 async function expectNodeOutput(page: Page, i: number): Promise<void> {
@@ -151,9 +172,11 @@ describe.skipIf(skipWithoutChromium('toolken generation in headless Chromium'))(
       expect(await textOf(page, 'inf-toolkens-note')).toBe(
         'Toolkens node.safetensors (Calculator, QA, Calendar, Translate) belong to models/default, the page\'s model: toolken generation runs on it, not on models/toolformer.');
       await page.fill('[data-testid="inf-date"]', DATE);
+      const recorded: Parameters<typeof resultsTable>[0] = [];
       for (const [i, c] of CASES.entries()) {
         await generateInPage(page, c);
         await expectNodeOutput(page, i);
+        recorded.push({ c, out: nodeOutputs[i], status: await textOf(page, 'inf-status') });
         if (i === 0) {
           const shots = RECORD ? [OUT, join(webDir, 'screenshots')] : [OUT];
           for (const d of shots) {
@@ -162,6 +185,9 @@ describe.skipIf(skipWithoutChromium('toolken generation in headless Chromium'))(
           }
         }
       }
+
+      writeFileSync(join(OUT, 'toolkens-inference.md'), resultsTable(recorded, `Chromium ${browser.version()}`));
+      if (RECORD) writeFileSync(RESULTS, resultsTable(recorded, `Chromium ${browser.version()}`));
 
       // Cancel stops this panel's job only: the explorer keeps its result.
       await page.evaluate(() => {
