@@ -8,4 +8,3 @@
  */
 export const DEVICES = ['cpu', 'webgpu', 'cuda'] as const;
 export type Device = (typeof DEVICES)[number];
-export const isDevice = (x: unknown): x is Device => typeof x === 'string' && (DEVICES as readonly string[]).includes(x);
