@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# The loop of the long, resumable jobs: `bash pipeline/eval/steps-loop.sh experiment|rounds` (npm run experiment,
-# npm run rounds) runs `tsx pipeline/eval/<job>/run.ts next` — one step per process — until it exits 10 (every step
-# done, or waiting). A failed step is retried twice after a minute (a checkout changing under a long run, a transient
+# The loop of the long, resumable jobs: `bash pipeline/eval/steps-loop.sh experiment|rounds [lane]` (npm run
+# experiment, npm run experiment -- pretrain, npm run rounds) runs `tsx pipeline/eval/<job>/run.ts next [lane]` — one
+# step per process — until it exits 10 (every step done, or waiting). A failed step is retried twice after a minute (a checkout changing under a long run, a transient
 # error), then the loop stops. Resume after any stop with the same command.
 set -uo pipefail
-job=${1:?usage: steps-loop.sh experiment|rounds}
+job=${1:?usage: steps-loop.sh experiment|rounds [lane]}
 cd "$(dirname "$0")/../.."
 failures=0
 while true; do
-  npx tsx "pipeline/eval/$job/run.ts" next
+  npx tsx "pipeline/eval/$job/run.ts" next "${@:2}"
   rc=$?
   if [ "$rc" -eq 10 ]; then exit 0; fi
   if [ "$rc" -eq 0 ]; then failures=0; continue; fi

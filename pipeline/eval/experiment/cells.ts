@@ -7,8 +7,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { clusteredWilson, wilson } from '../metrics.ts';
 import type { Cluster, TrialRecord } from '../metrics.ts';
+import { ARM_NAMES } from './arms.ts';
 import { readJsonl } from './corpus-files.ts';
-import type { Run } from './plan.ts';
+import type { LONG_BASE, Run } from './plan.ts';
 
 /** Where the report reads a run's files (paths.ts `paths` in practice; a test may point elsewhere). */
 export interface ReportPaths {
@@ -18,15 +19,28 @@ export interface ReportPaths {
   armStats: string;
   overlap: string;
   overlapInputs: string;
+  /** The longer-pretrained base's committed train-record.json and evals.jsonl (long-base.ts). */
+  longBaseCommitted: string;
   eval(r: Run): string;
   loss(r: Run): string;
   committed(r: Run): string;
   model(r: Run): string;
 }
 
-export type ArmKey = Run['arm'];
-/** The arms in the order of the report's columns. */
-export const ORDER: ArmKey[] = ['a', 'b', 'c', 'd', 'e', 'f', 'control'];
+/** A column of the report: an arm, or an arm finetuned from the longer-pretrained base (`a-pt10x`). */
+export type ArmKey = Run['arm'] | `${Run['arm']}-${typeof LONG_BASE}`;
+/** The arms in the order of the report's columns, each longer-pretrained-base arm beside its models/default one. */
+export const ORDER: ArmKey[] = ['a', 'a-pt10x', 'b', 'c', 'd', 'd-pt10x', 'e', 'f', 'control', 'control-pt10x'];
+/** The column a run belongs to. */
+export const armKey = (r: Pick<Run, 'arm' | 'base'>): ArmKey => (r.base ? `${r.arm}-${r.base}` : r.arm);
+/** The arm of a column (its finetuning data), whatever its base. */
+export const armOf = (k: ArmKey): Run['arm'] => k.split('-')[0] as Run['arm'];
+/** The column's name in words: the arm's data, and the base when it is not models/default. */
+export const armLabel = (k: ArmKey): string => `${ARM_NAMES[armOf(k)]}${k.includes('-') ? ', base pretrained 10× longer' : ''}`;
+/** The baselines, evaluated without tools too: (d) and the control, on either base. */
+export const isBaseline = (k: ArmKey): boolean => armOf(k) === 'd' || armOf(k) === 'control';
+/** The control a run's held-out loss is compared with: the control of the same seed, finetuned from the same base. */
+export const controlOf = (r: Run): Run => ({ arm: 'control', seed: r.seed, ...(r.base ? { base: r.base } : {}) });
 /** Each arm's finished runs with their trials. */
 export type ByArm = Map<ArmKey, { run: Run; trials: TrialRecord[] }[]>;
 /** A run's held-out loss: mean nats/token and the per-window means the paired differences use. */
@@ -46,6 +60,16 @@ export const ci = (k: number, n: number) => {
 export function trials(p: ReportPaths, r: Run): TrialRecord[] | null {
   const f = [join(p.committed(r), 'trials.jsonl'), join(p.eval(r), 'trials.jsonl')].find(existsSync);
   return f ? readJsonl<TrialRecord>(f) : null;
+}
+
+/** The finished runs' trials by report column. */
+export function trialsByArm(p: ReportPaths, runs: Run[]): ByArm {
+  const byArm = new Map() as ByArm;
+  for (const r of runs) {
+    const t = trials(p, r);
+    if (t) byArm.set(armKey(r), [...(byArm.get(armKey(r)) ?? []), { run: r, trials: t }]);
+  }
+  return byArm;
 }
 
 export interface Cell {
@@ -96,6 +120,16 @@ export function newcombe(k1: number, n1: number, k2: number, n2: number): [numbe
   const [l2, u2] = wilson(k2, n2);
   const d = p1 - p2;
   return [d, d - Math.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2), d + Math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2)];
+}
+
+/**
+ * x − y as shares, with Newcombe's interval from the two clustered intervals (each at its effective n, so 3 seeds of
+ * the same prompts are not counted as 3 samples); x and y are the cells' own shares.
+ */
+export function clusteredDiff(x: Cell, y: Cell): { x: number; y: number; d: number; lo: number; hi: number } {
+  const [ex, ey] = [clusteredWilson([...x.byPrompt.values()]), clusteredWilson([...y.byPrompt.values()])];
+  const [d, lo, hi] = newcombe(ex.p * ex.nEff, ex.nEff, ey.p * ey.nEff, ey.nEff);
+  return { x: ex.p, y: ey.p, d, lo, hi };
 }
 
 /** Mean and 95 % interval of paired per-window loss differences (arm − control), per seed and pooled over seeds. */

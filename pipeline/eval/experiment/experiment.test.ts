@@ -12,7 +12,11 @@ import { lossWindows } from './loss.ts';
 import { describeOverlap, overlapReport, phrasingRegex, type OverlapReport } from './overlap.ts';
 import { overlap } from '../tasks.ts';
 import type { EvalPrompt } from '../tasks.ts';
-import { newcombe } from './cells.ts';
+import { newcombe, trialsByArm, type ReportPaths } from './cells.ts';
+import { CONCLUSION_TITLE, conclusionSection, points, share } from './conclusion.ts';
+import { paths } from './paths.ts';
+import { reportedRuns, runName } from './plan.ts';
+import { SUBJECT_TOKEN_BINS } from './report-sections.ts';
 import { encoder, readJsonl, readKb, ROOT } from './corpus-files.ts';
 import { capitalFacts, splitFacts } from '../../train/data-synthetic.ts';
 
@@ -299,6 +303,28 @@ describe('what the texts claim about the eval set is what the committed results 
         expect([Number(m[1]), Number(m[2])], `${f}: ${m[0]}`).toEqual([summary.overlap.subjects.subjects, summary.overlap.subjects.ofSubjects]);
       }
     }
+  });
+
+  it('every number in the conclusion is one the committed runs give (recomputed from results/runs/)', () => {
+    const results = join(import.meta.dirname, 'results');
+    // The committed files only: out/ (runs in flight) is pointed at a folder that does not exist.
+    const nowhere = join(results, 'no-such-folder');
+    const committedOnly: ReportPaths = { ...paths, out: nowhere, eval: () => nowhere, loss: () => nowhere, model: () => nowhere, committed: (r) => join(results, 'runs', runName(r)) };
+    const { lines, factors } = conclusionSection(committedOnly, trialsByArm(committedOnly, reportedRuns()), prompts);
+    const text = readFileSync(join(results, 'conclusion.md'), 'utf8');
+    expect(text).toBe([`# ${CONCLUSION_TITLE}`, '', ...lines].join('\n') + '\n');
+    expect((JSON.parse(readFileSync(join(results, 'summary.json'), 'utf8')) as { conclusion: unknown }).conclusion).toEqual(JSON.parse(JSON.stringify(factors)));
+    // Numbers the text may hold: the rows' (%, points, seeds) and the fixed ones of its words (95 %, pt10x, "excludes 0", the
+    // token bins). Planting a typed number makes this fail.
+    const fromRows = new Set(factors.flatMap((f) => [...f.seeds.flat().map(String),
+      ...(f.result ? [share(f.result.x), share(f.result.y), points(f.result.d), points(f.result.lo), points(f.result.hi)] : [])]));
+    const fixed = new Set(['95', '10', '0', ...SUBJECT_TOKEN_BINS.flatMap((b) => b.label.match(/\d+/g) ?? [])]);
+    const numbersIn = (t: string) => [...t.matchAll(/[+-]?\d+(?:\.\d+)?/g)].map((m) => m[0]);
+    const unexplained = (t: string) => numbersIn(t).filter((n) => !fromRows.has(n) && !fixed.has(n.replace(/^[+-]/, '')));
+    expect(unexplained(text)).toEqual([]);
+    expect(unexplained(`${text} (about 12.5 points)`)).toEqual(['12.5']);
+    // The eval README's block is this file (npm run docs -- --check keeps it current).
+    expect(readFileSync(join(ROOT, 'pipeline/eval/README.md'), 'utf8')).toContain(lines.filter((l) => l.startsWith('|')).join('\n'));
   });
 
   it('the rounds README quotes the bare-text probe counts of the committed rounds summary', () => {

@@ -27,8 +27,11 @@ export const ANNOTATE = {
 /** Held-out corpus loss: tokens scored without calls (≥ 50k), in 128-token windows. */
 export const LOSS_TOKENS = Number(process.env.EXPERIMENT_LOSS_TOKENS ?? 60_000);
 
-/** One finetune; `steps` only for the runs that measure a limit (absent: STEPS). */
-export type Run = { arm: Arm | 'control'; seed: number; steps?: number };
+/**
+ * One finetune; `steps` only for the runs that measure a limit (absent: STEPS); `base` only for the runs finetuned
+ * from the longer-pretrained base (absent: models/default).
+ */
+export type Run = { arm: Arm | 'control'; seed: number; steps?: number; base?: typeof LONG_BASE };
 
 /**
  * Runs beyond the grid that measure what limits the result (issue 20: "what limits it, with evidence"): the best arm,
@@ -43,7 +46,7 @@ export function schedule(): Run[] {
   return SEEDS.flatMap((seed) => order.map((arm) => ({ arm, seed })));
 }
 
-export const runName = (r: Run): string => `${r.arm}${r.steps ? r.steps : ''}-s${r.seed}`;
+export const runName = (r: Run): string => `${r.arm}${r.steps ? r.steps : ''}${r.base ? `-${r.base}` : ''}-s${r.seed}`;
 
 /**
  * The data-volume arm (issue 31 item 3): (a)'s recipe — the pipeline's kept calls, held-out subjects removed — on the
@@ -53,5 +56,23 @@ export const runName = (r: Run): string => `${r.arm}${r.steps ? r.steps : ''}-s$
  */
 export const FULL_CORPUS_RUNS: Run[] = SEEDS.map((seed) => ({ arm: 'f', seed }));
 
-/** The runs the report's arm tables show: the grid, then the data-volume arm. */
-export const reportedRuns = (): Run[] => [...schedule(), ...FULL_CORPUS_RUNS];
+/**
+ * The pretraining confound (issue 31 item 4): a base of models/default's size, config, tokenizer and data mixture
+ * (npm run train:model's defaults, seed 1) pretrained 10× longer — 18,000 steps × 16 × 128 tokens = 36.9M tokens, the
+ * cosine schedule over the new total (models/default: 1,800 steps, 3.69M tokens, 2,134 train-seconds, i.e. ≈ 6 CPU-hours
+ * for this one at its speed). It is trained in chunks, one `train:model --resume` process of `chunkMinutes` per step
+ * (the trainer checkpoints every `ckptEvery` steps and at the deadline, and resumes exactly), then (a), (d) and the
+ * control are finetuned on it as in the grid. The env overrides are for smoke tests only.
+ */
+export const LONG_BASE = 'pt10x';
+export const PRETRAIN = {
+  steps: Number(process.env.EXPERIMENT_PRETRAIN_STEPS ?? 18_000),
+  chunkMinutes: Number(process.env.EXPERIMENT_PRETRAIN_MINUTES ?? 30),
+  ckptEvery: 100,
+  evalEvery: 500,
+} as const;
+/** (a), (d) and the control from the longer-pretrained base, seed 1 of each first. */
+export const LONG_BASE_RUNS: Run[] = SEEDS.flatMap((seed) => (['a', 'd', 'control'] as const).map((arm) => ({ arm, seed, base: LONG_BASE })));
+
+/** The runs the report's arm tables show: the grid, then the data-volume arm, then the longer-pretrained base's. */
+export const reportedRuns = (): Run[] => [...schedule(), ...FULL_CORPUS_RUNS, ...LONG_BASE_RUNS];

@@ -8,8 +8,7 @@ import { join } from 'node:path';
 import type { TrialRecord } from '../metrics.ts';
 import { splitDocs } from '../../train/data.ts';
 import type { EvalPrompt } from '../tasks.ts';
-import { ARM_NAMES } from './arms.ts';
-import { cci, cell, ci, lossDiff, ORDER, trials, type ArmKey, type ByArm, type ReportPaths } from './cells.ts';
+import { armKey, armLabel, cci, cell, ci, controlOf, isBaseline, lossDiff, ORDER, trials, type ArmKey, type ByArm, type ReportPaths } from './cells.ts';
 import { corpus, encoder, readJsonl, FACTBOOK_TRAIN_CUT_FILE, PROMPTS_FILE } from './corpus-files.ts';
 import { FACTBOOK_CLOZE } from './derived-sets.ts';
 import { MAX_PROMPT_TOKENS } from './eval-sets.ts';
@@ -72,7 +71,7 @@ function derivedRuns(p: ReportPaths, file: string): { groups: { label: string; r
       missing.push(r);
       continue;
     }
-    const label = r.steps ? runName(r) : `(${r.arm}) ${ARM_NAMES[r.arm]}`;
+    const label = r.steps ? runName(r) : `(${armKey(r)}) ${armLabel(armKey(r))}`;
     groups.set(label, [...(groups.get(label) ?? []), { run: r, derived }]);
   }
   return { groups: [...groups].map(([label, runs]) => ({ label, runs })), missing };
@@ -113,20 +112,27 @@ export function factbookCutSection(p: ReportPaths): string[] {
   return L;
 }
 
+/** Capital prompt id → tokens in the subject's name (with its leading space) in models/default's vocabulary. */
+export function subjectTokens(prompts: { id: string; family: string; subject?: string }[]): Map<string, number> {
+  const encode = encoder();
+  return new Map(prompts.filter((q) => q.family === 'capitals' && q.subject).map((q) => [q.id, encode(` ${q.subject}`).length]));
+}
+
+/** The 1,024-token vocabulary spells every subject in ≥ 3 pieces; the bins split the 151 capital prompts into thirds. */
+export const SUBJECT_TOKEN_BINS: { label: string; has: (n: number) => boolean }[] = [
+  { label: '3–4 tokens', has: (n) => n <= 4 },
+  { label: '5 tokens', has: (n) => n === 5 },
+  { label: '6 or more', has: (n) => n >= 6 },
+];
+
 /**
  * The vocabulary check (issue 31 item 5): capital prompts split by how many tokens the subject's name takes in the
  * 1,024-token vocabulary (a short name in few pieces, " Equatorial Guinea" in many), accuracy with tools per split,
  * clustered by prompt. If a long name is what breaks the model, the few-token split should score higher.
  */
 export function subjectTokensSection(arms: ArmKey[], byArm: ByArm, prompts: { id: string; family: string; subject?: string }[]): string[] {
-  const encode = encoder();
-  const tokens = new Map(prompts.filter((q) => q.family === 'capitals' && q.subject).map((q) => [q.id, encode(` ${q.subject}`).length]));
-  const bins: { label: string; has: (n: number) => boolean }[] = [
-    // The 1,024-token vocabulary spells every subject in ≥ 3 pieces; the bins split the 151 prompts into thirds.
-    { label: '3–4 tokens', has: (n) => n <= 4 },
-    { label: '5 tokens', has: (n) => n === 5 },
-    { label: '6 or more', has: (n) => n >= 6 },
-  ];
+  const tokens = subjectTokens(prompts);
+  const bins = SUBJECT_TOKEN_BINS;
   const L = ['## Capitals by the subject\'s length in tokens (with tools, % [95 % interval clustered by prompt])', ''];
   const head = ['subject', 'prompts', ...arms.map((a) => `(${a})`)];
   L.push(`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`);
@@ -195,9 +201,11 @@ export function loopTable(p: ReportPaths, byArm: ByArm, losses: Map<string, { me
     { label: 'no call where none helps', keep: (t) => t.family === 'relevance' || t.family === 'dates-stated', noCall: true },
   ];
   const runsOf = (arm: ArmKey) => byArm.get(arm) ?? [];
+  // Every arm has a row, "not run yet" until a seed of it has finished (the data-volume and the longer-base arms run
+  // after the grid).
   const rows: { name: string; runs: { run: Run; trials: TrialRecord[] }[]; tools: boolean }[] = [
-    ...ORDER.filter((a) => byArm.has(a)).map((a) => ({ name: `(${a}) ${ARM_NAMES[a]}`, runs: runsOf(a), tools: true })),
-    ...(['d', 'control'] as const).filter((a) => byArm.has(a)).map((a) => ({ name: `(${a}) without tools`, runs: runsOf(a), tools: false })),
+    ...ORDER.map((a) => ({ name: `(${a}) ${armLabel(a)}`, runs: runsOf(a), tools: true })),
+    ...ORDER.filter((a) => isBaseline(a) && byArm.has(a)).map((a) => ({ name: `(${a}) without tools`, runs: runsOf(a), tools: false })),
     ...LIMIT_RUNS.flatMap((r) => {
       const t = trials(p, r);
       return t ? [{ name: `(${r.arm}) ${r.steps} steps`, runs: [{ run: r, trials: t }], tools: true }] : [];
@@ -205,6 +213,10 @@ export function loopTable(p: ReportPaths, byArm: ByArm, losses: Map<string, { me
   ];
   const L = [`| arm (${STEPS} steps unless said) | seeds | ${cols.map((c) => c.label).join(' | ')} | held-out loss − control |`, `|---|---|${cols.map(() => '---').join('|')}|---|`];
   for (const row of rows) {
+    if (row.runs.length === 0) {
+      L.push(`| ${row.name} | not run yet | ${cols.map(() => '–').join(' | ')} | – |`);
+      continue;
+    }
     const cells = cols.map((c) => {
       if (c.noCall && !row.tools) return '–';
       const score = c.noCall ? (t: TrialRecord) => t.calls.length === 0 : (t: TrialRecord) => t.correct;
@@ -213,7 +225,7 @@ export function loopTable(p: ReportPaths, byArm: ByArm, losses: Map<string, { me
     });
     const diffs = row.tools ? row.runs.flatMap((r) => {
       const l = losses.get(runName(r.run));
-      const c = losses.get(runName({ arm: 'control', seed: r.run.seed }));
+      const c = losses.get(runName(controlOf(r.run)));
       return l && c && r.run.arm !== 'control' ? [lossDiff(l.perWindow, c.perWindow).mean] : [];
     }) : [];
     const loss = diffs.length ? `${diffs.reduce((a, b) => a + b, 0) / diffs.length >= 0 ? '+' : ''}${(diffs.reduce((a, b) => a + b, 0) / diffs.length).toFixed(3)}` : '–';

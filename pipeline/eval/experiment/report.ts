@@ -5,31 +5,36 @@
  * and intervals are in cells.ts, the newer sections (pretraining overlap, positive control, subject tokens, limits,
  * loop table) in report-sections.ts.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { clusteredWilson } from '../metrics.ts';
 import type { TrialRecord } from '../metrics.ts';
 import type { EvalPrompt } from '../tasks.ts';
-import { ARM_NAMES } from './arms.ts';
-import { cci, cell, lossDiff, newcombe, ORDER, pct, readJson, show, trials, type ArmKey, type ByArm, type Cell, type ReportPaths, type RunLoss } from './cells.ts';
+import { armLabel, cci, cell, clusteredDiff, controlOf, isBaseline, lossDiff, ORDER, pct, readJson, show, trials, trialsByArm, type ArmKey, type ByArm, type Cell, type ReportPaths, type RunLoss } from './cells.ts';
+import { CONCLUSION_TITLE, conclusionSection } from './conclusion.ts';
 import { HERE, PROMPTS_FILE, ROOT, readJsonl } from './corpus-files.ts';
 import type { OverlapReport } from './overlap.ts';
-import { ANNOTATE, LIMIT_RUNS, LOSS_TOKENS, MIX, SEEDS, STEPS, reportedRuns, runName, type Run } from './plan.ts';
+import { ANNOTATE, LIMIT_RUNS, LONG_BASE, LOSS_TOKENS, MIX, PRETRAIN, SEEDS, STEPS, reportedRuns, runName, type Run } from './plan.ts';
 import { factbookCutSection, limitsSection, loopTable, positiveControlSection, pretrainingSection, subjectTokensSection } from './report-sections.ts';
+import { withLock, writeText } from './steps.ts';
 
 export const RESULTS = process.env.EXPERIMENT_RESULTS ?? join(HERE, 'results');
 
 type PhrasedPrompt = EvalPrompt & { phrasing: string };
 
+/**
+ * Rewrites the report's files from what has finished, under the report lock ($EXPERIMENT_OUT/report.lock): the lanes
+ * of `npm run experiment` (run.ts LANES) each write it after their evals, and a report read before another lane's
+ * results landed must not overwrite a newer one half-way. Every file is written whole (write, then rename).
+ */
 export function writeReport(p: ReportPaths): void {
+  withLock(join(p.out, 'report.lock'), () => writeReportFiles(p));
+}
+
+function writeReportFiles(p: ReportPaths): void {
   mkdirSync(RESULTS, { recursive: true });
   const runs = reportedRuns();
   const done = (r: Run) => trials(p, r) !== null;
-  const byArm = new Map() as ByArm;
-  for (const r of runs) {
-    const t = trials(p, r);
-    if (t) byArm.set(r.arm, [...(byArm.get(r.arm) ?? []), { run: r, trials: t }]);
-  }
+  const byArm = trialsByArm(p, runs);
   const arms = ORDER.filter((a) => byArm.has(a));
   const prompts = readJsonl<PhrasedPrompt>(PROMPTS_FILE);
 
@@ -56,9 +61,15 @@ export function writeReport(p: ReportPaths): void {
     `${runs.filter(done).map(runName).join(', ') || 'none yet'}; still to run: ${runs.filter((r) => !done(r)).map(runName).join(', ') || 'none'}.`, '');
   L.push('Commands: `npm run experiment` (resumable: rerun after any stop; `npx tsx pipeline/eval/experiment/run.ts status` lists the steps). ' +
     'Design, sizing and caveats: pipeline/eval/experiment/README.md.', '');
-  L.push(`Grid: arms ${ORDER.map((a) => `(${a}) ${ARM_NAMES[a]}`).join('; ')}. Every finetune: \`toolformer finetune\` from models/default, ` +
+  L.push(`Grid: arms ${ORDER.map((a) => `(${a}) ${armLabel(a)}`).join('; ')}. Every finetune: \`toolformer finetune\` from models/default ` +
+    `(the -pt10x arms: from a base of the same size, tokenizer and data mixture pretrained ${PRETRAIN.steps.toLocaleString('en-US')} steps, ` +
+    `${(PRETRAIN.steps * 16 * 128).toLocaleString('en-US')} tokens; plan.ts PRETRAIN), ` +
     `${STEPS} steps × 16 rows × 128 tokens (${(STEPS * 16 * 128).toLocaleString('en-US')} tokens), mix ${MIX} base mixture (control: 1.0), ` +
     `seeds ${SEEDS.join(', ')}; the base-mixture corpus is a seeded quarter of corpus/ without the held-out documents.`, '');
+  const pretrained = readJson<{ step: number; tokensSeen: number; trainSeconds: number }>(join(p.longBaseCommitted, 'train-record.json'));
+  L.push(`The base pretrained 10× longer (\`npm run experiment -- pretrain\`, results/base-${LONG_BASE}/): ${pretrained
+    ? `${pretrained.step.toLocaleString('en-US')} of ${PRETRAIN.steps.toLocaleString('en-US')} steps, ${pretrained.tokensSeen.toLocaleString('en-US')} tokens, ${Math.round(pretrained.trainSeconds).toLocaleString('en-US')} train-seconds so far`
+    : 'not started'}.`, '');
 
   L.push('Reference, before any arm: the old `models/toolformer` (600 steps on C* that was 85 % KB-prose templates) on this eval set — ' +
     '[results/reference/models-toolformer.md](reference/models-toolformer.md): capitals 7 % with tools [4–12] (template "Which city is the capital of X? The answer is" 43 %, ' +
@@ -104,19 +115,23 @@ export function writeReport(p: ReportPaths): void {
   L.push('', ...positive, '');
   L.push('', ...factbookCut, '');
   L.push('', ...limitsSection(p, losses), '');
-  writeFileSync(join(RESULTS, 'report.md'), L.join('\n') + '\n');
-  writeFileSync(join(RESULTS, 'loop.md'), loopTable(p, byArm, losses).join('\n') + '\n');
-  // The two derived-set sections alone, for the eval README's generated blocks (each file's first table).
-  writeFileSync(join(RESULTS, 'positive.md'), positive.join('\n') + '\n');
-  writeFileSync(join(RESULTS, 'factbook-cut.md'), factbookCut.join('\n') + '\n');
+  const conclusion = conclusionSection(p, byArm, prompts);
+  L.push('', `## ${CONCLUSION_TITLE}`, '', ...conclusion.lines, '');
+  writeText(join(RESULTS, 'report.md'), L.join('\n') + '\n');
+  writeText(join(RESULTS, 'loop.md'), loopTable(p, byArm, losses).join('\n') + '\n');
+  // The two derived-set sections alone, for the eval README's generated blocks (each file's first table), and the
+  // conclusion for the eval README's block after the main table.
+  writeText(join(RESULTS, 'positive.md'), positive.join('\n') + '\n');
+  writeText(join(RESULTS, 'factbook-cut.md'), factbookCut.join('\n') + '\n');
+  writeText(join(RESULTS, 'conclusion.md'), [`# ${CONCLUSION_TITLE}`, '', ...conclusion.lines].join('\n') + '\n');
 
   // Small numbers for the next session (the eval/ and models/ folders stay under out/, not committed).
-  const summary: Record<string, unknown> = { generated: new Date().toISOString(), steps: STEPS, seeds: SEEDS, annotation: stats, kbAnnotation: kbStats, arms: armStats, overlap, pretrainingOverlap: pretraining, losses: Object.fromEntries([...losses].map(([k, v]) => [k, { tokens: v.tokens, meanNll: v.meanNll }])) };
+  const summary: Record<string, unknown> = { generated: new Date().toISOString(), steps: STEPS, seeds: SEEDS, annotation: stats, kbAnnotation: kbStats, arms: armStats, overlap, pretrainingOverlap: pretraining, losses: Object.fromEntries([...losses].map(([k, v]) => [k, { tokens: v.tokens, meanNll: v.meanNll }])), conclusion: conclusion.factors };
   summary.evals = Object.fromEntries(runs.filter(done).map((r) => {
     const e = readJson<{ families: unknown[] }>(join(p.committed(r), 'eval.json')) ?? readJson<{ families: unknown[] }>(join(p.eval(r), 'eval.json'));
     return [runName(r), { model: relative(ROOT, p.model(r)), families: e?.families }];
   }));
-  writeFileSync(join(RESULTS, 'summary.json'), JSON.stringify(summary, null, 2) + '\n');
+  writeText(join(RESULTS, 'summary.json'), JSON.stringify(summary, null, 2) + '\n');
 }
 
 /** Accuracy per family and per phrasing, the subject-length split and the call rates, over the finished arms. */
@@ -132,12 +147,12 @@ function accuracySection(arms: ArmKey[], byArm: ByArm, prompts: PhrasedPrompt[])
   L.push('## Accuracy per family, % (95 % interval clustered by prompt [low–high], cluster-robust Wilson from pipeline/eval/metrics.ts `clusteredWilson`; beside it the pooled Wilson interval that counts each seed\'s trial as a new prompt; per-seed values last)', '');
   if (arms.length === 0) L.push('No eval finished yet.');
   else {
-    const head = ['family', 'n', 'majority', ...arms.map((a) => `(${a}) with tools`), ...arms.filter((a) => a === 'd' || a === 'control').map((a) => `(${a}) without tools`)];
+    const head = ['family', 'n', 'majority', ...arms.map((a) => `(${a}) with tools`), ...arms.filter(isBaseline).map((a) => `(${a}) without tools`)];
     L.push(`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`);
     const rowsFor = (label: string, keep: (t: TrialRecord) => boolean, sel: typeof prompts, noCall: boolean) => {
       const score = noCall ? (t: TrialRecord) => t.calls.length === 0 : (t: TrialRecord) => t.correct;
       const cells = arms.map((a) => show(cell(byArm.get(a)!.map((x) => x.trials.filter((t) => t.tools)), keep, score)));
-      const base = arms.filter((a) => a === 'd' || a === 'control').map((a) =>
+      const base = arms.filter(isBaseline).map((a) =>
         noCall ? '–' : show(cell(byArm.get(a)!.map((x) => x.trials.filter((t) => !t.tools)), keep, (t) => t.correct)));
       L.push(`| ${label} | ${sel.length} | ${noCall ? '1 (never call)' : pct(majority(sel))} | ${[...cells, ...base].join(' | ')} |`);
     };
@@ -192,8 +207,7 @@ function comparisonsSection(arms: ArmKey[], byArm: ByArm, prompts: PhrasedPrompt
       byArm.has(a) ? cell(byArm.get(a)!.map((x) => x.trials.filter((t) => t.tools === tools)), keep, (t) => t.correct) : null;
     const diff = (x: Cell | null, y: Cell | null) => {
       if (!x || !y || x.n === 0 || y.n === 0) return 'not run yet';
-      const [ex, ey] = [clusteredWilson([...x.byPrompt.values()]), clusteredWilson([...y.byPrompt.values()])];
-      const [d, lo, hi] = newcombe(ex.p * ex.nEff, ex.nEff, ey.p * ey.nEff, ey.nEff);
+      const { d, lo, hi } = clusteredDiff(x, y);
       return `${pct(x.k / x.n)} vs ${pct(y.k / y.n)}: ${d >= 0 ? '+' : ''}${pct(d)} points [${pct(lo)}, ${pct(hi)}]`;
     };
     const realCaps = (t: TrialRecord) => t.family === 'capitals' && t.real === true;
@@ -204,6 +218,7 @@ function comparisonsSection(arms: ArmKey[], byArm: ByArm, prompts: PhrasedPrompt
     L.push(`| filter: (a) vs (b), with tools | arithmetic, SOTU cloze | ${diff(pooled('a', true, realArith), pooled('b', true, realArith))} |`);
     L.push(`| filter: (a) vs (c), with tools | arithmetic, SOTU cloze | ${diff(pooled('a', true, realArith), pooled('c', true, realArith))} |`);
     L.push(`| (a) with tools vs CC baseline (d) without tools (target ≥ +20, intervals apart) | capitals, Factbook cloze | ${diff(pooled('a', true, realCaps), pooled('d', false, realCaps))} |`);
+    L.push(`| the same on the base pretrained 10× longer: (a-pt10x) with tools vs (d-pt10x) without tools | capitals, Factbook cloze | ${diff(pooled('a-pt10x', true, realCaps), pooled('d-pt10x', false, realCaps))} |`);
     for (const f of families.filter((x) => !noCallFamily(x))) {
       L.push(`| (a) with tools vs (d) without tools | ${f} | ${diff(pooled('a', true, (t) => t.family === f), pooled('d', false, (t) => t.family === f))} |`);
     }
@@ -222,7 +237,7 @@ function lossSection(runs: Run[], losses: Map<string, RunLoss>): string[] {
     for (const r of runs) {
       const l = losses.get(runName(r));
       if (!l) continue;
-      const c = losses.get(runName({ arm: 'control', seed: r.seed }));
+      const c = losses.get(runName(controlOf(r)));
       const d = c && r.arm !== 'control' ? lossDiff(l.perWindow, c.perWindow) : null;
       L.push(`| ${runName(r)} | ${l.tokens} | ${l.meanNll.toFixed(4)} | ${d ? `${d.mean >= 0 ? '+' : ''}${d.mean.toFixed(4)} [${d.lo.toFixed(4)}, ${d.hi.toFixed(4)}]` : r.arm === 'control' ? '(control)' : 'control not run yet'} |`);
     }

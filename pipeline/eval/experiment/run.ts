@@ -4,8 +4,10 @@
  * step. Every step skips when its output exists; annotate and finetune resume from their checkpoints; every file is
  * written whole (write-then-rename, or the tools' own checkpointed writers).
  *
- *   tsx pipeline/eval/experiment/run.ts next     do the first step not done (exit 0), or exit 10 when all are done
- *   tsx pipeline/eval/experiment/run.ts status   list the steps and whether each is done
+ *   tsx pipeline/eval/experiment/run.ts next [lane]  do the lane's first step not done (exit 0), or exit 10 when all
+ *                                                 are done or wait for another lane's output; lanes (LANES): main (the
+ *                                                 default) and pretrain (`npm run experiment -- pretrain`)
+ *   tsx pipeline/eval/experiment/run.ts status   list every lane's steps and whether each is done
  *   tsx pipeline/eval/experiment/run.ts report   rewrite the report from whatever has finished
  *   tsx pipeline/eval/experiment/run.ts derived  the derived sets (positive control, Factbook training-format cut) on
  *                                                 every run whose model is on disk, then the report
@@ -21,7 +23,8 @@ import { trainDocs } from '../tasks.ts';
 import { armAll, armNoCalls, armRandom, callsPerTool, mentionsAny, withoutHeldOutCalls, withoutHeldOutRows, type CallRow, type TrainRecord } from './arms.ts';
 import { ROOT, corpus, evalSet, factbookTrainCutSet, heldOut, positiveControlSet, readJsonl, readKb, writeJsonl, FACTBOOK_TRAIN_CUT_FILE, HELDOUT_FILE, POSITIVE_FILE, PROMPTS_FILE } from './corpus-files.ts';
 import { heldOutSubjects, isHeldOutDoc, type CorpusDoc } from './heldout.ts';
-import { ANNOTATE, FULL_CORPUS_RUNS, LIMIT_RUNS, LOSS_TOKENS, MIX, STEPS, runName, schedule, type Run } from './plan.ts';
+import { ANNOTATE, FULL_CORPUS_RUNS, LIMIT_RUNS, LONG_BASE_RUNS, LOSS_TOKENS, MIX, STEPS, runName, schedule, type Run } from './plan.ts';
+import { longBaseReady, pretrainStep } from './long-base.ts';
 import { RESULTS, writeReport } from './report.ts';
 import { overlapReport } from './overlap.ts';
 import { elementSplit } from '../tasks.ts';
@@ -154,7 +157,8 @@ function finetuneStep(r: Run): Step {
       ['trials.jsonl', 'loss.json', ...DERIVED_SETS.map((d) => d.trialsFile)].every((f) => existsSync(join(paths.committed(r), f))),
     run: () => {
       const resume = existsSync(join(work, 'checkpoint.bin')) ? ['--resume'] : []; // the trainer's one checkpoint file
-      toolformer(['finetune', '--data', ...armFiles(r.arm), '--corpus', paths.baseCorpus, '--out', model, '--work', work,
+      const base = r.base ? ['--base', paths.longBase] : []; // else the CLI's default, models/default
+      toolformer(['finetune', ...base, '--data', ...armFiles(r.arm), '--corpus', paths.baseCorpus, '--out', model, '--work', work,
         '--steps', String(r.steps ?? STEPS), '--seed', String(r.seed), '--mix', String(r.arm === 'control' ? 1 : MIX), '--quiet',
         // Probes at step 0 and at the end only (each costs ≈ 7 CPU-seconds); checkpoints every 20 steps.
         '--eval-every', String(STEPS), '--ckpt-every', '20',
@@ -242,7 +246,32 @@ function lossStep(r: Run): Step {
   };
 }
 
-export function steps(): Step[] {
+/**
+ * The lanes of `npm run experiment`, each its own loop of `run.ts next <lane>` that may run beside the others: no
+ * two lanes write the same file (per-run folders are named by run, the pretraining has its own folders) but the
+ * report, which writeReport rewrites under a lock.
+ *   main      the grid, the limit run, the data-volume arm (f)
+ *   pretrain  the longer-pretrained base in chunks, then (a), (d) and the control finetuned from it (issue 31 item 4);
+ *             it reads the arms, base corpus and held-out text the main lane writes, and waits for them
+ */
+export const LANES = ['main', 'pretrain'] as const;
+export type Lane = (typeof LANES)[number];
+
+export function steps(lane: Lane = 'main'): Step[] {
+  return lane === 'pretrain' ? pretrainLane() : mainLane();
+}
+
+const perRun = (r: Run): Step[] => [finetuneStep(r), evalStep(r), lossStep(r), ...DERIVED_SETS.map((d) => derivedStep(r, d))];
+
+function pretrainLane(): Step[] {
+  // What the main lane writes and this lane only reads: arms (a) and (d) (the control's --data is (a)'s file too),
+  // the base-mixture corpus and the held-out text of the loss step.
+  const inputs = [paths.arm('a'), paths.arm('d'), paths.baseCorpus, paths.heldText];
+  const ready = () => longBaseReady() && inputs.every(existsSync);
+  return [pretrainStep(), ...LONG_BASE_RUNS.flatMap(perRun).map((s) => ({ ...s, ready }))];
+}
+
+function mainLane(): Step[] {
   const out: Step[] = [
     { name: 'held-out lists and eval set', done: () => existsSync(PROMPTS_FILE) && existsSync(HELDOUT_FILE), run: () => void evalSet() },
     { name: 'inputs', done: () => [paths.input, paths.baseCorpus, paths.kbInput, paths.heldText].every(existsSync), run: writeInputs },
@@ -250,7 +279,6 @@ export function steps(): Step[] {
     annotateStep('annotate corpus', paths.input, paths.annCorpus),
     { name: 'arms a, d', done: () => existsSync(paths.arm('a')) && existsSync(paths.arm('d')), run: writeArmsAD },
   ];
-  const perRun = (r: Run) => [finetuneStep(r), evalStep(r), lossStep(r), ...DERIVED_SETS.map((d) => derivedStep(r, d))];
   const runs = schedule();
   // Seed 1 of (a) and (d) first, then the KB prose annotation and the other arms' files, then everything else.
   out.push(...runs.slice(0, 2).flatMap(perRun));
@@ -273,7 +301,10 @@ export function steps(): Step[] {
 async function main(): Promise<void> {
   const cmd = process.argv[2] ?? 'next';
   if (cmd === 'status') {
-    for (const s of steps()) console.log(`${s.done() ? 'done ' : '     '} ${s.name}`);
+    for (const lane of LANES) {
+      console.log(`lane ${lane}:`);
+      for (const s of steps(lane)) console.log(`${s.done() ? 'done ' : (s.ready?.() ?? true) ? '     ' : 'wait '} ${s.name}`);
+    }
     return;
   }
   if (cmd === 'report') {
@@ -308,18 +339,22 @@ async function main(): Promise<void> {
     shipModel(run);
     return;
   }
-  if (cmd !== 'next') throw new Error(`usage: run.ts next | status | report | derived | snapshot | toolformer (got ${cmd})`);
-  const next = steps().find((s) => !s.done());
+  if (cmd !== 'next') throw new Error(`usage: run.ts next [${LANES.join(' | ')}] | status | report | derived | snapshot | toolformer (got ${cmd})`);
+  const lane = (process.argv[3] ?? 'main') as Lane;
+  if (!LANES.includes(lane)) throw new Error(`run.ts next: no lane "${lane}" (lanes: ${LANES.join(', ')})`);
+  const todo = steps(lane).filter((s) => !s.done());
+  const next = todo.find((s) => s.ready?.() ?? true);
   if (!next) {
     writeReport(paths);
-    console.error('[experiment] every step is done');
+    console.error(todo.length === 0 ? `[experiment] lane ${lane}: every step is done`
+      : `[experiment] lane ${lane}: waiting for another lane's output before "${todo[0].name}"; rerun later`);
     process.exit(10);
   }
   const t0 = Date.now();
   console.error(`[experiment] ${new Date().toISOString()} step: ${next.name}`);
   await next.run();
   console.error(`[experiment] ${new Date().toISOString()} done: ${next.name} (${((Date.now() - t0) / 60_000).toFixed(1)} min)`);
-  if (/^(eval|held-out loss|arms|overlap)/.test(next.name)) writeReport(paths);
+  if (/^(eval|held-out loss|arms|overlap|pretrain)/.test(next.name)) writeReport(paths);
 }
 
 // `run.ts status | head`: a reader that stops early ends the listing, not the process with a stack trace.

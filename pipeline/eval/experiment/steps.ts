@@ -4,7 +4,7 @@
  * anywhere loses at most the step in flight.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { ROOT } from './corpus-files.ts';
 
@@ -29,9 +29,63 @@ export function readJson<T>(path: string): T | null {
 }
 
 export function writeJson(path: string, value: unknown): void {
+  writeText(path, JSON.stringify(value, null, 2) + '\n');
+}
+
+/** Writes the file whole: to a temporary name of this process, then renamed over the path. */
+export function writeText(path: string, text: string): void {
   mkdirSync(join(path, '..'), { recursive: true });
-  writeFileSync(path + '.tmp', JSON.stringify(value, null, 2) + '\n');
-  renameSync(path + '.tmp', path);
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, text);
+  renameSync(tmp, path);
+}
+
+/** How long a lock without its owner's pid (a process killed between making it and writing the pid) is waited for. */
+const UNOWNED_LOCK_MS = 60_000;
+const POLL_MS = 500;
+
+/**
+ * Runs fn holding an exclusive lock: a directory made atomically (mkdir fails when it exists), with the owner's pid
+ * inside, removed after fn. Two lanes of the experiment that both rewrite the report take turns. A lock whose owner
+ * is no longer alive (killed mid-report) is taken over; a live owner is waited for as long as it lives (it holds
+ * the lock only while it writes a report, seconds).
+ */
+export function withLock<T>(lock: string, fn: () => T): T {
+  mkdirSync(join(lock, '..'), { recursive: true });
+  const pidFile = join(lock, 'pid');
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    if (lockIsStale(lock, pidFile)) rmSync(lock, { recursive: true, force: true });
+    else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, POLL_MS);
+  }
+  try {
+    writeFileSync(pidFile, String(process.pid));
+    return fn();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+function lockIsStale(lock: string, pidFile: string): boolean {
+  // A lock gone meanwhile has age 0: not stale, the next mkdir takes it.
+  const unownedTooLong = () => Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > UNOWNED_LOCK_MS;
+  try {
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    if (!Number.isInteger(pid) || pid <= 0) return unownedTooLong();
+    process.kill(pid, 0); // throws ESRCH when no such process
+    return false;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ESRCH') return true;
+    if (code === 'ENOENT') return unownedTooLong();
+    if (code === 'EPERM') return false; // alive, another user's
+    throw err;
+  }
 }
 
 export function copyInto(dir: string, files: string[]): void {
