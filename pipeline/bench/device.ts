@@ -13,6 +13,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { median } from '../core/median.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 /** Debian chromium-common's SwiftShader Vulkan driver (the software adapter), for the webgpu runs only. */
@@ -46,7 +47,6 @@ function run(device: (typeof DEVICES)[number], dir: string): Run {
   return { cpuSeconds: +(user + system).toFixed(2), wallSeconds: wall, peakRssMiB: +(maxKb / 1024).toFixed(1), losses };
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const load = () => Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
 
 const tmp = mkdtempSync(join(tmpdir(), 'device-bench-'));

@@ -14,6 +14,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { hasCallOnly } from '../core/candidates.ts';
+import { median } from '../core/median.ts';
 import { TOOL_SPECS } from '../core/tools/registry.ts';
 import { scriptFlag } from '../io/script-flag.ts';
 import { launch, openPage } from '../../web/e2e/browser.ts';
@@ -69,7 +70,6 @@ function markdown(r: typeof result): string {
   ].join('\n');
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 /** Each candidate's call and verdict at the default τ_f, control on and off (a sample rejected before execution: its kind only). */
 const verdicts = (a: Analysis) => [a.controlMargins, undefined].flatMap((controlMargins) =>
   rejudge(a, { tauS: 0, tauF: DEFAULT_TAU_F, controlMargins }).map((d) => (d.candidate.losses ? `${d.candidate.tool}(${d.candidate.input})@${d.candidate.at}: ${d.outcome.kind}` : d.kept ? 'kept' : 'rejected')));
