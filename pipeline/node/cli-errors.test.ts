@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, TINY_MODEL, runCli } from './testing/cli-child.ts';
+import { TEST_CAP_MS } from './testing/progress.ts';
 
 /**
  * Fatal configuration errors stop `toolformer annotate` at once: exit code 1, one line on stderr that names the
@@ -42,7 +43,7 @@ const cases: [string, string[], RegExp][] = [
   ['--mcp with worker processes', ['--model', TINY_MODEL, '--mcp', 'some-server', '--workers', '2'], /--mcp runs in one process: drop --workers, --shard and --queue/],
 ];
 
-describe('toolformer annotate: fatal configuration errors', () => {
+describe('toolformer annotate: fatal configuration errors', { timeout: TEST_CAP_MS }, () => {
   it.each(cases)('%s: exit 1, one line naming the fix, no stack trace, no output', async (_name, flags, message) => {
     const { code, stderr, stdout } = await annotate(...flags);
     expect(code).toBe(1);

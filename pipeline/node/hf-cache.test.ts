@@ -6,6 +6,7 @@ import { TINY_LLAMA_DIR } from '../onnx/tiny-llama.ts';
 import { hubCacheDir, resolveModel } from './hf-cache.ts';
 import { loadModel } from './load-model.ts';
 import { ROOT, runCli } from './testing/cli-child.ts';
+import { TEST_CAP_MS } from './testing/progress.ts';
 
 /**
  * A fake Hugging Face cache laid out as huggingface_hub writes it:
@@ -88,7 +89,7 @@ describe('toolformer annotate --model org/name', () => {
     expect(code).toBe(0);
     const config = JSON.parse(readFileSync(join(cwd, 'out/config.json'), 'utf8'));
     expect(config.model).toBe(`test-org/tiny-llama@${REV}`);
-  }, 180_000); // a whole annotate run in a child process: ~8 s of CPU, minutes of wall time on a busy machine
+  }, TEST_CAP_MS); // a whole annotate run in a child process: bounded by its progress (testing/progress.ts)
 
   it('a model id missing from the cache: exit 1, one line', async () => {
     const { code, stderr } = await runCli(
@@ -98,5 +99,5 @@ describe('toolformer annotate --model org/name', () => {
     );
     expect(code).toBe(1);
     expect(stderr).toMatch(/^toolformer: cannot load model from .*test-org\/absent: no such directory, and test-org\/absent is not in the Hugging Face cache at [^\n]*\n$/);
-  }, 60_000);
+  }, TEST_CAP_MS);
 });

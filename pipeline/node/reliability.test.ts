@@ -6,6 +6,7 @@ import { mulberry32 } from '../core/random.ts';
 import { type Checkpoint, OUTPUT_FILES } from './run-files.ts';
 import { type BadCorpus, writeBadCorpus } from './testing/bad-corpus.ts';
 import { TINY_MODEL, type CliResult, spawnCli } from './testing/cli-child.ts';
+import { TEST_CAP_MS } from './testing/progress.ts';
 
 /**
  * The CLI as a user runs it, on a corpus directory holding every kind of bad input beside five good documents and
@@ -34,7 +35,7 @@ beforeAll(async () => {
   corpus = writeBadCorpus(tmp);
   run = await spawnCli(args('reference'), tmp).done;
   reference = new Map(readdirSync(join(tmp, 'reference')).map((f) => [f, read('reference', f)]));
-}, 120_000);
+}, TEST_CAP_MS);
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 describe('annotate over a directory of bad input', () => {
@@ -137,7 +138,7 @@ describe('annotate killed with SIGKILL and resumed', () => {
     // The first point and most of the others really interrupted a run.
     expect(landed.length).toBeGreaterThanOrEqual(4);
     expect(landed[0].docs).toBe(0);
-  }, 180_000);
+  }, TEST_CAP_MS);
 });
 
 function isJson(line: string): boolean {

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emptyStats } from '../core/stats.ts';
 import { statsProblem } from './resume-checks.ts';
 import { TINY_MODEL, runCli } from './testing/cli-child.ts';
+import { TEST_CAP_MS } from './testing/progress.ts';
 import { folderSnapshot } from './testing/folder-snapshot.ts';
 
 /**
@@ -39,7 +40,7 @@ beforeAll(async () => {
   const done = await annotate('done', '--workers', '1');
   expect(done.stderr).toBe('');
   expect(done.code).toBe(0);
-}, 120_000);
+}, TEST_CAP_MS);
 
 describe('statsProblem', () => {
   it('accepts the stats a run writes, names the first field of the wrong shape', () => {
@@ -71,7 +72,7 @@ describe('--resume of a damaged or different run: one line, every file byte-unch
     expect(run.stderr).toMatch(message);
     expect(run.code).toBe(1);
     expect(folderSnapshot(join(tmp, out))).toEqual(before);
-  }, 120_000);
+  }, TEST_CAP_MS);
 
   it('a resume with another batch size leaves config.json as the run wrote it', async () => {
     const out = damagedCopy('batch', () => {});
@@ -80,7 +81,7 @@ describe('--resume of a damaged or different run: one line, every file byte-unch
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(readFileSync(join(tmp, out, 'config.json'), 'utf8')).toBe(config);
-  }, 120_000);
+  }, TEST_CAP_MS);
 });
 
 describe('shards and merge', () => {
@@ -93,7 +94,7 @@ describe('shards and merge', () => {
     expect(other.stderr).toMatch(/sharded\/manifest\.json belongs to another run/);
     expect(other.code).toBe(1);
     expect(folderSnapshot(join(tmp, 'sharded'))).toEqual(before);
-  }, 120_000);
+  }, TEST_CAP_MS);
 
   it('--shard into a single-process run: refused, nothing written', async () => {
     const out = damagedCopy('plain', () => {});
@@ -102,7 +103,7 @@ describe('shards and merge', () => {
     expect(run.stderr).toMatch(/plain holds a run made without --shard or --queue/);
     expect(run.code).toBe(1);
     expect(folderSnapshot(join(tmp, out))).toEqual(before);
-  }, 120_000);
+  }, TEST_CAP_MS);
 
   it('merge with a truncated chunk names the file, leaves no *.tmp and no merged files', async () => {
     const second = await annotate('sharded', '--shard', '1/2');
@@ -115,5 +116,5 @@ describe('shards and merge', () => {
     expect(merged.code).toBe(1);
     expect(readdirSync(join(tmp, 'sharded')).filter((n) => n.endsWith('.tmp'))).toEqual([]);
     expect(existsSync(join(tmp, 'sharded/train.jsonl'))).toBe(false);
-  }, 120_000);
+  }, TEST_CAP_MS);
 });

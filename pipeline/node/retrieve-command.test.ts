@@ -4,13 +4,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ROOT, runCli } from './testing/cli-child.ts';
+import { TEST_CAP_MS } from './testing/progress.ts';
 
 const QUESTION = 'What is the determinant of the matrix [1, 2; 3, 4]?';
 /** A fused retrieve trains the dense projection in its process: ~13–16 CPU s each, three CLI runs in the first test,
  *  so the file's 60 s default fails at load 8 on 2 cores; 10 min is the limit of minutes the README states. */
 const CHILD_RUNS_MS = 600_000;
 
-describe('toolformer retrieve', () => {
+describe('toolformer retrieve', { timeout: TEST_CAP_MS }, () => {
   it('--json: the top tools of the catalog with scores; the dense and fused rankings are deterministic', async () => {
     const bm25 = await runCli(['retrieve', QUESTION, '--catalog', 'mathjs', '--tools', '', '--top', '3', '--retriever', 'bm25', '--json'], ROOT);
     expect(bm25.code, bm25.stderr).toBe(0);

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from './testing/cli-child.ts';
+import { TEST_CAP_MS, childProgress, whileProgressing } from './testing/progress.ts';
 
 /**
  * SIGINT or SIGTERM to the `npx toolformer` wrapper stops the command it runs (issue 33 §4): npm forwards the signal
@@ -10,16 +11,17 @@ import { ROOT } from './testing/cli-child.ts';
 async function stopsOn(signal: NodeJS.Signals): Promise<void> {
   const npx = spawn('npx', ['toolformer', 'mcp', '--http', '0'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
   const exited = new Promise<void>((done) => npx.on('exit', () => done()));
-  // Waits for the server's own line (progress), not for a clock.
-  const url = await new Promise<string>((done, fail) => {
-    let stderr = '';
-    npx.stderr.on('data', (d: Buffer) => {
-      stderr += d;
+  // Waits for the server's own line, bounded by the child's progress (testing/progress.ts), not by a clock.
+  let stderr = '';
+  npx.stderr.on('data', (d: Buffer) => (stderr += d));
+  const serving = new Promise<string>((done, fail) => {
+    npx.stderr.on('data', () => {
       const m = /serving .* at (http:\S+)/.exec(stderr);
       if (m) done(m[1]);
     });
     npx.on('exit', (code) => fail(new Error(`npx exited (${code}) before serving: ${stderr}`)));
   });
+  const url = await whileProgressing(serving, childProgress(npx), { what: 'npx toolformer mcp --http', child: npx, lastWords: () => stderr });
   expect((await fetch(url, { method: 'GET' }).catch((e: Error) => e)) instanceof Error).toBe(false);
   npx.kill(signal);
   await exited;
@@ -28,6 +30,6 @@ async function stopsOn(signal: NodeJS.Signals): Promise<void> {
 }
 
 describe('signals through the npx wrapper', () => {
-  it('SIGINT to npx stops mcp --http', () => stopsOn('SIGINT'), 180_000);
-  it('SIGTERM to npx stops mcp --http', () => stopsOn('SIGTERM'), 180_000);
+  it('SIGINT to npx stops mcp --http', () => stopsOn('SIGINT'), TEST_CAP_MS);
+  it('SIGTERM to npx stops mcp --http', () => stopsOn('SIGTERM'), TEST_CAP_MS);
 });

@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { spawnCli } from './testing/cli-child.ts';
+import { TEST_CAP_MS } from './testing/progress.ts';
 
 /** `toolformer tools`: the registry's tools as OpenAI and MCP function definitions, JSON and nothing else on stdout. */
-describe('toolformer tools', () => {
+describe('toolformer tools', { timeout: TEST_CAP_MS }, () => {
   const cwd = mkdtempSync(join(tmpdir(), 'tools-cmd-'));
 
   it('--format openai: a tools array of four functions with object schemas', async () => {

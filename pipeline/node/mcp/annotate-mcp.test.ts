@@ -12,6 +12,7 @@ import { FakeLM } from '../../core/testing/fake-lm.ts';
 import { runAnnotate } from '../annotate-run.ts';
 import { createNodeParts } from '../parts.ts';
 import { type CliResult, ROOT, runCli } from '../testing/cli-child.ts';
+import { TEST_CAP_MS } from '../testing/progress.ts';
 import { type McpTools, UNREACHABLE_AFTER, connectMcpTools } from './run-tools.ts';
 import { convert, countWords } from './testing/fixture-server.ts';
 
@@ -39,7 +40,7 @@ describe('toolformer annotate --mcp (the bundled model, a real fixture server an
       ['annotate', corpus, '--tools', '', '--mcp', FIXTURE, '--mcp', '/nonexistent/mcp-server', '--mcp', `${FIXTURE} --mode garbage`, '--tau-s', '0', '--out', out, '--quiet'],
       ROOT,
     );
-  }, 300_000);
+  }, TEST_CAP_MS);
 
   it('a server that does not start, or writes garbage, is one line on stderr each; the run goes on and succeeds', () => {
     expect(result.stderr).toMatch(/--mcp "\/nonexistent\/mcp-server": MCP server did not start: spawn \/nonexistent\/mcp-server ENOENT; going on without its tools/);

@@ -11,6 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../testing/cli-child.ts';
+import { TEST_CAP_MS } from '../testing/progress.ts';
 
 const BIN = 'pipeline/node/bin.mjs';
 const text = (result: object) => ((result as { content: { text: string }[] }).content).map((c) => c.text).join('');
@@ -105,7 +106,7 @@ describe('toolformer mcp over stdio', () => {
     expect(alive(pid)).toBe(false);
     expect(stderr).toContain('toolformer mcp: the client closed stdin, shutting down');
     expect(stderr).not.toContain('SIGTERM');
-  });
+  }, TEST_CAP_MS); // a child's start and exit: bounded by the cap, not the default 60 s (testing/progress.ts)
 });
 
 describe('toolformer mcp --http', () => {

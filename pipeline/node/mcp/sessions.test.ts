@@ -3,6 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
 import { ROOT, runCli } from '../testing/cli-child.ts';
+import { TEST_CAP_MS } from '../testing/progress.ts';
 import { FairGate, fairHost } from './fair-gate.ts';
 import { type HttpOptions, serveHttp } from './http.ts';
 import { type ToolHost, createMcpServer } from './server.ts';
@@ -154,7 +155,7 @@ describe('toolformer mcp: hostile starts', () => {
     const blank = await runCli(['mcp', '--http', '0', '--host', '0.0.0.0'], ROOT, { ...process.env, TOOLFORMER_MCP_TOKEN: '  ' });
     expect(blank.code).toBe(1);
     expect(blank.stderr).toMatch(/^toolformer: --host 0\.0\.0\.0 serves other machines: pass --token <secret>[^\n]*\n$/);
-  }, 60_000);
+  }, TEST_CAP_MS);
 
   it('a stdio line over 10 MB: logged on stderr, exit 1 (was a silent exit 0)', async () => {
     const child = spawn(process.execPath, [BIN, 'mcp'], { cwd: ROOT, stdio: ['pipe', 'ignore', 'pipe'] });
@@ -169,5 +170,5 @@ describe('toolformer mcp: hostile starts', () => {
     expect(code).toBe(1);
     expect(stderr).toMatch(/toolformer mcp: ReadBuffer exceeded maximum size of 10485760 bytes\n/);
     expect(stderr).toMatch(/the stdio transport closed after an error, shutting down/);
-  }, 60_000);
+  }, TEST_CAP_MS);
 });

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runDirs } from '../testing/run-dirs.ts';
 import { ROOT, TINY_MODEL, runCli } from '../testing/cli-child.ts';
+import { TEST_CAP_MS } from '../testing/progress.ts';
 
 /**
  * A catalog and tool retrieval across processes (issue 30 item 3): each process of a run — `--workers` children, each
@@ -24,7 +25,7 @@ beforeAll(async () => {
   const reference = await runCli(args('one', '--workers', '1'), tmp);
   expect(reference.stderr).toBe('');
   expect(reference.code).toBe(0);
-}, 600_000);
+}, TEST_CAP_MS);
 
 describe('--catalog with --tool-retrieval in several processes', () => {
   it('the reference run retrieved 3 catalog tools per document and sampled calls under them', () => {
@@ -47,12 +48,12 @@ describe('--catalog with --tool-retrieval in several processes', () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expectSameAsOne('two');
-  }, 600_000);
+  }, TEST_CAP_MS);
 
   it('--shard 0/2 and 1/2, then toolformer merge, write the same files as --workers 1', async () => {
     for (const i of [0, 1]) expect((await runCli(args('shards', '--shard', `${i}/2`), tmp)).code).toBe(0);
     const merged = await runCli(['merge', 'shards'], tmp);
     expect(merged.stderr).toBe('');
     expectSameAsOne('shards');
-  }, 600_000);
+  }, TEST_CAP_MS);
 });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type CliResult, ROOT, TINY_MODEL, runCli, spawnCli } from '../testing/cli-child.ts';
+import { TEST_CAP_MS, waitUntil } from '../testing/progress.ts';
 import { RedisServer, freePort, hasRedisServer } from './redis-server.ts';
 import { skipUnlessInstalled } from '../testing/system-requirement.ts';
 
@@ -24,20 +25,6 @@ const worker = (redis: RedisServer, ...extra: string[]) => ['worker', '--queue',
 const read = (out: string, file: string) => readFileSync(join(tmp, out, file), 'utf8');
 const expectSameAsOne = (out: string) => {
   for (const f of FILES) expect(read(out, f), `${out}/${f}`).toBe(read('one', f));
-};
-/**
- * Waits until `check()` holds, bounded by progress rather than by the clock: it fails when `progress()` (what the
- * processes have written so far) has not changed for 3 minutes. The test's own limit still applies.
- */
-const until = async (check: () => boolean, what: string, progress: () => string, stallMs = 180_000) => {
-  let last = progress();
-  let movedAt = Date.now();
-  while (!check()) {
-    const now = progress();
-    if (now !== last) [last, movedAt] = [now, Date.now()];
-    if (Date.now() - movedAt > stallMs) throw new Error(`no progress for ${stallMs / 1000} s waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 };
 /** Every process a test starts, stopped after it (a failed test must not leave a coordinator on the queue). */
 const started: ChildProcess[] = [];
@@ -66,7 +53,7 @@ beforeAll(async () => {
   writeFileSync(join(tmp, 'corpus.jsonl'), [...sample.slice(0, 6), '{"id": "bad", "text": 3}', ...sample.slice(6, 11), ''].join('\n'));
   const [reference] = await Promise.all([runCli(annotate('one', '--workers', '1'), tmp), RedisServer.start(join(tmp, 'redis')).then((r) => (redis = r))]);
   expect(reference.stderr).toBe('');
-}, 300_000);
+}, TEST_CAP_MS);
 afterAll(async () => {
   await redis?.stop();
   rmSync(tmp, { recursive: true, force: true });
@@ -81,7 +68,7 @@ describe.skipIf(noRedis)(GROUP, () => {
     expect(other.stderr).toMatch(/^(worker: waiting for a run on \S+\n)?toolformer: worker refused: its modelDigest differs from the run's \(run [0-9a-f]{12}, this worker [0-9a-f]{12}\): start it with the run's --model and --dtype[^\n]*\n$/);
 
     const victim = startWorker(worker(redis), true);
-    await until(() => /chunk (\d+) started/.test(victim.log()), 'the first worker to take a chunk', victim.log);
+    await waitUntil(() => /chunk (\d+) started/.test(victim.log()), victim.log, { what: 'the first worker to take a chunk' });
     const chunk = Number(/chunk (\d+) started/.exec(victim.log())![1]);
     // Mid-chunk: the chunk's file is not saved yet (it holds at least two documents' work).
     await new Promise((r) => setTimeout(r, 300));
@@ -99,18 +86,18 @@ describe.skipIf(noRedis)(GROUP, () => {
     expectSameAsOne('killed');
     expect(read('killed', 'errors.jsonl').split('\n').filter((l) => l.includes('"line":7'))).toHaveLength(1);
     expect(readdirSync(join(tmp, 'killed/chunks'))).toHaveLength(4);
-  }, 300_000);
+  }, TEST_CAP_MS);
 
   it('Redis restarted (emptied) mid-run: the coordinator re-adds what was lost; the files equal --workers 1', async () => {
     const coordinator = start(annotate('restart', '--queue', redis.url));
     const w = startWorker(worker(redis));
-    await until(() => existsSync(join(tmp, 'restart/chunks')) && readdirSync(join(tmp, 'restart/chunks')).length >= 1, 'the first saved chunk', w.log);
+    await waitUntil(() => existsSync(join(tmp, 'restart/chunks')) && readdirSync(join(tmp, 'restart/chunks')).length >= 1, w.log, { what: 'the first saved chunk' });
     await redis.restart();
     const [run, done] = await Promise.all([coordinator.done, w.done]);
     expect(run.code).toBe(0);
     expect(done.code).toBe(0);
     expectSameAsOne('restart');
-  }, 300_000);
+  }, TEST_CAP_MS);
 
   it('an unreachable --queue is one line, for annotate and for worker, and writes nothing', async () => {
     const url = `redis://127.0.0.1:${await freePort()}`;
@@ -124,5 +111,5 @@ describe.skipIf(noRedis)(GROUP, () => {
     expect(w.stderr).toMatch(one);
     const bad = await runCli(['worker', '--queue', 'http://localhost'], tmp);
     expect(bad.stderr).toBe('toolformer: --queue must be redis://host:port[/db] (got "http://localhost"): e.g. --queue redis://127.0.0.1:6379/0\n');
-  }, 120_000);
+  }, TEST_CAP_MS);
 });

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runDirs } from '../testing/run-dirs.ts';
 import { ROOT, TINY_MODEL, runCli, spawnCli } from '../testing/cli-child.ts';
+import { TEST_CAP_MS } from '../testing/progress.ts';
 
 /**
  * One machine, no server: `annotate --workers 2` and `annotate --shard i/N` + `toolformer merge` write the same bytes
@@ -20,7 +21,7 @@ beforeAll(async () => {
   writeFileSync(join(tmp, 'corpus.jsonl'), [...sample.slice(0, 6), '{"id": "bad", "text": 3}', ...sample.slice(6, 11), ''].join('\n'));
   const reference = await runCli(args('one', '--workers', '1'), tmp);
   expect(reference.stderr).toBe('');
-}, 300_000);
+}, TEST_CAP_MS);
 
 describe('scale out on one machine', () => {
   it('the reference run did real work: kept calls and the bad record', () => {
@@ -35,7 +36,7 @@ describe('scale out on one machine', () => {
     expect(run.code).toBe(0);
     expectSameAsOne('two');
     expect(read('two', 'checkpoint.json')).toBe(read('one', 'checkpoint.json'));
-  }, 300_000);
+  }, TEST_CAP_MS);
 
   it('--shard 0/2 and 1/2, then toolformer merge, write the same files as --workers 1', async () => {
     await Promise.all([0, 1].map((i) => runCli(args('shards', '--shard', `${i}/2`), tmp)));
@@ -46,14 +47,14 @@ describe('scale out on one machine', () => {
     expect(merged.stderr).toBe('');
     expect(merged.stdout).toContain('merged shards: 11 documents, 1 bad records');
     expectSameAsOne('shards');
-  }, 300_000);
+  }, TEST_CAP_MS);
 
   it('merge with a shard missing is a one-line error naming the chunks', async () => {
     await runCli(args('half', '--shard', '0/2'), tmp);
     const merged = await runCli(['merge', 'half'], tmp);
     expect(merged.code).toBe(1);
     expect(merged.stderr).toMatch(/^toolformer: cannot merge half: chunks 1, 3 of 4 are missing: run the shards or workers that hold them\n$/);
-  }, 300_000);
+  }, TEST_CAP_MS);
 
   it('--workers 2 killed with SIGKILL after its first chunk, then --resume: the same files', async () => {
     const { child, done } = spawnCli(args('killed', '--workers', '2'), tmp);
@@ -66,7 +67,7 @@ describe('scale out on one machine', () => {
     const resumed = await runCli(args('killed', '--workers', '2', '--resume'), tmp);
     expect(resumed.code).toBe(0);
     expectSameAsOne('killed');
-  }, 300_000);
+  }, TEST_CAP_MS);
 
   it('--workers with --shard is a one-line error', async () => {
     const run = await runCli(args('both', '--workers', '2', '--shard', '0/2'), tmp);

@@ -6,6 +6,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { childProgress, whileProgressing } from './progress.ts';
 
 export const ROOT = resolve(import.meta.dirname, '../../..');
 export const TINY_MODEL = resolve(ROOT, 'models/tiny-random');
@@ -19,7 +20,8 @@ export interface CliResult {
 }
 
 /**
- * Start `toolformer <args…>` in `cwd`; `done` settles when it exits (or is killed). Unless `env` names a
+ * Start `toolformer <args…>` in `cwd`; `done` settles when it exits (or is killed), and rejects (the child killed)
+ * when it shows no progress for STALL_MS (testing/progress.ts). Unless `env` names a
  * TOOLFORMER_CACHE, the child gets an empty one of its own (removed when it exits): runs that a test compares byte
  * for byte then all compute their probes (config.json's probeCache.cached false), and these tests write nothing to ~/.cache.
  */
@@ -33,10 +35,14 @@ export function spawnCli(args: string[], cwd: string, env?: NodeJS.ProcessEnv, o
   let stderr = '';
   child.stdout!.on('data', (d: Buffer) => (stdout += d));
   child.stderr!.on('data', (d: Buffer) => (stderr += d));
-  const done = new Promise<CliResult>((res, rej) => {
+  const exited = new Promise<CliResult>((res, rej) => {
     child.on('error', rej);
     child.on('close', (code, signal) => res({ code, signal, stdout, stderr }));
   });
+  // Bounded by progress (testing/progress.ts): its output, its --out folder and, below a scratch cwd, that folder.
+  const out = args.indexOf('--out');
+  const folders = [...(out >= 0 && args[out + 1] ? [resolve(cwd, args[out + 1])] : []), ...(cwd === ROOT ? [] : [cwd])];
+  const done = whileProgressing(exited, childProgress(child, folders), { what: `toolformer ${args[0] ?? ''}`, child, lastWords: () => stderr });
   return { child, done };
 }
 
