@@ -70,7 +70,31 @@ const views: Record<string, (source: string) => string> = {
         `${r.scored} calls reached scoring and ${r.keptAtTauF05} ${r.keptAtTauF05 === 1 ? 'is' : 'are'} kept at τ_f 0.5.`,
     ].join('\n');
   },
+  /** How long `npm test` and `npm run test:fast` took (pipeline/docs/results/tests.json, `npm run docs:tests`). */
+  testDurations(source) {
+    const r: TestDurations = JSON.parse(source);
+    const one = (t: TestRunRecord) =>
+      `\`${t.command}\` took **${Math.round(t.wallSeconds / 60)} min** (${Math.round(t.wallSeconds)} s wall, ${Math.round(t.cpuSeconds)} CPU s; ${t.files} files, ` +
+      `${t.tests.passed} tests passed, ${t.tests.failed} failed, ${t.tests.skipped} skipped) on ${t.cores} cores at load average ${f1(t.loadAverage.before)} → ${f1(t.loadAverage.after)}, ${t.measured.slice(0, 10)}`;
+    const runs = (['full', 'fast'] as const).flatMap((suite) => (r[suite] ? [one(r[suite])] : [`\`${suite === 'full' ? 'npm test' : 'npm run test:fast'}\`: not recorded yet`]));
+    return `Measured by \`npm run docs:tests -- --suite full|fast\`: ${runs.join('; ')}. Wall time grows with the machine's load; CPU time much less.`;
+  },
 };
+
+/** One recorded run of a test suite (`npm run docs:tests`, pipeline/docs/record-tests.ts). */
+export interface TestRunRecord {
+  command: string;
+  /** ISO date-time the run started. */
+  measured: string;
+  wallSeconds: number;
+  cpuSeconds: number;
+  /** 1-minute load average before and after the run, and the machine's cores. */
+  loadAverage: { before: number; after: number };
+  cores: number;
+  files: number;
+  tests: { passed: number; failed: number; skipped: number };
+}
+export type TestDurations = Partial<Record<'fast' | 'full', TestRunRecord>>;
 
 /** What web/e2e/first-visit.test.ts records (RECORD_WEB=1, `npm run docs:web`). */
 export interface FirstVisitRecord {
