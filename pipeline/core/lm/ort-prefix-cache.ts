@@ -1,8 +1,10 @@
 /**
  * KV caches of prefixes that many score() requests share (ScoreRequest.sharedPrefix): p_i's windows all start with
  * their tool's fixed prompt (instruction + worked example, ≈ half of p_i's tokens), so the scorer forwards that prefix
- * once per (prompt, process) and each window on top of its cache (issue 28 item 3). A few prefixes are kept, the
- * most recently used; each holds its present.* on the host, [1, kvHeads, L, headDim], and its last tiling to B rows.
+ * once per (prompt, process) and each window on top of its cache (issue 28 item 3). Inline call placement
+ * (scoring/inline-scoring.ts) adds one prefix per scored position, x_{1:i−2}, used by that position's two passes. A few
+ * prefixes are kept, the most recently used; each holds its present.* on the host, [1, kvHeads, L, headDim], and its
+ * last tiling to B rows.
  */
 import type { DecoderGraph } from './ort-graph.ts';
 import { type OrtTensor, tileRows, toHost, toInt64 } from './ort-runtime.ts';
@@ -13,7 +15,12 @@ export interface PrefixCache {
   past: OrtTensor[];
 }
 
-/** Prefixes kept: a run's tools each have one fixed prompt (a catalog's hundreds of tools evict each other, as before). */
+/**
+ * Prefixes kept: a run's tools each have one fixed prompt (a catalog's hundreds of tools evict each other, as before).
+ * An inline run's positions evict them too: on 8 sample documents (models/toolformer, no LM sampling) an inline run
+ * forwarded 121 prefixes — 76 for its 76 scored positions, 32 in the control
+ * and 13 in p_i, where the call as a prefix forwards 3 (the tools' prompts, forwarded again once evicted).
+ */
 const MAX_PREFIXES = 8;
 
 export class PrefixCaches {

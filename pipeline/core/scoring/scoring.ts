@@ -190,7 +190,8 @@ export async function scorePositionsTwoPass(
 /**
  * L_b of calls whose L_b two-pass scoring skipped, each e(c, ε) in its position's window (`window` as the first scoring
  * planned it): the requests pass 2 would have made for them, so the losses equal a full scoring's up to float
- * rounding of other batch shapes. The web explorer asks for them when its τ_f slider goes below the run's τ_min.
+ * rounding of other batch shapes. The web explorer asks for them when its τ_f slider goes below the run's τ_min, and
+ * for the user's own call, which it always scores in full.
  */
 export function scoreCallOnly(
   lm: CausalLM,
