@@ -13,21 +13,18 @@
  * (web/README.md's table, included by `npm run docs`).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeToolkens, encodeToolkens } from '../../pipeline/core/toolkens/file.ts';
 import { runCli } from '../../pipeline/node/testing/cli-child.ts';
-import { toolkensTrain } from '../../pipeline/node/toolkens-command.ts';
 import { MAX_NEW_TOKENS } from '../src/ui/inference.ts';
-import { BUNDLED_TRAIN } from '../src/ui/toolkens.ts';
 import { launch, openPage, skipWithoutChromium, textOf } from './browser.ts';
 import { TEST_CAP_MS, waitWhileProgressing } from './progress-wait.ts';
 import { buildApp, repoRoot, serveApp, type Served, webDir } from './serve.ts';
+import { TOOLKENS_MODEL, writeToolkensFiles } from './toolkens-files.ts';
 
-const MODEL = join(repoRoot, 'models/default');
+const MODEL = TOOLKENS_MODEL;
 const EXPLORER = 'model=default&backend=wasm&tools=Calculator&k=1&m=0&own=&control=0';
 const DATE = '2026-12-02';
 const RECORD = process.env.RECORD_WEB === '1';
@@ -114,14 +111,7 @@ async function expectNodeOutput(page: Page, i: number): Promise<void> {
 
 describe.skipIf(skipWithoutChromium('toolken generation in headless Chromium'))('toolken generation in headless Chromium', () => {
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'toolkens-inference-'));
-    nodeFile = join(dir, 'node.safetensors');
-    await toolkensTrain([join(repoRoot, BUNDLED_TRAIN)], {
-      model: MODEL, out: nodeFile, seed: 1, lr: 1e-3, epochs: 3, batchSize: 64, val: 0.1, patience: 2, maxPositions: 200_000, quiet: true,
-    });
-    const t = decodeToolkens(new Uint8Array(await readFile(nodeFile)));
-    foreignFile = join(dir, 'foreign.safetensors');
-    await writeFile(foreignFile, encodeToolkens({ ...t, meta: { ...t.meta, modelDigest: 'f'.repeat(64) } }));
+    ({ dir, nodeFile, foreignFile } = await writeToolkensFiles('toolkens-inference-'));
     for (const c of CASES) nodeOutputs.push(await nodeGenerate(c));
     await buildApp();
     served = await serveApp();

@@ -10,22 +10,20 @@
  *     and Node reads the same probabilities from the downloaded file (1e-4).
  * Waits are bounded by progress (progress-wait.ts): a step fails when nothing on the page has moved for STALL_MS.
  */
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeToolkens, encodeToolkens, type Toolkens } from '../../pipeline/core/toolkens/file.ts';
+import { decodeToolkens, type Toolkens } from '../../pipeline/core/toolkens/file.ts';
 import { loadModel } from '../../pipeline/node/load-model.ts';
 import { modelDigest } from '../../pipeline/node/scale/run-digest.ts';
-import { toolkensTrain } from '../../pipeline/node/toolkens-command.ts';
 import { toolkenStrip } from '../src/toolkens-jobs.ts';
-import { BUNDLED_TRAIN } from '../src/ui/toolkens.ts';
 import { launch, openPage, skipWithoutChromium, textOf } from './browser.ts';
 import { TEST_CAP_MS, waitWhileProgressing } from './progress-wait.ts';
-import { buildApp, repoRoot, serveApp, type Served } from './serve.ts';
+import { buildApp, serveApp, type Served } from './serve.ts';
+import { TOOLKENS_MODEL, writeToolkensFiles } from './toolkens-files.ts';
 
-const MODEL = join(repoRoot, 'models/default');
+const MODEL = TOOLKENS_MODEL;
 /** A real text: Factbook prose with a population figure and a capital (the kinds of call the toolkens learned). */
 const TEXT = 'Population: 5,664,939 (July 2015 est.) The capital of Kyrgyzstan is Bishkek, and 37 plus 48 is 85.';
 /** onnxruntime-web (wasm) against onnxruntime-node: ~1e-6 on logits; the brief's bound. */
@@ -58,16 +56,10 @@ function expectSame(shown: Record<string, (number | null)[]>, node: typeof nodeS
 
 describe.skipIf(skipWithoutChromium('toolkens in headless Chromium'))('toolkens in headless Chromium', () => {
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'toolkens-web-'));
-    nodeFile = join(dir, 'node.safetensors');
-    await toolkensTrain([join(repoRoot, BUNDLED_TRAIN)], {
-      model: MODEL, out: nodeFile, seed: 1, lr: 1e-3, epochs: 3, batchSize: 64, val: 0.1, patience: 2, maxPositions: 200_000, quiet: true,
-    });
-    const t = decodeToolkens(new Uint8Array(await readFile(nodeFile)));
-    foreignFile = join(dir, 'foreign.safetensors');
-    await writeFile(foreignFile, encodeToolkens({ ...t, meta: { ...t.meta, modelDigest: 'f'.repeat(64) } }));
+    const files = await writeToolkensFiles('toolkens-web-');
+    ({ dir, nodeFile, foreignFile } = files);
     lm = await loadModel(MODEL, { lm: { hiddenStates: true } });
-    nodeStrip = await toolkenStrip(lm, t, TEXT);
+    nodeStrip = await toolkenStrip(lm, files.toolkens, TEXT);
     await buildApp();
     served = await serveApp();
   }, TEST_CAP_MS);
