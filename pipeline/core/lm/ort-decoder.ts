@@ -3,8 +3,10 @@
  * (step-by-step state for generate.ts). Both keep the cache as the graph's own present.{i}.key|value tensors,
  * [B, kvHeads, tokens so far, headDim] each, and feed them back as past_key_values.
  *
- * sample(): prefill the prompt once (batch 1), copy its cache to each group of at most 16 rows, then a batched decode
- * loop (finished rows, and rows the caller's `alive` rejects, leave the batch), one seeded random stream per row, temperature, top-k, stop string checked on the decoded text.
+ * sample(): prefill the prompt once (batch 1), copy its cache to each group of at most 16 rows (fewer when their cache
+ * would pass SAMPLE_GROUP_CACHE_BYTES), then a batched decode loop (finished rows, and rows the caller's `alive`
+ * rejects, leave the batch), one seeded random stream per row, temperature, top-k, stop string checked on the decoded
+ * text.
  *
  * With the cache on the device (DecoderGraph.cacheOnDevice: WebGPU, gpu-buffer outputs) each step's present.* GPU
  * buffers are fed back as they are and the cache they replace is disposed; only sample()'s row changes (copying the
@@ -27,6 +29,20 @@ export interface CacheStats {
 
 /** Most rows decoded together by sample(): a group's tiled cache is this many copies of the prompt's. */
 export const SAMPLE_GROUP_ROWS = 16;
+
+/**
+ * Most bytes of KV cache a sample() group holds (rows × the row's cache at its longest, prompt + new tokens). Each
+ * decode step has about four of it alive at once — the cache fed, ONNX Runtime's present, its copy into JavaScript,
+ * the previous step's copy not yet collected — so at 135M (46 KB per token, a 250-token prompt: 12 MB per row) 16
+ * rows took the probe from 0.67 to 1.7 GB; 32 MiB keeps a step under ~130 MB there. Small models keep 16 rows
+ * (the bundled one: 4 KB per token).
+ */
+export const SAMPLE_GROUP_CACHE_BYTES = 32 * 2 ** 20;
+
+/** Rows per sample() group: SAMPLE_GROUP_ROWS, fewer when their cache at `tokens` would pass SAMPLE_GROUP_CACHE_BYTES. */
+export function sampleGroupRows(cacheBytesPerToken: number, tokens: number): number {
+  return Math.max(1, Math.min(SAMPLE_GROUP_ROWS, Math.floor(SAMPLE_GROUP_CACHE_BYTES / Math.max(1, cacheBytesPerToken * tokens))));
+}
 
 export class OrtDecoder {
   readonly stats: CacheStats = { forwards: 0, onDevice: 0 };
@@ -55,15 +71,17 @@ export class OrtDecoder {
     const rngs = rowSeeds(seed, n).map(mulberry32);
     const samples: Sample[] = Array.from({ length: n }, () => ({ text: '', stopped: false }));
     const continuation = continuationDecoder(this.tokenizer, prompt);
-    // Prefill the prompt once (batch 1); each group of at most SAMPLE_GROUP_ROWS rows gets its own copy of the cache,
-    // so the tiled cache is 16 rows, not n (a 100-row probe at 135M held 1.17 GB of copies, reallocated each step).
+    // Prefill the prompt once (batch 1); each group of at most SAMPLE_GROUP_ROWS rows (fewer for a large cache:
+    // sampleGroupRows) gets its own copy of the cache, so the tiled cache is a group's, not n rows' (a 100-row probe at
+    // 135M held 1.17 GB of copies, reallocated each step).
     const prefill = this.count(await this.graph.forward(toInt64(prompt), 1, prompt.length, null, true, 0, undefined, 1));
     try {
       // Several rows: every group tiles the same prompt cache in host memory, so a device cache is copied down once
       // here (toHost frees its GPU buffer) rather than by each group.
       if (n > 1) for (const name of this.graph.presentNames()) prefill[name] = await toHost(this.graph.ort, prefill[name]);
-      for (let from = 0; from < n; from += SAMPLE_GROUP_ROWS) {
-        const rows = Array.from({ length: Math.min(SAMPLE_GROUP_ROWS, n - from) }, (_, i) => from + i);
+      const groupRows = sampleGroupRows(this.graph.cacheBytesPerToken(prefill), prompt.length + steps);
+      for (let from = 0; from < n; from += groupRows) {
+        const rows = Array.from({ length: Math.min(groupRows, n - from) }, (_, i) => from + i);
         await this.sampleRows(prompt.length, prefill, rows, { ...options, temperature, topK, steps, rngs, samples, continuation });
       }
     } finally {

@@ -60,6 +60,14 @@ export class DecoderGraph {
     return presentNames(this.spec.numLayers);
   }
 
+  /** Bytes of KV cache one row holds per token, from a forward's present.* [B, kvHeads, T, headDim] (all layers). */
+  cacheBytesPerToken(out: Record<string, OrtTensor>): number {
+    return this.presentNames().reduce((sum, name) => {
+      const [, heads, , dim] = out[name].dims;
+      return sum + heads * dim * (out[name].type === 'float16' ? 2 : 4);
+    }, 0);
+  }
+
   /**
    * One decoder run. `ids` is [B, T] row-major; `past` the 2 × numLayers cache tensors [B, kvHeads, pastLength,
    * headDim] (null: empty cache); `mask` [B, pastLength + T] defaults to all ones; position ids are pastLength + t

@@ -9,6 +9,7 @@ import { TINY_RANDOM_DIR } from '../../onnx/tiny-random.ts';
 import type { ScoreRequest } from './lm.ts';
 import { bosTokenId, logSoftmaxGather, OrtCausalLM, pickToken, rowSeeds } from './ort-lm.ts';
 import { mulberry32 } from '../random.ts';
+import { sampleGroupRows } from './ort-decoder.ts';
 
 const EOT = 263;
 let lm: OrtCausalLM;
@@ -219,6 +220,16 @@ describe('OrtCausalLM.sample', () => {
     await expect(lm.sample(new Array(256).fill(72), { n: 1, maxNewTokens: 1, stop: ']', seed: 1 })).rejects.toThrow(
       'at most 256',
     );
+  });
+});
+
+describe('sampleGroupRows', () => {
+  it('decodes 16 rows together while their cache stays under 32 MiB, fewer (at least one) past it', () => {
+    // The bundled model: 4 layers × 2 × 128 floats × 4 B = 4 KB per token; a 300-token prompt keeps 16 rows.
+    expect(sampleGroupRows(4096, 300)).toBe(16);
+    // SmolLM2-135M: 30 layers × 2 × 3 kv heads × 64 × 4 B = 46,080 B per token; 250 + 8 tokens is 11.9 MB a row.
+    expect(sampleGroupRows(46080, 258)).toBe(2);
+    expect(sampleGroupRows(46080, 2000)).toBe(1);
   });
 });
 

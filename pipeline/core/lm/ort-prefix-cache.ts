@@ -3,8 +3,8 @@
  * their tool's fixed prompt (instruction + worked example, ≈ half of p_i's tokens), so the scorer forwards that prefix
  * once per (prompt, process) and each window on top of its cache (issue 28 item 3). Inline call placement
  * (scoring/inline-scoring.ts) adds one prefix per scored position, x_{1:i−2}, used by that position's two passes. A few
- * prefixes are kept, the most recently used; each holds its present.* on the host, [1, kvHeads, L, headDim], and its
- * last tiling to B rows.
+ * prefixes are kept, the most recently used; each holds its present.* on the host, [1, kvHeads, L, headDim]; one
+ * tiling to B rows is kept, the last made (of one prefix).
  */
 import type { DecoderGraph } from './ort-graph.ts';
 import { type OrtTensor, tileRows, toHost, toInt64 } from './ort-runtime.ts';
@@ -26,8 +26,11 @@ const MAX_PREFIXES = 8;
 export class PrefixCaches {
   /** Most recently used last; the promise, so that concurrent score() calls forward a prefix once. */
   private readonly entries = new Map<string, Promise<PrefixCache>>();
-  /** The last tiling per prefix: most batches have the same row count. */
-  private readonly tiled = new WeakMap<PrefixCache, { rows: number; past: OrtTensor[] }>();
+  /**
+   * The last tiling, of one prefix: most batches of a prefix have the same row count. One in all, not one per prefix:
+   * at 135M a 16-row tiling of a 200-token prompt is 147 MB, and a run's four tools would hold four.
+   */
+  private tiled: { prefix: PrefixCache; rows: number; past: OrtTensor[] } | null = null;
   /** Prefix forwards so far (benchmarks and tests read it). */
   forwards = 0;
 
@@ -47,10 +50,10 @@ export class PrefixCaches {
 
   /** The prefix's cache tiled to `rows` rows, [rows, kvHeads, L, headDim] per tensor. */
   tile(prefix: PrefixCache, rows: number): OrtTensor[] {
-    const last = this.tiled.get(prefix);
-    if (last?.rows === rows) return last.past;
+    if (this.tiled?.prefix === prefix && this.tiled.rows === rows) return this.tiled.past;
+    this.tiled = null; // the old tiling can be collected while the new one is made
     const past = prefix.past.map((t) => tileRows(this.graph.ort, t, rows));
-    this.tiled.set(prefix, { rows, past });
+    this.tiled = { prefix, rows, past };
     return past;
   }
 
