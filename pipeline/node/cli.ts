@@ -256,6 +256,7 @@ toolkens
   .argument('<inputs...>', "a run directory (its train.jsonl) or JSONL files of {text} with calls inlined")
   .option('--model <dir|org/name>', 'the frozen Hugging Face ONNX causal-LM directory', DEFAULT_MODEL)
   .addOption(dtypeOption())
+  .addOption(deviceOption())
   .requiredOption('--out <file>', 'the toolkens file (.safetensors); the card is written next to it (.md)')
   .option('--seed <n>', 'initial W_τ, validation split and batch order', integer('--seed'), 1)
   .option('--lr <x>', 'Adam step size', number('--lr'), 1e-3)
@@ -278,6 +279,7 @@ program
   .description('held-out loss without calls (nats/token) of a model on a corpus: ≥ --tokens tokens in context-sized windows, per-window means kept')
   .requiredOption('--model <dir>', 'Hugging Face ONNX causal-LM directory')
   .requiredOption('--input <corpus.jsonl>', 'documents {text} to score')
+  .addOption(deviceOption())
   .option('--tokens <n>', 'tokens to score at least', integer('--tokens'), 50_000)
   .requiredOption('--out <loss.json>', 'result file {tokens, windows, meanNll, perWindow}')
   .action(async (opts) => {
@@ -342,6 +344,7 @@ program
   .description("rank the run's tools for a text (the tool retriever of annotate --tool-retrieval)")
   .argument('<text>', 'a request, a sentence, a document')
   .option('--model <dir|org/name>', 'the LM whose hidden states the dense retriever reads', DEFAULT_MODEL)
+  .addOption(deviceOption())
   .option('--tools <list>', 'built-in tools to rank (default: all of them)')
   .option('--catalog <name>', 'add a tool catalog: mathjs')
   .option('--mcp <server>', "add an MCP server's tools (repeatable)", collect, [])

@@ -7,7 +7,7 @@
  * CI installs from .ci/apt-packages), set for the child processes only. SwiftShader emulates a GPU on the CPU and is
  * slow: the runs are small, and each is bounded by the suite's per-test limit only (no tight wall-clock checks).
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -94,6 +94,19 @@ describe('a device that cannot start is one line with the fix', () => {
     expect(() => assertDeviceInstalled('cuda')).toThrow(CUDA_INSTALL_COMMAND);
     expect(() => assertDeviceInstalled('cpu')).not.toThrow();
   });
+
+  it.each([
+    ['loss', ['loss', '--model', 'models/default', '--input', 'corpus/sample.jsonl', '--out', join(work, 'loss.json')]],
+    ['retrieve', ['retrieve', 'How many days are in 3 weeks?', '--retriever', 'bm25']],
+    ['toolkens train', ['toolkens', 'train', 'corpus/sample.jsonl', '--out', join(work, 'toolkens.safetensors')]],
+  ])('%s --device cuda, the provider missing: the same one line, nothing written', async (_name, args) => {
+    const r = await runCli([...args, '--device', 'cuda'], ROOT);
+    expect(r.code).toBe(1);
+    const line = r.stderr.trim().split('\n').at(-1)!;
+    expect(line.startsWith("toolformer: --device cuda: onnxruntime-node's CUDA provider is not installed"), r.stderr).toBe(true);
+    expect(line.endsWith(`install it with: ${CUDA_INSTALL_COMMAND}`), r.stderr).toBe(true);
+    expect(existsSync(join(work, 'loss.json')) || existsSync(join(work, 'toolkens.safetensors'))).toBe(false);
+  }, 120_000);
 
   it('reads ONNX Runtime\'s own errors (as measured here) into the one line, and leaves a model\'s errors alone', () => {
     expect(deviceFailure('webgpu', "Couldn't load Vulkan: libvulkan.so.1: cannot open shared object file")).toMatch(/apt-get install libvulkan1$/);

@@ -8,6 +8,8 @@ import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, relative } from 'node:path';
 import { readJsonl } from '../io/jsonl.ts';
 import { heldOutLoss, lossWindows } from '../eval/experiment/loss.ts';
+import type { Device } from '../core/lm/devices.ts';
+import { assertDeviceInstalled } from './device.ts';
 import { loadModel } from './load-model.ts';
 
 export interface LossOptions {
@@ -15,14 +17,17 @@ export interface LossOptions {
   input: string;
   tokens: number;
   out: string;
+  /** Where the LM runs (`--device`). @default "cpu" */
+  device?: Device;
 }
 
 export async function lossCommand(o: LossOptions): Promise<{ tokens: number; meanNll: number }> {
+  assertDeviceInstalled(o.device ?? 'cpu'); // before the corpus is read: a missing provider fails at once
   const texts = readJsonl<{ text?: unknown }>(o.input).map((d, i) => {
     if (typeof d.text !== 'string') throw new Error(`${o.input}: record ${i + 1} has no "text" string`);
     return d.text;
   });
-  const lm = await loadModel(o.model);
+  const lm = await loadModel(o.model, { device: o.device });
   const result = await heldOutLoss(lm, lossWindows(lm, texts, o.tokens));
   mkdirSync(dirname(o.out), { recursive: true });
   writeFileSync(o.out + '.tmp', JSON.stringify({ model: relative(process.cwd(), o.model) || o.model, input: o.input, ...result }, null, 2) + '\n');

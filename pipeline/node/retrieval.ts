@@ -10,6 +10,7 @@ import { FusionRetriever } from '../core/retrieval/fusion.ts';
 import type { ToolRetriever } from '../core/retrieval/retriever.ts';
 import type { RetrievableTool } from '../core/retrieval/tool-text.ts';
 import type { AnnotateConfig } from '../core/config.ts';
+import type { Device } from '../core/lm/devices.ts';
 import type { HiddenStateLM } from '../core/lm/lm.ts';
 import type { RankedTool } from '../core/retrieval/retriever.ts';
 import type { ToolRegistry } from '../core/tools/registry.ts';
@@ -24,6 +25,8 @@ export interface RetrieverSetOptions {
   all?: boolean;
   /** Projection training seed. @default 0 */
   seed?: number;
+  /** Where the LM runs (`--device`). @default "cpu" */
+  device?: Device;
 }
 
 export interface RetrieverSet {
@@ -48,10 +51,10 @@ const cache = new Map<string, Promise<{ lm: HiddenStateLM; index: DenseIndex }>>
 export async function buildToolRetrievers(tools: readonly RetrievableTool[], options: RetrieverSetOptions): Promise<RetrieverSet> {
   const names = tools.map((t) => t.name);
   const bm25 = new Bm25Retriever(tools);
-  const key = JSON.stringify([options.model, options.seed ?? 0, names]);
+  const key = JSON.stringify([options.model, options.seed ?? 0, names, options.device ?? 'cpu']);
   if (!cache.has(key)) {
     cache.set(key, (async () => {
-      const lm = (await loadModel(options.model, { lm: { hiddenStates: true } })) as unknown as HiddenStateLM;
+      const lm = (await loadModel(options.model, { device: options.device, lm: { hiddenStates: true } })) as unknown as HiddenStateLM;
       const encoder = hiddenStateEncoder(lm);
       return { lm, index: await buildDenseIndex(tools, encoder, mulberry32(options.seed ?? 0), DENSE_TRAINING) };
     })());
@@ -77,15 +80,15 @@ export async function buildToolRetrievers(tools: readonly RetrievableTool[], opt
  * own verdict), built once; each document's searched text gets its top k. BM25 alone needs no model; the dense
  * and fusion retrievers load `model` a second time with its hidden-state output.
  */
-export async function toolRetrievalFor(registry: ToolRegistry, config: Pick<AnnotateConfig, 'tools' | 'toolRetrieval'>, model: string): Promise<(text: string) => Promise<RankedTool[]>> {
+export async function toolRetrievalFor(registry: ToolRegistry, config: Pick<AnnotateConfig, 'tools' | 'toolRetrieval' | 'device'>, model: string): Promise<(text: string) => Promise<RankedTool[]>> {
   const { k, retriever: name } = config.toolRetrieval as NonNullable<AnnotateConfig['toolRetrieval']>;
   const tools = config.tools.map((t) => registry.get(t)).filter((t) => t !== undefined && !t.prefilter) as RetrievableTool[];
   if (tools.length === 0) return async () => [];
-  const retriever = await retrieverNamed(tools, name, model);
+  const retriever = await retrieverNamed(tools, name, model, config.device);
   return (text) => retriever.rank(text, k);
 }
 
-/** One retriever by name; `bm25` without loading the model. */
-export async function retrieverNamed(tools: readonly RetrievableTool[], name: string, model: string): Promise<ToolRetriever> {
-  return name === 'bm25' ? new Bm25Retriever(tools) : (await buildToolRetrievers(tools, { model })).byName(name);
+/** One retriever by name; `bm25` without loading the model. `device`: where the dense retriever's LM runs. */
+export async function retrieverNamed(tools: readonly RetrievableTool[], name: string, model: string, device?: Device): Promise<ToolRetriever> {
+  return name === 'bm25' ? new Bm25Retriever(tools) : (await buildToolRetrievers(tools, { model, device })).byName(name);
 }

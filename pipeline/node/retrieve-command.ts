@@ -6,6 +6,8 @@
 import { TOOL_NAMES, TOOL_SPECS } from '../core/tools/registry.ts';
 import { catalogNamed } from '../core/tools/catalogs/index.ts';
 import type { ToolSpec } from '../core/tools/spec.ts';
+import type { Device } from '../core/lm/devices.ts';
+import { assertDeviceInstalled } from './device.ts';
 import { retrieverNamed } from './retrieval.ts';
 
 export interface RetrieveFlags {
@@ -16,10 +18,13 @@ export interface RetrieveFlags {
   top: number;
   retriever: string;
   json?: boolean;
+  /** Where the dense retriever's LM runs (`--device`). @default "cpu" */
+  device?: Device;
 }
 
 export async function retrieveCommand(text: string, flags: RetrieveFlags): Promise<void> {
   if (text.trim() === '') throw new Error('retrieve: the text is empty');
+  assertDeviceInstalled(flags.device ?? 'cpu'); // refused at once, even for bm25, which loads no model
   if (!Number.isInteger(flags.top) || flags.top < 1) throw new Error('--top must be a positive integer');
   const builtIn = flags.tools === undefined ? [...TOOL_NAMES] : flags.tools.split(',').map((t) => t.trim()).filter(Boolean);
   const unknown = builtIn.find((name) => !TOOL_NAMES.includes(name));
@@ -31,7 +36,7 @@ export async function retrieveCommand(text: string, flags: RetrieveFlags): Promi
   try {
     const tools = [...specs, ...(mcp?.specs ?? [])];
     if (tools.length === 0) throw new Error('no tools to rank: pass --tools, --catalog or --mcp');
-    const retriever = await retrieverNamed(tools, flags.retriever, flags.model);
+    const retriever = await retrieverNamed(tools, flags.retriever, flags.model, flags.device);
     const ranking = (await retriever.rank(text, flags.top)).map((r) => ({ name: r.name, score: Math.round(r.score * 1e6) / 1e6 }));
     if (flags.json) {
       console.log(JSON.stringify({ text, retriever: retriever.name, model: flags.model, tools: tools.length, ranking }));

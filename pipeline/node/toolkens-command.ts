@@ -13,14 +13,18 @@ import { trainedToolkensFile } from '../core/toolkens/trained-file.ts';
 import { decodeToolkens, encodeToolkens, type Toolkens } from '../core/toolkens/file.ts';
 import { trainToolkens, type EpochRecord } from '../core/toolkens/train.ts';
 import { TOOL_NAMES } from '../core/tools/registry.ts';
+import type { Device } from '../core/lm/devices.ts';
 import type { Dtype } from '../core/lm/dtypes.ts';
 import { resolveModel } from './hf-cache.ts';
+import { assertDeviceInstalled } from './device.ts';
 import { loadModel } from './load-model.ts';
 import { modelDigest } from './scale/run-digest.ts';
 
 export interface ToolkensTrainOptions {
   model: string;
   dtype?: Dtype;
+  /** Where the frozen LM runs (`--device`). @default "cpu" */
+  device?: Device;
   out: string;
   seed: number;
   lr: number;
@@ -77,12 +81,13 @@ export async function toolkensTrain(inputs: readonly string[], o: ToolkensTrainO
   const log = (s: string) => {
     if (!o.quiet) process.stderr.write(s);
   };
+  assertDeviceInstalled(o.device ?? 'cpu'); // before the data is read: a missing provider fails at once
   const files = inputs.map(trainFile);
   const { texts, bad } = await readTexts(files, log);
   const tools = o.tools ? o.tools.split(',').map((t) => t.trim()).filter(Boolean) : toolsCalled(texts, TOOL_NAMES);
   if (tools.length === 0) throw new Error(`toolkens: no call in ${files.join(', ')} (${texts.length} records${bad ? `, ${bad} bad lines` : ''}): nothing to train`);
   const { dir } = await resolveModel(o.model);
-  const lm = await loadModel(o.model, { dtype: o.dtype, lm: { hiddenStates: true } });
+  const lm = await loadModel(o.model, { dtype: o.dtype, device: o.device, lm: { hiddenStates: true } });
   try {
     const windows: LabelledWindow[] = texts.flatMap((text, i) => labelRecord(lm, text, tools, i, { onlyToolkens: o.onlyToolkens }));
     const cpu0 = process.cpuUsage();
