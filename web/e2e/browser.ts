@@ -56,7 +56,14 @@ export async function openPage(browser: Browser, url: string): Promise<OpenPage>
     const u = r.url();
     if (!u.startsWith(origin) && !u.startsWith('blob:') && !u.startsWith('data:')) foreign.push(u);
   });
-  await page.goto(url);
+  // A failed navigation names the status the server answered (Chromium's net::ERR_HTTP_RESPONSE_CODE_FAILURE does not).
+  let answered = 'no response';
+  page.once('response', (r) => (answered = `HTTP ${r.status()} ${r.statusText()} for ${r.url()}`));
+  try {
+    await page.goto(url);
+  } catch (error) {
+    throw new Error(`${(error as Error).message.split('\n')[0]} (${answered})`);
+  }
   return { page, errors, foreign };
 }
 
