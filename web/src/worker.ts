@@ -110,7 +110,13 @@ async function load(req: Extract<Request, { type: 'load' }>) {
   } catch (e) {
     if (choice.backend !== 'webgpu') throw e;
     choice = fallbackToWasm(env(), e);
-    lm = await createLM(ort, source.id, bytes, model, choice, externalData, req.kvCache);
+    try {
+      lm = await createLM(ort, source.id, bytes, model, choice, externalData, req.kvCache);
+    } catch (again) {
+      // onnxruntime-web starts its WASM runtime once per worker: when that start was what failed, the fallback only
+      // says "previous call to 'initWasm()' failed" — name the first error too.
+      throw new Error(`${again instanceof Error ? again.message : String(again)} (after WebGPU failed: ${e instanceof Error ? e.message : String(e)})`);
+    }
   }
   loaded = { ort, choice, lm, source, file, externalData, kvCache: req.kvCache, dtype: model.dtype };
   post({ id: req.id, type: 'progress', stage: 'tools', done: 0, total: 1 });
