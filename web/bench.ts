@@ -20,7 +20,7 @@ import { loadModel } from '../pipeline/node/load-model.ts';
 import type { BenchResult } from './src/analysis-types.ts';
 import { benchRows, scoreThroughput, scoreTimes } from './src/bench/bench-rows.ts';
 import { launch, openPage } from './e2e/browser.ts';
-import { buildApp, repoRoot, serveApp } from './e2e/serve.ts';
+import { buildAndServe, repoRoot } from './e2e/serve.ts';
 import type { BrowserDtypeRow } from '../pipeline/bench/browser.ts';
 import { descendantsCpuSeconds } from '../pipeline/bench/chromium-proc.ts';
 import { scriptFlag } from '../pipeline/io/script-flag.ts';
@@ -50,8 +50,7 @@ rows.push({ runtime: 'Node, onnxruntime-node', scoreTokensPerSecond: nodeTps, no
  * comparison that other processes' load does not move. */
 const perDtype: (BrowserDtypeRow & { dtype: Dtype; note: string })[] = [];
 
-await buildApp({ bench: true });
-const served = await serveApp();
+const served = await buildAndServe('bench', { bench: true });
 try {
   for (const dtype of dtypes) {
     const nodeLm = dtype === 'fp32' ? lm : await loadModel(join(repoRoot, 'models', model), { dtype });

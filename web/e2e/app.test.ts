@@ -13,7 +13,7 @@ import { loadModel } from '../../pipeline/node/load-model.ts';
 import type { GoldenResult } from '../src/analysis-types.ts';
 import { GOLDEN_CASES, scoreGolden } from '../src/golden.ts';
 import { skipWithoutChromium, launch, openPage, setSlider, textOf, scoreGoldenInPage } from './browser.ts';
-import { buildApp, repoRoot, serveApp, type Served } from './serve.ts';
+import { buildAndServe, repoRoot, type Served } from './serve.ts';
 import { TEST_CAP_MS, waitWhileProgressing } from './progress-wait.ts';
 
 const OUT = join(repoRoot, 'out/web-test');
@@ -37,8 +37,7 @@ async function keyboardSlide(page: Page, id: string, key: 'Home' | 'End'): Promi
 describe.skipIf(skipWithoutChromium('web app in headless Chromium'))('web app in headless Chromium', () => {
   beforeAll(async () => {
     mkdirSync(OUT, { recursive: true });
-    await buildApp();
-    served = await serveApp();
+    served = await buildAndServe('app');
     // The golden fixture, written by the Node side: onnxruntime-node + the core scorer.
     const lm = await loadModel(join(repoRoot, 'models', MODEL));
     nodeGolden = await scoreGolden(lm, GOLDEN_CASES);

@@ -1,5 +1,5 @@
 /**
- * The app's bundle ships no bench code (issue 27 item 5): `buildApp()` (what `vite build web` builds) has none of
+ * The app's bundle ships no bench code (issue 27 item 5): `buildApp()` (what `vite build web` builds, here into a folder of its own) has none of
  * web/src/bench/, and `buildApp({ bench: true })` — the build web/bench.ts and pipeline/bench/real-size-browser.ts
  * serve — has it, so the check can fail. Bench code is recognised by names minification keeps: the worker's
  * request keys and the bench result's fields (src/bench/worker-bench.ts).

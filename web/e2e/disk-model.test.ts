@@ -21,7 +21,7 @@ import { writeReplicas } from '../../pipeline/onnx/replicas.ts';
 import type { GoldenResult } from '../src/analysis-types.ts';
 import { GOLDEN_CASES, scoreGolden } from '../src/golden.ts';
 import { launch, openPage, skipWithoutChromium, textOf, scoreGoldenInPage } from './browser.ts';
-import { buildApp, repoRoot, serveApp, type Served } from './serve.ts';
+import { buildAndServe, repoRoot, type Served } from './serve.ts';
 import { TEST_CAP_MS, waitWhileProgressing } from './progress-wait.ts';
 
 /** Browser against Node, nats: fp32 measured ~1e-6 (web/README.md); q4f16 has float16 logits (e2e/replicas.test.ts). */
@@ -94,8 +94,7 @@ describe.skipIf(skipWithoutChromium('a model folder opened from disk, in headles
       nodeGolden[dtype] = await scoreGolden(lm, GOLDEN_CASES);
       await lm.release();
     }
-    await buildApp();
-    served = await serveApp();
+    served = await buildAndServe('disk-model');
   }, TEST_CAP_MS);
 
   afterAll(async () => {

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launch, openPage, skipWithoutChromium } from './browser.ts';
-import { buildApp, serveApp, type Served } from './serve.ts';
+import { buildAndServe, type Served } from './serve.ts';
 import { TEST_CAP_MS, waitWhileProgressing } from './progress-wait.ts';
 
 let served: Served;
@@ -16,8 +16,7 @@ const doneAfter = (previous: string | null) =>
 
 describe.skipIf(skipWithoutChromium('explorer LM context in headless Chromium'))('explorer LM context in headless Chromium', () => {
   beforeAll(async () => {
-    await buildApp();
-    served = await serveApp();
+    served = await buildAndServe('lm-context');
   }, TEST_CAP_MS);
 
   afterAll(async () => {

@@ -17,7 +17,7 @@ import { DTYPE_FILES, DTYPES, type Dtype } from '../../pipeline/core/lm/dtypes.t
 import type { GoldenResult } from '../src/analysis-types.ts';
 import { GOLDEN_CASES, scoreGolden } from '../src/golden.ts';
 import { launch, openPage, skipWithoutChromium, textOf, scoreGoldenInPage } from './browser.ts';
-import { buildApp, repoRoot, serveApp, type Served } from './serve.ts';
+import { buildAndServe, repoRoot, type Served } from './serve.ts';
 import { TEST_CAP_MS, waitWhileProgressing } from './progress-wait.ts';
 
 const NAME = 'replica-q4f16-e2e';
@@ -32,8 +32,7 @@ const nodeByDtype = new Map<Dtype, GoldenResult[]>();
 describe.skipIf(skipWithoutChromium('published-format replicas in headless Chromium'))('published-format replicas in headless Chromium', () => {
   beforeAll(async () => {
     await writeReplicas(DIR, { dtypes: ['q4f16'], externalData: true });
-    await buildApp();
-    served = await serveApp();
+    served = await buildAndServe('replicas');
     const lm = await loadModel(DIR, { dtype: 'q4f16' });
     nodeGolden = await scoreGolden(lm, GOLDEN_CASES);
     await lm.release();

@@ -17,8 +17,12 @@ const BENCH_EXTRAS_MODULE = resolve(webDir, 'src/bench/worker-bench.ts');
 export interface BuildOptions {
   /** A module exporting `TOOL_SPECS` that the app is built with in place of web/src/tool-specs.ts. */
   toolSpecs?: string;
-  /** Where the build goes. @default web/dist */
-  outDir?: string;
+  /**
+   * Where the build goes — a folder of the caller's own. Test files run in parallel and Vite empties its outDir
+   * before writing, so a build into a shared folder (web/dist) deletes the files another file's server is serving
+   * (CI saw `/` answer 404, and a worker's 'initWasm() failed' when its .wasm vanished).
+   */
+  outDir: string;
   /** A bench build: the worker also answers `bench` and `benchScore` (src/bench/worker-bench.ts). @default false */
   bench?: boolean;
 }
@@ -36,7 +40,7 @@ function replaceModule(original: string, replacement: string): Plugin {
   };
 }
 
-export async function buildApp(options: BuildOptions = {}): Promise<void> {
+export async function buildApp(options: BuildOptions): Promise<void> {
   const swap = [
     ...(options.toolSpecs ? [replaceModule(TOOL_SPECS_MODULE, resolve(options.toolSpecs))] : []),
     ...(options.bench ? [replaceModule(WORKER_EXTRAS_MODULE, BENCH_EXTRAS_MODULE)] : []),
@@ -47,7 +51,7 @@ export async function buildApp(options: BuildOptions = {}): Promise<void> {
     logLevel: 'warn',
     plugins: swap,
     worker: { plugins: () => swap },
-    ...(options.outDir && { build: { outDir: options.outDir } }),
+    build: { outDir: options.outDir },
   });
 }
 
@@ -56,18 +60,28 @@ export interface Served {
   close(): Promise<void>;
 }
 
-/** Serve a build (web/dist unless `outDir`; port 0 → the OS picks a free one). */
-export async function serveApp(options: Pick<BuildOptions, 'outDir'> = {}): Promise<Served> {
+/** Serve the build in `outDir` (port 0 → the OS picks a free one). */
+export async function serveApp(options: Pick<BuildOptions, 'outDir'>): Promise<Served> {
   const server: PreviewServer = await preview({
     configFile,
     root: webDir,
     logLevel: 'warn',
     preview: { host: '127.0.0.1', port: 0, strictPort: false, open: false },
-    ...(options.outDir && { build: { outDir: options.outDir } }),
+    build: { outDir: options.outDir },
   });
   const address = server.httpServer.address();
   if (!address || typeof address === 'string') throw new Error('preview server has no port');
   return { url: `http://127.0.0.1:${address.port}/`, close: () => server.close() };
+}
+
+/**
+ * Build the app into out/web-test/dist-<name> (`name`: the test file's own, so no two files share a folder) and
+ * serve it.
+ */
+export async function buildAndServe(name: string, options: Omit<BuildOptions, 'outDir'> = {}): Promise<Served> {
+  const outDir = resolve(repoRoot, 'out/web-test', `dist-${name}`);
+  await buildApp({ ...options, outDir });
+  return serveApp({ outDir });
 }
 
 /**

@@ -21,7 +21,7 @@ import { runCli } from '../../pipeline/node/testing/cli-child.ts';
 import { MAX_NEW_TOKENS } from '../src/ui/inference.ts';
 import { launch, openPage, skipWithoutChromium, textOf } from './browser.ts';
 import { TEST_CAP_MS, waitWhileProgressing } from './progress-wait.ts';
-import { buildApp, repoRoot, serveApp, type Served, webDir } from './serve.ts';
+import { buildAndServe, repoRoot, type Served, webDir } from './serve.ts';
 import { TOOLKENS_MODEL, writeToolkensFiles } from './toolkens-files.ts';
 
 const MODEL = TOOLKENS_MODEL;
@@ -113,8 +113,7 @@ describe.skipIf(skipWithoutChromium('toolken generation in headless Chromium'))(
   beforeAll(async () => {
     ({ dir, nodeFile, foreignFile } = await writeToolkensFiles('toolkens-inference-'));
     for (const c of CASES) nodeOutputs.push(await nodeGenerate(c));
-    await buildApp();
-    served = await serveApp();
+    served = await buildAndServe('toolkens-inference');
   }, TEST_CAP_MS);
 
   afterAll(async () => {

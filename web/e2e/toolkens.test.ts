@@ -20,7 +20,7 @@ import { modelDigest } from '../../pipeline/node/scale/run-digest.ts';
 import { toolkenStrip } from '../src/toolkens-jobs.ts';
 import { launch, openPage, skipWithoutChromium, textOf } from './browser.ts';
 import { TEST_CAP_MS, waitWhileProgressing } from './progress-wait.ts';
-import { buildApp, serveApp, type Served } from './serve.ts';
+import { buildAndServe, type Served } from './serve.ts';
 import { TOOLKENS_MODEL, writeToolkensFiles } from './toolkens-files.ts';
 
 const MODEL = TOOLKENS_MODEL;
@@ -60,8 +60,7 @@ describe.skipIf(skipWithoutChromium('toolkens in headless Chromium'))('toolkens 
     ({ dir, nodeFile, foreignFile } = files);
     lm = await loadModel(MODEL, { lm: { hiddenStates: true } });
     nodeStrip = await toolkenStrip(lm, files.toolkens, TEXT);
-    await buildApp();
-    served = await serveApp();
+    served = await buildAndServe('toolkens');
   }, TEST_CAP_MS);
 
   afterAll(async () => {
