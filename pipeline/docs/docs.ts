@@ -4,6 +4,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fillBlocks, findBlocks } from './blocks.ts';
+import { HAND_TYPED_ALLOWED, HAND_TYPED_PENDING, unallowedNumbers } from './measured.ts';
 import { renderBlock } from './renderers.ts';
 
 const SKIP = new Set(['node_modules', 'out', '.git', '.cache', 'dist']);
@@ -55,4 +56,31 @@ export function writeDocs(root: string): string[] {
   const stale = generateDocs(root).filter((d) => d.generated !== d.current);
   for (const d of stale) writeFileSync(join(root, d.file), d.generated);
   return stale.map((d) => d.file);
+}
+
+/** A README under pipeline/ and its measured numbers typed by hand (measured.ts). */
+export interface HandTypedReport extends ReturnType<typeof unallowedNumbers> {
+  file: string;
+  /** Why the file is not held to the rule yet (HAND_TYPED_PENDING), or undefined. */
+  pending?: string;
+}
+
+/**
+ * Every README.md under `root`/pipeline/ with its hand-typed measured numbers. The check fails on a file that is not
+ * pending and has any, on an allowed phrase that matches none, and on a pending file that has none left.
+ */
+export function handTypedReadmes(root: string, allowed = HAND_TYPED_ALLOWED, pending = HAND_TYPED_PENDING): HandTypedReport[] {
+  const files = markdownFiles(root).filter((f) => /^pipeline\/(?:.+\/)?README\.md$/.test(f));
+  for (const f of [...allowed.map((a) => a.file), ...Object.keys(pending)])
+    if (!files.includes(f)) throw new Error(`pipeline/docs/measured.ts names ${f}, which is not a README under pipeline/`);
+  return files.map((file) => ({ file, pending: pending[file], ...unallowedNumbers(file, readFileSync(join(root, file), 'utf8'), allowed) }));
+}
+
+/** The check's complaints, one line each (empty: clean). */
+export function handTypedProblems(reports: HandTypedReport[]): string[] {
+  return reports.flatMap((r) => [
+    ...(r.pending ? [] : r.numbers.map((n) => `${r.file}:${n.line}: "${n.text}" is a measured number typed by hand: generate it from its result file, or remove it`)),
+    ...r.staleAllowed.map((a) => `${r.file}: the allowed phrase "${a.phrase}" matches no number: remove it from pipeline/docs/measured.ts`),
+    ...(r.pending && !r.numbers.length ? [`${r.file}: no hand-typed number left: remove it from HAND_TYPED_PENDING (pipeline/docs/measured.ts)`] : []),
+  ]);
 }

@@ -1,6 +1,8 @@
 /**
  * npm run docs            fill every generated README block from the committed result file it names
- * npm run docs -- --check list stale blocks and exit 1 (what pipeline/docs/docs.test.ts asserts in CI)
+ * npm run docs -- --check list stale blocks, and measured numbers typed by hand in a README under pipeline/ (outside
+ *                         a generated block: measured.ts), and exit 1 (what pipeline/docs/docs.test.ts and
+ *                         measured.test.ts assert in CI)
  *
  * The result files are written by what measures: `npm run bench` (pipeline/bench/results/), `npm run eval:data`
  * and `toolformer eval` (pipeline/eval/…/results/), `npm run docs:start` (pipeline/node/results/start.json),
@@ -9,7 +11,7 @@
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { generateDocs, writeDocs } from './docs.ts';
+import { generateDocs, handTypedProblems, handTypedReadmes, writeDocs } from './docs.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const { values } = parseArgs({ options: { check: { type: 'boolean', default: false } } });
@@ -17,7 +19,11 @@ const { values } = parseArgs({ options: { check: { type: 'boolean', default: fal
 if (values.check) {
   const stale = generateDocs(ROOT).filter((d) => d.generated !== d.current);
   for (const d of stale) console.error(`stale: ${d.file} (blocks from ${d.sources.join(', ')}): run npm run docs`);
-  process.exit(stale.length ? 1 : 0);
+  const readmes = handTypedReadmes(ROOT);
+  const problems = handTypedProblems(readmes);
+  for (const p of problems) console.error(p);
+  for (const r of readmes.filter((r) => r.pending && r.numbers.length)) console.error(`not yet generated: ${r.file}, ${r.numbers.length} measured numbers typed by hand (${r.pending})`);
+  process.exit(stale.length || problems.length ? 1 : 0);
 }
 const written = writeDocs(ROOT);
 for (const file of written) console.log(`updated ${file}`);
