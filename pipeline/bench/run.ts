@@ -37,6 +37,8 @@ const DOCS = arg('docs', 8);
 const ROUNDS = arg('rounds', 3);
 const REFERENCE_CALLS = arg('reference-calls', 40);
 const E2E_DOCS = arg('e2e-docs', 2);
+/** The command as run, for bench.md's first line. */
+const COMMAND = process.argv.length > 2 ? `npx tsx pipeline/bench/run.ts ${process.argv.slice(2).join(' ')}` : 'npm run bench';
 // Results are committed: the READMEs' generated blocks are made from them (npm run docs).
 const OUT = join(ROOT, 'pipeline/bench/results');
 /** Same session options as loadModel (pipeline/node/load-model.ts), for the bare sessions. */
@@ -280,7 +282,7 @@ writeFileSync(join(OUT, 'bench.json'), JSON.stringify(result, null, 2) + '\n');
 const row = (label: string, cell: (s: (typeof scoring)[number]) => string, target: string | null = '') =>
   `| ${label} | ${scoring.map(cell).join(' | ')} |${target === null ? '' : ` ${target} |`}`;
 const md = [
-  `Measured by \`npm run bench\` (${result.date.slice(0, 10)}): shared 2-core machine, onnxruntime-node with 1 intra-op thread;`,
+  `Measured by \`${COMMAND}\` (${result.date.slice(0, 10)}): shared 2-core machine, onnxruntime-node with 1 intra-op thread;`,
   `rates from process CPU time, medians of ${ROUNDS} interleaved rounds. Candidates: the pipeline's own propose → guard → execute`,
   `stages on ${DOCS} corpus documents (Factbook + SOTU).`,
   '',

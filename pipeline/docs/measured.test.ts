@@ -31,7 +31,7 @@ describe('measured numbers typed by hand in a README (issue 33 §3)', () => {
 
   it('does not count limits, targets, settings, input sizes, shapes, confidence levels or plain counts', () => {
     const text = [
-      'A line over 10 MiB is refused; target ≤ 1.5× the file; under 1 %; at least 20 % parse; up to 30 s.',
+      'A line over 10 MiB is refused; target ≤ 1.5× the file; the target of 2×; under 1 %; at least 20 % parse; up to 30 s.',
       '`--max-zstd-window` (8 MiB), `maxCallMs` 60 s, `--lock-ms`, default 30 s.',
       'On a 64 KB adversarial document and the 621 MiB file; 16 × 128 tokens; k 20 × m 10; 95 % Wilson intervals.',
       '3,298 calls scored in 30 documents, 2 cores, fp32, q4f16, 2026-12-01 05:10 UTC.',

@@ -5,7 +5,7 @@
  *
  * Not counted, because they are not measurements:
  * - a limit or a target: the number follows ≤ ≥ < > or "under", "over", "at least", "at most", "fewer than",
- *   "more than", "less than", "up to" ("a line over 10 MiB is refused", "target ≤ 1.5×");
+ *   "more than", "less than", "up to", "target (of)" ("a line over 10 MiB is refused", "target ≤ 1.5×");
  * - a setting: the number follows a code span, as in "`--max-zstd-window` (8 MiB)" or "`maxCallMs` 60 s";
  * - the size of an input the text describes: a, an, one or the, then a size, then a word ("a 64 KB adversarial
  *   document", "the 621 MiB file").
@@ -36,7 +36,7 @@ const UNIT = [
     ')',
 ].join('|');
 const MEASURED = new RegExp(String.raw`(?<![\w.])(${NUMBER})(${UNIT})`, 'g');
-const LIMIT_BEFORE = /(?:[≤≥<>]|\b(?:under|over|at least|at most|fewer than|more than|less than|up to))\s*$/i;
+const LIMIT_BEFORE = /(?:[≤≥<>]|\b(?:under|over|at least|at most|fewer than|more than|less than|up to|target(?: of)?))\s*$/i;
 /** After a code span, the number is the setting's value: "`--lock-ms`, default 30 s", "`maxCallMs` 60 s". */
 const SETTING_BEFORE = /`[,:;]?\s*(?:\(|default\s+)?$/;
 /** A confidence level, not a share: "95 % intervals", "95 % Wilson intervals". */
@@ -109,7 +109,6 @@ export const HAND_TYPED_ALLOWED: AllowedPhrase[] = [
 export const HAND_TYPED_PENDING: Record<string, string> = {
   'pipeline/eval/README.md': 'issue 31 (h31d): the experiment results into generated blocks',
   'pipeline/eval/experiment/README.md': 'issue 31 (h31d): the experiment results into generated blocks',
-  'pipeline/bench/README.md': 'issue 33 (h33d): in progress',
   'pipeline/onnx/README.md': 'issue 33 (h33d): in progress',
   'pipeline/node/scale/README.md': 'issue 33 (h33d): in progress',
   'pipeline/eval/rounds/README.md': 'issue 33 (h33d): in progress',
