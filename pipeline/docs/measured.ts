@@ -109,9 +109,6 @@ export const HAND_TYPED_ALLOWED: AllowedPhrase[] = [
 export const HAND_TYPED_PENDING: Record<string, string> = {
   'pipeline/eval/README.md': 'issue 31 (h31d): the experiment results into generated blocks',
   'pipeline/eval/experiment/README.md': 'issue 31 (h31d): the experiment results into generated blocks',
-  'pipeline/onnx/README.md': 'issue 33 (h33d): in progress',
-  'pipeline/node/scale/README.md': 'issue 33 (h33d): in progress',
-  'pipeline/eval/rounds/README.md': 'issue 33 (h33d): in progress',
 };
 
 /** Hand-typed measured numbers of `file` that no allowed phrase covers; and the allowed phrases that covered none. */
