@@ -20,6 +20,8 @@ import { paperNames } from '../core/scoring/losses.ts';
 import { DTYPE_FILES, DTYPES } from '../core/lm/dtypes.ts';
 import { DEVICES } from '../core/lm/devices.ts';
 import { CALL_PLACEMENTS, RUN_DEFAULTS } from '../core/run-defaults.ts';
+import { DEFAULT_RETRIEVER, RETRIEVERS } from '../core/retrieval/retriever.ts';
+import { CATALOGS } from '../core/tools/catalogs/index.ts';
 import { DEFAULT_GENERATE_MODEL, DEFAULT_INPUTS, DEFAULT_MODEL } from './package-paths.ts';
 import { planArgv } from './long-argv.ts';
 import { checkCommandPaths } from './safe-paths.ts';
@@ -36,6 +38,11 @@ const integer = (name: string) => (value: string) => {
   if (!Number.isInteger(x) || x < 0) throw new InvalidArgumentError(`${name} must be a non-negative integer`);
   return x;
 };
+
+/** The catalogs `--catalog` knows, for help: "mathjs — mathjs's documented functions …". */
+const catalogHelp = CATALOGS.map((c) => `${c.name} — ${c.description}`).join('; ');
+/** The retrievers `--retriever` knows, the default marked. */
+const retrieverHelp = RETRIEVERS.map((r) => (r === DEFAULT_RETRIEVER ? `${r} (default)` : r)).join(', ');
 
 /** `--dtype`: which of the model's ONNX files, by Transformers.js's dtype names (core/lm/dtypes.ts, the web's `?dtype=` too). */
 const dtypeOption = () =>
@@ -80,9 +87,9 @@ program
   .addOption(deviceOption())
   .option('--tools <list>', 'comma-separated tools (default: every tool in the registry)')
   .option('--mcp <server>', "add an MCP server's tools: a command (run without a shell, stdio) or an http(s) URL (repeatable)", collect, [])
-  .option('--catalog <name>', "add a tool catalog's tools, run in this process: mathjs (its 215 documented functions)")
+  .option('--catalog <name>', `add a tool catalog's tools, run in-process like the built-in ones (no MCP server; with --workers, --shard or --queue every process loads it). Catalogs: ${catalogHelp}`)
   .option('--tool-retrieval <k>', 'each document goes only through the k tools retrieved for it (tools with a pre-filter keep theirs)', integer('--tool-retrieval'))
-  .option('--retriever <name>', 'the retriever for --tool-retrieval: fusion (default), bm25 or dense')
+  .option('--retriever <name>', `the retriever for --tool-retrieval: ${retrieverHelp}`)
   .option('--tau-s <x>', 'τ_s for every tool (default: the paper\'s per tool)', number('--tau-s'))
   .option('--tau-f <x>', 'τ_f for every tool (default: the paper\'s per tool)', number('--tau-f'))
   .option('--k <n>', 'positions per document and tool', integer('--k'))
@@ -333,7 +340,7 @@ program
   .option('--token <token>', 'with --http: require "Authorization: Bearer <token>" (or set TOOLFORMER_MCP_TOKEN)')
   .option('--allow-origin <origin>', 'with --http: a browser Origin to accept besides localhost (repeatable)', collect, [])
   .option('--tools <list>', 'comma-separated tools to serve (default: all; with --catalog: none of the built-in ones)')
-  .option('--catalog <name>', 'serve a tool catalog: mathjs (its 215 documented functions)')
+  .option('--catalog <name>', `serve a tool catalog: ${catalogHelp}`)
   .action(async (opts) => {
     const { mcpCommand } = await import('./mcp/mcp-command.ts');
     await mcpCommand(opts);
@@ -346,10 +353,10 @@ program
   .option('--model <dir|org/name>', 'the LM whose hidden states the dense retriever reads', DEFAULT_MODEL)
   .addOption(deviceOption())
   .option('--tools <list>', 'built-in tools to rank (default: all of them)')
-  .option('--catalog <name>', 'add a tool catalog: mathjs')
+  .option('--catalog <name>', `add a tool catalog: ${catalogHelp}`)
   .option('--mcp <server>', "add an MCP server's tools (repeatable)", collect, [])
   .option('--top <n>', 'tools to show', integer('--top'), 5)
-  .option('--retriever <name>', 'fusion (BM25 + dense, reciprocal rank), bm25 or dense', 'fusion')
+  .option('--retriever <name>', `${RETRIEVERS.join(', ')} (fusion: BM25 + dense by reciprocal rank)`, DEFAULT_RETRIEVER)
   .option('--json', 'one JSON object: {text, retriever, model, tools, ranking: [{name, score}]}')
   .action(async (text: string, opts) => {
     const { retrieveCommand } = await import('./retrieve-command.ts');
