@@ -8,7 +8,7 @@ import { addedSpecs } from '../core/run-plan.ts';
 import { TOOL_SPECS } from '../core/tools/registry.ts';
 import type { ToolSpec } from '../core/tools/spec.ts';
 import { createApertiumEngine } from './apertium.ts';
-import { toolRetrievalFor } from './retrieval.ts';
+import { toolRetrievalFor, userIndexCache } from './retrieval.ts';
 
 export const KB_PATH = resolve(import.meta.dirname, '../data/kb.json');
 
@@ -39,7 +39,8 @@ export async function createNodeParts(
  * The parts a run's config asks for, built the same way in every process of the run (this one, each --workers child,
  * a --shard, a --queue worker): the built-in tools, then config.catalog's (rebuilt from its name: a catalog is code
  * in this package, not a connection), then `mcpSpecs` (MCP servers' tools: connected in the first process only), and
- * with config.toolRetrieval the retriever over them, built once here. `model`: the LM folder the dense retriever reads.
+ * with config.toolRetrieval the retriever over them, built once here (its dense index read from the user's cache when
+ * an earlier process of this run, or an earlier run, stored it). `model`: the LM folder the dense retriever reads.
  */
 export async function createRunParts(
   lm: CausalLM,
@@ -52,6 +53,6 @@ export async function createRunParts(
   const catalog = catalogSpecs ?? (config.catalog === undefined ? undefined : await (await import('../core/tools/catalogs/index.ts')).catalogNamed(config.catalog).load());
   const added = addedSpecs(config, mcpSpecs, catalog);
   const created = await createNodeParts(lm, config, added.length > 0 ? [...TOOL_SPECS, ...added] : undefined);
-  if (config.toolRetrieval) created.parts.retrieveTools = await toolRetrievalFor(created.parts.registry, config, model);
+  if (config.toolRetrieval) created.parts.retrieveTools = await toolRetrievalFor(created.parts.registry, config, model, userIndexCache());
   return created;
 }

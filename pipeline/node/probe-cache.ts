@@ -45,7 +45,7 @@ export function modelFilesDigest(dir: string, dtype: Dtype): string {
 }
 
 /** Which versions can move a sampled token: the runtime and this package (its tokenizer and sampler). */
-function samplingVersions(): Record<string, string> {
+export function samplingVersions(): Record<string, string> {
   const all = packageVersions();
   return { 'toolformer-ts': all['toolformer-ts'], 'onnxruntime-node': all['onnxruntime-node'] };
 }
@@ -84,7 +84,7 @@ export async function cachedProbes(parts: PipelineParts, config: AnnotateConfig,
   const verdicts = found ?? (await computeProbes(parts, config, o.lmContextFlag));
   if (found) o.notice(`probes: verdicts from the cache (${file}; --no-probe-cache to run them again)`);
   for (const line of probeLines(verdicts, config)) o.notice(line);
-  if (o.use && !found) store(file, probeCacheRecord(key, verdicts), o.warn);
+  if (o.use && !found) storeCacheFile(file, probeCacheRecord(key, verdicts), (why) => o.warn(`toolformer: probe verdicts not cached: ${why}`));
   return { verdicts, cache: { key, cached: found !== null } };
 }
 
@@ -106,14 +106,17 @@ function readCached(file: string, key: string, tools: readonly string[], warn: (
   return read;
 }
 
-/** Write-then-rename, so a reader never sees half a file; a failure is one line, not the end of the run. */
-function store(file: string, content: string, warn: (line: string) => void): void {
+/**
+ * Write-then-rename, so a reader never sees half a file (two processes storing the same key at once each rename a
+ * whole file); a failure goes to `failed` (one line, not the end of the run). The retrieval index cache uses it too.
+ */
+export function storeCacheFile(file: string, content: string, failed: (why: string) => void): void {
   try {
     mkdirSync(dirname(file), { recursive: true });
     const tmp = `${file}.${process.pid}.tmp`;
     writeFileSync(tmp, content);
     renameSync(tmp, file);
   } catch (error) {
-    warn(`toolformer: probe verdicts not cached: ${(error as Error).message}`);
+    failed((error as Error).message);
   }
 }

@@ -2,10 +2,12 @@
  * The tool retrievers of a run, built once: BM25 over the tools' docs, the dense retriever over the run's own LM
  * (loaded here with its hidden-state output) and their fusion; with `all`, also the names-only and random
  * baselines the evaluation compares against. The dense index (centre, trained projection, tool vectors) is cached
- * in memory per (model, tools), so a run builds it once however many documents ask.
+ * in memory per (model, tools), so a process builds it once however many documents ask, and — given a cache
+ * directory (annotate, retrieve) — on disk (retrieval-cache.ts), so the other processes of a run and later runs read
+ * it instead of training again. The evaluation table and the bench pass none: they measure the build.
  */
 import { Bm25Retriever, RandomRetriever } from '../core/retrieval/bm25.ts';
-import { buildDenseIndex, type DenseIndex, DenseRetriever, hiddenStateEncoder } from '../core/retrieval/dense.ts';
+import { type DenseIndex, DenseRetriever, hiddenStateEncoder } from '../core/retrieval/dense.ts';
 import { FusionRetriever } from '../core/retrieval/fusion.ts';
 import type { ToolRetriever } from '../core/retrieval/retriever.ts';
 import type { RetrievableTool } from '../core/retrieval/tool-text.ts';
@@ -15,8 +17,9 @@ import type { HiddenStateLM } from '../core/lm/lm.ts';
 import type { RankedTool } from '../core/retrieval/retriever.ts';
 import type { ToolRegistry } from '../core/tools/registry.ts';
 import { mulberry32 } from '../core/random.ts';
+import { toolformerCacheDir } from './start-cache.mjs';
 import { loadModel } from './load-model.ts';
-
+import { cachedDenseIndex, type IndexCache } from './retrieval-cache.ts';
 
 export interface RetrieverSetOptions {
   /** The run's model folder: its hidden states feed the dense retriever. */
@@ -27,6 +30,8 @@ export interface RetrieverSetOptions {
   seed?: number;
   /** Where the LM runs (`--device`). @default "cpu" */
   device?: Device;
+  /** Read the dense index from, and store it in, this on-disk cache. @default none: always built */
+  cache?: IndexCache;
 }
 
 export interface RetrieverSet {
@@ -55,8 +60,8 @@ export async function buildToolRetrievers(tools: readonly RetrievableTool[], opt
   if (!cache.has(key)) {
     cache.set(key, (async () => {
       const lm = (await loadModel(options.model, { device: options.device, lm: { hiddenStates: true } })) as unknown as HiddenStateLM;
-      const encoder = hiddenStateEncoder(lm);
-      return { lm, index: await buildDenseIndex(tools, encoder, mulberry32(options.seed ?? 0), DENSE_TRAINING) };
+      const source = { tools, encoder: hiddenStateEncoder(lm), model: options.model, device: options.device, seed: options.seed ?? 0, training: DENSE_TRAINING };
+      return { lm, index: (await cachedDenseIndex(source, options.cache)).index };
     })());
   }
   const { lm, index } = await (cache.get(key) as Promise<{ lm: HiddenStateLM; index: DenseIndex }>);
@@ -80,15 +85,20 @@ export async function buildToolRetrievers(tools: readonly RetrievableTool[], opt
  * own verdict), built once; each document's searched text gets its top k. BM25 alone needs no model; the dense
  * and fusion retrievers load `model` a second time with its hidden-state output.
  */
-export async function toolRetrievalFor(registry: ToolRegistry, config: Pick<AnnotateConfig, 'tools' | 'toolRetrieval' | 'device'>, model: string): Promise<(text: string) => Promise<RankedTool[]>> {
+export async function toolRetrievalFor(registry: ToolRegistry, config: Pick<AnnotateConfig, 'tools' | 'toolRetrieval' | 'device'>, model: string, cache?: IndexCache): Promise<(text: string) => Promise<RankedTool[]>> {
   const { k, retriever: name } = config.toolRetrieval as NonNullable<AnnotateConfig['toolRetrieval']>;
   const tools = config.tools.map((t) => registry.get(t)).filter((t) => t !== undefined && !t.prefilter) as RetrievableTool[];
   if (tools.length === 0) return async () => [];
-  const retriever = await retrieverNamed(tools, name, model, config.device);
+  const retriever = await retrieverNamed(tools, name, model, config.device, cache);
   return (text) => retriever.rank(text, k);
 }
 
 /** One retriever by name; `bm25` without loading the model. `device`: where the dense retriever's LM runs. */
-export async function retrieverNamed(tools: readonly RetrievableTool[], name: string, model: string, device?: Device): Promise<ToolRetriever> {
-  return name === 'bm25' ? new Bm25Retriever(tools) : (await buildToolRetrievers(tools, { model, device })).byName(name);
+export async function retrieverNamed(tools: readonly RetrievableTool[], name: string, model: string, device?: Device, cache?: IndexCache): Promise<ToolRetriever> {
+  return name === 'bm25' ? new Bm25Retriever(tools) : (await buildToolRetrievers(tools, { model, device, cache })).byName(name);
+}
+
+/** The on-disk index cache of annotate and retrieve: $TOOLFORMER_CACHE (or its default), problems on stderr. */
+export function userIndexCache(): IndexCache {
+  return { dir: toolformerCacheDir(), warn: (line) => console.error(line) };
 }

@@ -8,7 +8,7 @@ import { catalogNamed } from '../core/tools/catalogs/index.ts';
 import type { ToolSpec } from '../core/tools/spec.ts';
 import type { Device } from '../core/lm/devices.ts';
 import { assertDeviceInstalled } from './device.ts';
-import { retrieverNamed } from './retrieval.ts';
+import { retrieverNamed, userIndexCache } from './retrieval.ts';
 
 export interface RetrieveFlags {
   model: string;
@@ -36,7 +36,7 @@ export async function retrieveCommand(text: string, flags: RetrieveFlags): Promi
   try {
     const tools = [...specs, ...(mcp?.specs ?? [])];
     if (tools.length === 0) throw new Error('no tools to rank: pass --tools, --catalog or --mcp');
-    const retriever = await retrieverNamed(tools, flags.retriever, flags.model, flags.device);
+    const retriever = await retrieverNamed(tools, flags.retriever, flags.model, flags.device, userIndexCache());
     const ranking = (await retriever.rank(text, flags.top)).map((r) => ({ name: r.name, score: Math.round(r.score * 1e6) / 1e6 }));
     if (flags.json) {
       console.log(JSON.stringify({ text, retriever: retriever.name, model: flags.model, tools: tools.length, ranking }));
