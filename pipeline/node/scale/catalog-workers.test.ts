@@ -2,13 +2,16 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runDirs } from '../testing/run-dirs.ts';
-import { ROOT, TINY_MODEL, runCli } from '../testing/cli-child.ts';
+import { ROOT, TINY_MODEL, runCli, spawnCli } from '../testing/cli-child.ts';
 import { TEST_CAP_MS } from '../testing/progress.ts';
+import { skipUnlessInstalled } from '../testing/system-requirement.ts';
+import { RedisServer, hasRedisServer } from './redis-server.ts';
 
 /**
  * A catalog and tool retrieval across processes (issue 30 item 3): each process of a run — `--workers` children, each
- * `--shard` — rebuilds the catalog's tools and the retriever from the frozen plan's config (node/parts.ts
- * createRunParts), so `--workers 2` and `--shard i/2` + merge write the same bytes as one process. The default
+ * `--shard`, a `--queue` run's `toolformer worker` — rebuilds the catalog's tools and the retriever from the frozen
+ * plan's config (node/parts.ts createRunParts), so `--workers 2`, `--shard i/2` + merge and `--queue` with a worker
+ * write the same bytes as one process. The default
  * retriever (fusion: BM25 + the dense one over the LM's hidden states, its projection trained in each process from the
  * same seed). Four documents in two-item chunks, Calculator beside the catalog's 215 tools, 3 retrieved per document,
  * τ_s 0 so that the tiny random model samples calls under them (few parse: the counts in stats.json carry the check).
@@ -55,5 +58,22 @@ describe('--catalog with --tool-retrieval in several processes', () => {
     const merged = await runCli(['merge', 'shards'], tmp);
     expect(merged.stderr).toBe('');
     expectSameAsOne('shards');
+  }, TEST_CAP_MS);
+
+  // The worker is told nothing of the catalog or the retrieval: both come from the run's plan on the queue.
+  const noRedis = skipUnlessInstalled('--catalog with --queue (Redis + BullMQ)', hasRedisServer() ? null : 'no redis-server on PATH');
+  it.skipIf(noRedis)('--queue with one toolformer worker writes the same files as --workers 1', async () => {
+    const redis = await RedisServer.start(join(tmp, 'redis'));
+    try {
+      const coordinator = spawnCli(args('queued', '--queue', redis.url), tmp);
+      const worker = await runCli(['worker', '--queue', redis.url, '--model', TINY_MODEL, '--processes', '1'], tmp);
+      const run = await coordinator.done;
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      expect(worker.code, worker.stderr).toBe(0);
+      expectSameAsOne('queued');
+    } finally {
+      await redis.stop();
+    }
   }, TEST_CAP_MS);
 });
