@@ -9,7 +9,7 @@ import { clusteredWilson, wilson } from '../metrics.ts';
 import type { Cluster, TrialRecord } from '../metrics.ts';
 import { ARM_NAMES } from './arms.ts';
 import { readJsonl } from './corpus-files.ts';
-import type { LONG_BASE, Run } from './plan.ts';
+import { SEEDS, runName, type LONG_BASE, type Run } from './plan.ts';
 
 /** Where the report reads a run's files (paths.ts `paths` in practice; a test may point elsewhere). */
 export interface ReportPaths {
@@ -139,4 +139,36 @@ export function lossDiff(a: number[], b: number[]): { mean: number; lo: number; 
   const sd = Math.sqrt(d.reduce((s, x) => s + (x - mean) ** 2, 0) / (d.length - 1));
   const half = (1.96 * sd) / Math.sqrt(d.length);
   return { mean, lo: mean - half, hi: mean + half };
+}
+
+/** The runs' held-out losses by run name, from the committed loss.json or out/. */
+export function runLosses(p: ReportPaths, runs: Run[]): Map<string, RunLoss> {
+  const losses = new Map<string, RunLoss>();
+  for (const r of runs) {
+    const l = readJson<RunLoss>(join(p.committed(r), 'loss.json')) ?? readJson<RunLoss>(p.loss(r));
+    if (l) losses.set(runName(r), l);
+  }
+  return losses;
+}
+
+/** Two-sided 95 % t quantiles for 1, 2, 3 … degrees of freedom (an interval over seeds). */
+const T95 = [12.71, 4.30, 3.18, 2.78, 2.57];
+
+/**
+ * The held-out loss cost of an arm (on models/default) against the control of the same seed: the mean over seeds of
+ * each seed's paired per-window difference, with a t interval over seeds from 2 seeds on (n − 1 degrees of
+ * freedom), else the one seed's window interval; null when no seed has both runs scored.
+ */
+export function armLossCost(arm: Run['arm'], losses: Map<string, RunLoss>): { mean: number; lo: number; hi: number; seeds: number } | null {
+  const perSeed = SEEDS.flatMap((seed) => {
+    const a = losses.get(runName({ arm, seed }));
+    const c = losses.get(runName({ arm: 'control', seed }));
+    return a && c ? [lossDiff(a.perWindow, c.perWindow)] : [];
+  });
+  if (perSeed.length === 0) return null;
+  const m = perSeed.reduce((x, d) => x + d.mean, 0) / perSeed.length;
+  const half = perSeed.length >= 2
+    ? (T95[perSeed.length - 2] * Math.sqrt(perSeed.reduce((x, d) => x + (d.mean - m) ** 2, 0) / (perSeed.length - 1))) / Math.sqrt(perSeed.length)
+    : (perSeed[0].hi - perSeed[0].lo) / 2;
+  return { mean: m, lo: m - half, hi: m + half, seeds: perSeed.length };
 }

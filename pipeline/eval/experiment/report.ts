@@ -9,8 +9,9 @@ import { mkdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { TrialRecord } from '../metrics.ts';
 import type { EvalPrompt } from '../tasks.ts';
-import { armLabel, cci, cell, clusteredDiff, controlOf, isBaseline, lossDiff, ORDER, pct, readJson, show, trials, trialsByArm, type ArmKey, type ByArm, type Cell, type ReportPaths, type RunLoss } from './cells.ts';
+import { armLabel, armLossCost, runLosses, cci, cell, clusteredDiff, controlOf, isBaseline, lossDiff, ORDER, pct, readJson, show, trials, trialsByArm, type ArmKey, type ByArm, type Cell, type ReportPaths, type RunLoss } from './cells.ts';
 import { CONCLUSION_TITLE, conclusionSection } from './conclusion.ts';
+import { FINDINGS_TITLE, findingsSection, loopIntro, type ModelShape } from './findings.ts';
 import { HERE, PROMPTS_FILE, ROOT, readJsonl } from './corpus-files.ts';
 import type { OverlapReport } from './overlap.ts';
 import { ANNOTATE, LIMIT_RUNS, LONG_BASE, LOSS_TOKENS, MIX, PRETRAIN, SEEDS, STEPS, reportedRuns, runName, type Run } from './plan.ts';
@@ -49,11 +50,7 @@ function writeReportFiles(p: ReportPaths): void {
   // The committed overlap is the final one (it is written only once the arms exist).
   const finalOverlap = orCommitted(readJson<OverlapReport>(p.overlap), 'overlap');
   const overlap = finalOverlap ?? readJson<OverlapReport>(p.overlapInputs);
-  const losses = new Map<string, RunLoss>();
-  for (const r of [...runs, ...LIMIT_RUNS]) {
-    const l = readJson<RunLoss>(join(p.committed(r), 'loss.json')) ?? readJson<RunLoss>(p.loss(r));
-    if (l) losses.set(runName(r), l);
-  }
+  const losses = runLosses(p, [...runs, ...LIMIT_RUNS]);
 
   const L: string[] = [];
   L.push('# Does the pipeline\'s data teach tool use? (issue 20) — report', '');
@@ -118,7 +115,10 @@ function writeReportFiles(p: ReportPaths): void {
   const conclusion = conclusionSection(p, byArm, prompts);
   L.push('', `## ${CONCLUSION_TITLE}`, '', ...conclusion.lines, '');
   writeText(join(RESULTS, 'report.md'), L.join('\n') + '\n');
-  writeText(join(RESULTS, 'loop.md'), loopTable(p, byArm, losses).join('\n') + '\n');
+  // The eval README's blocks: the design paragraph above the loop table, and the findings in words (findings.ts).
+  const shape = runs.map((r) => readJson<ModelShape>(join(p.committed(r), 'train-record.json'))).find((x) => x !== null) ?? null;
+  writeText(join(RESULTS, 'loop.md'), [...loopIntro(prompts, finalOverlap, shape).lines, '', ...loopTable(p, byArm, losses)].join('\n') + '\n');
+  writeText(join(RESULTS, 'findings.md'), [`# ${FINDINGS_TITLE}`, '', ...findingsSection(p, byArm, prompts, losses).lines].join('\n') + '\n');
   // The two derived-set sections alone, for the eval README's generated blocks (each file's first table), and the
   // conclusion for the eval README's block after the main table.
   writeText(join(RESULTS, 'positive.md'), positive.join('\n') + '\n');
@@ -243,19 +243,11 @@ function lossSection(runs: Run[], losses: Map<string, RunLoss>): string[] {
     }
     // Perplexity cost of (a) over seeds: the mean of the per-seed paired differences; interval over seeds (t, n − 1
     // degrees of freedom) when there are ≥ 2, else the window interval of the one seed. Target ≤ 0.05 nats.
-    const perSeed = SEEDS.flatMap((seed) => {
-      const a = losses.get(runName({ arm: 'a', seed }));
-      const c = losses.get(runName({ arm: 'control', seed }));
-      return a && c ? [lossDiff(a.perWindow, c.perWindow)] : [];
-    });
-    if (perSeed.length > 0) {
-      const m = perSeed.reduce((x, d) => x + d.mean, 0) / perSeed.length;
-      const T = [12.71, 4.30, 3.18];
-      const half = perSeed.length >= 2
-        ? (T[perSeed.length - 2] * Math.sqrt(perSeed.reduce((x, d) => x + (d.mean - m) ** 2, 0) / (perSeed.length - 1))) / Math.sqrt(perSeed.length)
-        : (perSeed[0].hi - perSeed[0].lo) / 2;
-      L.push('', `Perplexity cost of (a) vs the control over ${perSeed.length} seed(s): ${m >= 0 ? '+' : ''}${m.toFixed(4)} nats/token ` +
-        `[${(m - half).toFixed(4)}, ${(m + half).toFixed(4)}] (target ≤ 0.05).`);
+    const cost = armLossCost('a', losses);
+    if (cost) {
+      const { mean: m, seeds } = cost;
+      L.push('', `Perplexity cost of (a) vs the control over ${seeds} seed(s): ${m >= 0 ? '+' : ''}${m.toFixed(4)} nats/token ` +
+        `[${cost.lo.toFixed(4)}, ${cost.hi.toFixed(4)}] (target ≤ 0.05).`);
     }
   }
   return L;
