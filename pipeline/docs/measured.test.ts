@@ -1,10 +1,10 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CLOSE, openMarker } from './blocks.ts';
 import { handTypedProblems, handTypedReadmes } from './docs.ts';
-import { handTypedNumbers, unallowedNumbers } from './measured.ts';
+import { HAND_TYPED_ALLOWED, handTypedNumbers, unallowedNumbers } from './measured.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const tmp = mkdtempSync(join(tmpdir(), 'measured-'));
@@ -79,5 +79,21 @@ describe('measured numbers typed by hand in a README (issue 33 §3)', () => {
     const reports = handTypedReadmes(ROOT);
     expect(reports.map((r) => r.file)).toContain('pipeline/bench/README.md');
     expect(handTypedProblems(reports)).toEqual([]);
+  });
+
+  it('an allowed phrase that quotes constants of the code states their values', () => {
+    /** `const NAME = 64 * 1024;` (or `export const`) in the file's text → its value; digits, `_` and `*` only. */
+    const constant = (file: string, name: string) => {
+      const m = new RegExp(`const ${name} = ([\\d_ *]+);`).exec(readFileSync(join(ROOT, file), 'utf8'));
+      if (!m) throw new Error(`${file}: no \`const ${name} = <number>;\``);
+      return m[1].split('*').reduce((p, x) => p * Number(x.trim().replace(/_/g, '')), 1);
+    };
+    const backed = HAND_TYPED_ALLOWED.filter((a) => a.constants);
+    expect(backed.length).toBeGreaterThan(0);
+    for (const a of backed) {
+      const stated = [...a.phrase.matchAll(/\d+(?:\.\d+)?/g)].map((m) => Number(m[0]));
+      expect({ phrase: a.phrase, values: a.constants!.map((c) => constant(c.file, c.name) / c.per) }).toEqual({ phrase: a.phrase, values: stated });
+    }
+    expect(() => constant('pipeline/docs/measured.ts', 'NO_SUCH_CONSTANT')).toThrow(/no `const NO_SUCH_CONSTANT/);
   });
 });
