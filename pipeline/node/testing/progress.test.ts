@@ -28,6 +28,12 @@ describe('whileProgressing: a child-process wait bounded by progress', () => {
     expect(folderSizes(dir)).toBe('out.txt:20');
   }, 120_000);
 
+  it('counts CPU time spent as progress, with nothing printed or written', async () => {
+    // 20 s of silent computing against a 5 s stall limit: only the child's CPU time moves.
+    const { child, exited } = node('const end = Date.now() + 20_000; let x = 0; while (Date.now() < end) x++;');
+    await expect(whileProgressing(exited, childProgress(child), { what: 'the computer', stallMs: 5_000 })).resolves.toBe(0);
+  }, 120_000);
+
   it('fails a child that shows nothing, names it with its last words, and kills it', async () => {
     const { child, exited } = node("console.error('loading the model'); setTimeout(() => {}, 600_000);");
     let said = '';

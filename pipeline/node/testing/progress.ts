@@ -1,13 +1,14 @@
 /**
  * Child-process tests bounded by progress, not by the clock (issue 33 §1), as the browser tests are
  * (web/e2e/progress-wait.ts): a wait on a child (the CLI, a worker, a server) fails when the child has shown no
- * progress — no new byte on its stdout or stderr, no file added, grown or shrunk in the folders it writes — for
+ * progress — no new byte on its stdout or stderr, no file added, grown or shrunk in the folders it writes, no CPU time
+ * spent (Linux: /proc; a software WebGPU adapter computes for minutes with `--quiet` and writes nothing) — for
  * STALL_MS, or once it has run TEST_CAP_MS in all. A loaded machine makes a child slower, not silent, so it no longer
  * fails a test; a hung child still does, STALL_MS after its last sign of life, and is killed. Both limits are stated
  * in README.md (Tests); a test that waits this way takes TEST_CAP_MS as its vitest timeout.
  */
 import type { ChildProcess } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** A wait fails when the child has shown no progress for this long (ms). */
@@ -43,12 +44,28 @@ export function folderSizes(dir: string): string {
   return parts.sort().join('\n');
 }
 
-/** What a child has shown so far: bytes on its stdout and stderr, and `folders`' files with their sizes. */
+/**
+ * The CPU time process `pid` has used, in clock ticks (utime + stime, fields 14 and 15 of /proc/<pid>/stat), as a
+ * string; '' where there is no /proc or the process is gone. A child that computes is alive however slow the machine;
+ * a child that waits on something that never comes uses none.
+ */
+export function cpuTicks(pid: number | undefined): string {
+  if (pid === undefined) return '';
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // after "pid (comm) ": field 3 onwards
+    return String(Number(fields[11]) + Number(fields[12]));
+  } catch {
+    return '';
+  }
+}
+
+/** What a child has shown so far: bytes on its stdout and stderr, its CPU time, and `folders`' files with their sizes. */
 export function childProgress(child: ChildProcess, folders: readonly string[] = []): () => string {
   let bytes = 0;
   child.stdout?.on('data', (d: Buffer) => (bytes += d.length));
   child.stderr?.on('data', (d: Buffer) => (bytes += d.length));
-  return () => `${bytes}\n${folders.map(folderSizes).join('\n')}`;
+  return () => `${bytes}\n${cpuTicks(child.pid)}\n${folders.map(folderSizes).join('\n')}`;
 }
 
 /**
