@@ -12,6 +12,7 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../testing/cli-child.ts';
 import { TEST_CAP_MS } from '../testing/progress.ts';
+import { servingUrl } from '../testing/serving-url.ts';
 
 const BIN = 'pipeline/node/bin.mjs';
 const text = (result: object) => ((result as { content: { text: string }[] }).content).map((c) => c.text).join('');
@@ -120,16 +121,8 @@ describe('toolformer mcp --http', () => {
       env: { ...process.env, TOOLFORMER_MCP_TOKEN: TOKEN },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
-    url = await new Promise<string>((resolve, reject) => {
-      let stderr = '';
-      child.stderr!.on('data', (d: Buffer) => {
-        stderr += d;
-        const m = /at (http:\/\/\S+)/.exec(stderr);
-        if (m) resolve(m[1]);
-      });
-      child.on('exit', (code) => reject(new Error(`mcp --http exited ${code}: ${stderr}`)));
-    });
-  });
+    url = await servingUrl(child, 'mcp --http');
+  }, TEST_CAP_MS);
   afterAll(() => {
     child?.kill('SIGTERM');
   });
