@@ -60,24 +60,27 @@ describe('measured numbers typed by hand in a README (issue 33 §3)', () => {
     put('pipeline/bench/README.md', `# bench\n\nThe scorer runs at 140.9 calls/s.\n\n${openMarker('pipeline/bench/results/x.md')}\n1.19×\n${CLOSE}\n`);
     put('pipeline/eval/README.md', '# eval\n\nNo numbers.\n');
     put('pipeline/bench/results/x.md', 'not a README: 99 s\n');
-    put('README.md', 'Outside pipeline/: 12 s\n');
+    put('README.md', 'The top README is checked too: 12 s\n');
+    put('docs/notes.md', 'Not a checked README: 12 s\n');
     const allowed = [{ file: 'pipeline/bench/README.md', phrase: 'at 7 s', why: 'gone' }];
     const pending = { 'pipeline/eval/README.md': 'someone is on it' };
     const reports = handTypedReadmes(tmp, allowed, pending);
-    expect(reports.map((r) => r.file)).toEqual(['pipeline/bench/README.md', 'pipeline/eval/README.md']);
+    expect(reports.map((r) => r.file)).toEqual(['README.md', 'pipeline/bench/README.md', 'pipeline/eval/README.md']);
     expect(handTypedProblems(reports)).toEqual([
+      'README.md:1: "12 s" is a measured number typed by hand: generate it from its result file, or remove it',
       'pipeline/bench/README.md:3: "140.9 calls/s" is a measured number typed by hand: generate it from its result file, or remove it',
       'pipeline/bench/README.md: the allowed phrase "at 7 s" matches no number: remove it from pipeline/docs/measured.ts',
       'pipeline/eval/README.md: no hand-typed number left: remove it from HAND_TYPED_PENDING (pipeline/docs/measured.ts)',
     ]);
+    put('README.md', 'The top README names no time.\n');
     put('pipeline/bench/README.md', `# bench\n\nThe scorer's rate is in the block below.\n\n${openMarker('pipeline/bench/results/x.md')}\n1.19×\n${CLOSE}\n`);
     expect(handTypedProblems(handTypedReadmes(tmp, [], {}))).toEqual([]);
-    expect(() => handTypedReadmes(tmp, [], { 'pipeline/none/README.md': 'x' })).toThrow(/names pipeline\/none\/README\.md, which is not a README under pipeline/);
+    expect(() => handTypedReadmes(tmp, [], { 'pipeline/none/README.md': 'x' })).toThrow(/names pipeline\/none\/README\.md, which is not a checked README/);
   });
 
-  it("no README under pipeline/ has a measured number typed by hand, outside the pending files", () => {
+  it('no checked README (top, web/, models/, pipeline/**) has a measured number typed by hand, outside the pending files', () => {
     const reports = handTypedReadmes(ROOT);
-    expect(reports.map((r) => r.file)).toContain('pipeline/bench/README.md');
+    expect(reports.map((r) => r.file)).toEqual(expect.arrayContaining(['README.md', 'web/README.md', 'models/README.md', 'pipeline/bench/README.md']));
     expect(handTypedProblems(reports)).toEqual([]);
   });
 

@@ -102,6 +102,15 @@ export const HAND_TYPED_ALLOWED: AllowedPhrase[] = [
   { file: 'pipeline/node/README.md', phrase: 'decodes 64 KiB at a time', why: "the gzip reader's chunk", constants: [GUNZIP_CHUNK] },
   { file: 'pipeline/node/export/README.md', phrase: 'gz: 64 KiB', why: "the gzip reader's chunk", constants: [GUNZIP_CHUNK] },
   {
+    file: 'README.md',
+    phrase: 'nothing has moved for 3 minutes, or when one test passes 30 minutes',
+    why: "the tests' progress bounds",
+    constants: [
+      { file: 'pipeline/node/testing/progress.ts', name: 'STALL_MS', per: 60_000 },
+      { file: 'pipeline/node/testing/progress.ts', name: 'TEST_CAP_MS', per: 60_000 },
+    ],
+  },
+  {
     file: 'pipeline/node/README.md',
     phrase: '3 and 30 minutes',
     why: "the tests' progress bounds",

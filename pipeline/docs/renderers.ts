@@ -70,6 +70,23 @@ const views: Record<string, (source: string) => string> = {
         `${r.scored} calls reached scoring and ${r.keptAtTauF05} ${r.keptAtTauF05 === 1 ? 'is' : 'are'} kept at τ_f 0.5.`,
     ].join('\n');
   },
+  /** A trained model's held-out probes and its run (`<model>/train-record.json`, written by `npm run train:model`). */
+  trainRecord(source) {
+    const r: TrainRecordProbes = JSON.parse(source);
+    const signed = (x: number) => `${x >= 0 ? '+' : '−'}${f2(Math.abs(x))}`;
+    const minus = (x: number) => f2(x).replace('-', '−');
+    return [
+      '| probe (held-out) | value | target |',
+      '|---|---|---|',
+      `| validation loss | ${f2(r.valLoss)} nats/token | |`,
+      `| copy: log-prob of a random 5-digit number, 2nd occurrence − 1st | **${signed(r.copy.gain)}** nats/token (${minus(r.copy.first)} → ${minus(r.copy.second)}) | ≥ 3 |`,
+      `| tool result as prefix: drop of the paper's weighted loss when the result follows (median) | **${f2(r.tool.medianDrop)}** | ≥ 1.0 |`,
+      `| … when an unrelated result is given | ${minus(r.tool.medianUnrelatedDrop)} | ≤ 0.1 |`,
+      '',
+      `${r.step.toLocaleString('en-US')} steps, ${(r.tokensSeen / 1e6).toFixed(2)}M tokens, ${Math.round(r.trainSeconds / 60)} minutes of training ` +
+        `(${Math.round(r.tokensSeen / r.trainSeconds).toLocaleString('en-US')} tokens/s on average); ${(r.params / 1e6).toFixed(2)}M parameters.`,
+    ].join('\n');
+  },
   /** How long `npm test` and `npm run test:fast` took (pipeline/docs/results/tests.json, `npm run docs:tests`). */
   testDurations(source) {
     const r: TestDurations = JSON.parse(source);
@@ -80,6 +97,20 @@ const views: Record<string, (source: string) => string> = {
     return `Measured by \`npm run docs:tests -- --suite full|fast\`: ${runs.join('; ')}. Wall time grows with the machine's load; CPU time much less.`;
   },
 };
+
+/** The fields of a train-record.json the `trainRecord` view reads (pipeline/train/finish.ts writes the file). */
+export interface TrainRecordProbes {
+  step: number;
+  tokensSeen: number;
+  trainSeconds: number;
+  params: number;
+  /** Held-out loss, nats/token. */
+  valLoss: number;
+  /** Mean log-prob of a repeated 5-digit number's tokens at its first and second occurrence, nats/token. */
+  copy: { first: number; second: number; gain: number };
+  /** Median drop of the weighted loss when the right / an unrelated result precedes the text, nats. */
+  tool: { medianDrop: number; medianUnrelatedDrop: number };
+}
 
 /** One recorded run of a test suite (`npm run docs:tests`, pipeline/docs/record-tests.ts). */
 export interface TestRunRecord {

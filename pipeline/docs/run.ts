@@ -1,8 +1,8 @@
 /**
  * npm run docs            fill every generated README block from the committed result file it names
- * npm run docs -- --check list stale blocks, and measured numbers typed by hand in a README under pipeline/ (outside
- *                         a generated block: measured.ts), and exit 1 (what pipeline/docs/docs.test.ts and
- *                         measured.test.ts assert in CI)
+ * npm run docs -- --check list stale blocks, and measured numbers typed by hand outside a generated block in the top,
+ *                         web/, models/ or any pipeline/ README (measured.ts), and exit 1 (what
+ *                         pipeline/docs/docs.test.ts and measured.test.ts assert in CI)
  *
  * The result files are written by what measures: `npm run bench` (pipeline/bench/results/), `npm run eval:data`
  * and `toolformer eval` (pipeline/eval/…/results/), `npm run docs:start` (pipeline/node/results/start.json),
