@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { emptyStats } from '../core/stats.ts';
 import { CLOSE, fillBlocks, findBlocks, openMarker } from './blocks.ts';
 import { generateDocs } from './docs.ts';
-import { renderBlock, type FirstVisitRecord, type StartRecord } from './renderers.ts';
+import { renderBlock, type FirstVisitRecord, type StartRecord, type TrainRecordProbes } from './renderers.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const tmp = mkdtempSync(join(tmpdir(), 'docs-'));
@@ -55,6 +55,20 @@ describe('generated README blocks', () => {
     expect(row.slice(5, 9)).toEqual(['2468', '19', '-12', '7']);
     expect(() => renderBlock({ source: 'start.json', view: 'nope' }, '{}')).toThrow(/no such view/);
     expect(() => renderBlock({ source: 'start.json' }, '{}')).toThrow(/needs a view/);
+  });
+
+  it("a model's train-record.json becomes its probe table and run line", () => {
+    const record: TrainRecordProbes = {
+      step: 1800, tokensSeen: 3_686_400, trainSeconds: 2134.4, params: 1_874_944, valLoss: 3.9341,
+      copy: { first: -6.1098, second: -1.9351, gain: 4.1747 }, tool: { medianDrop: 2.4023, medianUnrelatedDrop: -0.02496 },
+    };
+    const text = renderBlock({ source: 'models/default/train-record.json', view: 'trainRecord' }, JSON.stringify(record));
+    expect(text).toContain('| validation loss | 3.93 nats/token | |');
+    expect(text).toContain('| **+4.17** nats/token (−6.11 → −1.94) | ≥ 3 |');
+    expect(text).toContain('| … when an unrelated result is given | −0.02 | ≤ 0.1 |');
+    expect(text).toContain('1,800 steps, 3.69M tokens, 36 minutes of training (1,727 tokens/s on average); 1.87M parameters.');
+    const worse = renderBlock({ source: 'x.json', view: 'trainRecord' }, JSON.stringify({ ...record, copy: { ...record.copy, gain: -0.5 } }));
+    expect(worse).toContain('**−0.50** nats/token');
   });
 
   it("web/README's first-visit sentences carry the recorded times and counts, and say when the page reloaded", () => {

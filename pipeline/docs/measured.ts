@@ -128,6 +128,9 @@ export const HAND_TYPED_ALLOWED: AllowedPhrase[] = [
   },
   { file: 'pipeline/node/README.md', phrase: 'send 450 MB', why: "the hostile MCP server's answer size (a fixture)" },
   { file: 'pipeline/onnx/README.md', phrase: 'Stated tolerances: 1e-4 nats', why: "the test's tolerance, not its measurement" },
+  { file: 'pipeline/eval/README.md', phrase: 'pretrained 10× longer', why: "the experiment's design (plan.ts PRETRAIN)" },
+  { file: 'pipeline/eval/README.md', phrase: 'rows are 60 %', why: "finetune's mixture, `--mix 0.4` (the CLI's default)" },
+  { file: 'pipeline/eval/README.md', phrase: 'and 40 % the base', why: "finetune's mixture, `--mix 0.4` (the CLI's default)" },
 ];
 
 /**
@@ -135,14 +138,17 @@ export const HAND_TYPED_ALLOWED: AllowedPhrase[] = [
  * failing. An entry whose file has no hand-typed number left fails the check (remove the entry).
  */
 export const HAND_TYPED_PENDING: Record<string, string> = {
-  'pipeline/eval/README.md': 'issue 31 (h31d): the experiment results into generated blocks',
   'pipeline/eval/experiment/README.md': 'issue 31 (h31d): the experiment results into generated blocks',
 };
 
 /** Hand-typed measured numbers of `file` that no allowed phrase covers; and the allowed phrases that covered none. */
 export function unallowedNumbers(file: string, markdown: string, allowed = HAND_TYPED_ALLOWED): { numbers: HandTypedNumber[]; staleAllowed: AllowedPhrase[] } {
   const mine = allowed.filter((a) => a.file === file);
-  const spans = mine.map((a) => ({ a, at: [...markdown.matchAll(new RegExp(escapeRegExp(a.phrase), 'g'))].map((m) => [m.index!, m.index! + a.phrase.length]) }));
+  // A phrase matches across line breaks: any run of spaces in it matches any run of white space.
+  const spans = mine.map((a) => ({
+    a,
+    at: [...markdown.matchAll(new RegExp(escapeRegExp(a.phrase).replace(/ +/g, '\\s+'), 'g'))].map((m) => [m.index!, m.index! + m[0].length]),
+  }));
   const used = new Set<AllowedPhrase>();
   const numbers = handTypedNumbers(markdown, file).filter((n) => {
     const cover = spans.find((s) => s.at.some(([from, to]) => n.at >= from && n.at < to));
