@@ -34,6 +34,14 @@ describe('whileProgressing: a child-process wait bounded by progress', () => {
     await expect(whileProgressing(exited, childProgress(child), { what: 'the computer', stallMs: 5_000 })).resolves.toBe(0);
   }, 120_000);
 
+  it('looks at a watched folder as large as / in bounded time', () => {
+    const start = performance.now();
+    const listed = folderSizes('/').split('\n').length;
+    expect(listed).toBeLessThanOrEqual(10_000);
+    expect(listed).toBeGreaterThan(100); // it did walk
+    expect(performance.now() - start).toBeLessThan(30_000); // the unbounded walk of / takes minutes here
+  }, 120_000);
+
   it('fails a child that shows nothing, names it with its last words, and kills it', async () => {
     const { child, exited } = node("console.error('loading the model'); setTimeout(() => {}, 600_000);");
     let said = '';

@@ -18,7 +18,13 @@ export const TEST_CAP_MS = 1_800_000;
 /** How often progress is looked at (ms). */
 const LOOK_MS = 1_000;
 
-/** Names and sizes of every file under `dir` (recursive), as one string: changes when a file is added, grows or shrinks. */
+/** The most files folderSizes lists: a watched folder may be `/` (a test of `--out /`), looked at every second. */
+const MAX_LISTED = 10_000;
+
+/**
+ * Names and sizes of the files under `dir` (recursive, the first MAX_LISTED found), as one string: changes when a
+ * file is added, grows or shrinks.
+ */
 export function folderSizes(dir: string): string {
   const parts: string[] = [];
   const walk = (sub: string) => {
@@ -29,6 +35,7 @@ export function folderSizes(dir: string): string {
       return; // not there yet, or removed while looked at
     }
     for (const e of entries) {
+      if (parts.length >= MAX_LISTED) return;
       const rel = join(sub, e.name);
       if (e.isDirectory()) walk(rel);
       else {
