@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { emptyStats } from '../core/stats.ts';
 import { CLOSE, fillBlocks, findBlocks, openMarker } from './blocks.ts';
 import { generateDocs } from './docs.ts';
-import { renderBlock, type FirstVisitRecord, type StartRecord, type TrainRecordProbes } from './renderers.ts';
+import { renderBlock, type FirstVisitRecord, type ReplicasRecord, type StartRecord, type TrainRecordProbes } from './renderers.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const tmp = mkdtempSync(join(tmpdir(), 'docs-'));
@@ -69,6 +69,20 @@ describe('generated README blocks', () => {
     expect(text).toContain('1,800 steps, 3.69M tokens, 36 minutes of training (1,727 tokens/s on average); 1.87M parameters.');
     const worse = renderBlock({ source: 'x.json', view: 'trainRecord' }, JSON.stringify({ ...record, copy: { ...record.copy, gain: -0.5 } }));
     expect(worse).toContain('**−0.50** nats/token');
+  });
+
+  it('the replica differences table has one row per dtype with its tolerance', () => {
+    const record: ReplicasRecord = {
+      measured: '2026-12-02T09:15:00.000Z', command: 'npm run docs:replicas', text: 'x', transformersJs: '4.3.2',
+      dtypes: [
+        { dtype: 'fp32', file: 'model.onnx', largest: 1.04e-6, tokens: 19, tolerance: 1e-4 },
+        { dtype: 'fp16', file: 'model_fp16.onnx', largest: 4.1e-3, tokens: 19, tolerance: 1e-2 },
+      ],
+    };
+    const text = renderBlock({ source: 'replicas.json', view: 'replicas' }, JSON.stringify(record));
+    expect(text).toContain('Transformers.js 4.3.2 log p| over the 19 scored tokens');
+    expect(text).toContain('| fp32 | `model.onnx` | 1.0e-6 | 1e-4 |');
+    expect(text).toContain('| fp16 | `model_fp16.onnx` | 4.1e-3 | 1e-2 |');
   });
 
   it("web/README's first-visit sentences carry the recorded times and counts, and say when the page reloaded", () => {

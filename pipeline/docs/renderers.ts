@@ -87,6 +87,19 @@ const views: Record<string, (source: string) => string> = {
         `(${Math.round(r.tokensSeen / r.trainSeconds).toLocaleString('en-US')} tokens/s on average); ${(r.params / 1e6).toFixed(2)}M parameters.`,
     ].join('\n');
   },
+  /** Our scorer against Transformers.js on each dtype replica (pipeline/onnx/results/replicas.json, `npm run docs:replicas`). */
+  replicas(source) {
+    const r: ReplicasRecord = JSON.parse(source);
+    const tokens = [...new Set(r.dtypes.map((d) => d.tokens))].join(', ');
+    return [
+      `Measured ${r.measured.slice(0, 10)} by \`${r.command}\` (pipeline/onnx/replicas.test.ts): the largest |our log p − Transformers.js ${r.transformersJs} log p| ` +
+        `over the ${tokens} scored tokens of the test's text, one request, against the test's tolerance:`,
+      '',
+      '| dtype | file | largest difference, nats | tolerance, nats |',
+      '|---|---|--:|--:|',
+      ...r.dtypes.map((d) => `| ${d.dtype} | \`${d.file}\` | ${d.largest.toExponential(1)} | ${d.tolerance.toExponential(0)} |`),
+    ].join('\n');
+  },
   /** How long `npm test` and `npm run test:fast` took (pipeline/docs/results/tests.json, `npm run docs:tests`). */
   testDurations(source) {
     const r: TestDurations = JSON.parse(source);
@@ -110,6 +123,16 @@ export interface TrainRecordProbes {
   copy: { first: number; second: number; gain: number };
   /** Median drop of the weighted loss when the right / an unrelated result precedes the text, nats. */
   tool: { medianDrop: number; medianUnrelatedDrop: number };
+}
+
+/** What pipeline/onnx/replicas.test.ts records with RECORD_REPLICAS=1. */
+export interface ReplicasRecord {
+  measured: string;
+  command: string;
+  text: string;
+  transformersJs: string;
+  /** Per dtype: the largest |Δ log p| over `tokens` scored tokens, nats, and the test's tolerance. */
+  dtypes: { dtype: string; file: string; largest: number; tokens: number; tolerance: number }[];
 }
 
 /** One recorded run of a test suite (`npm run docs:tests`, pipeline/docs/record-tests.ts). */

@@ -4,7 +4,7 @@
  * from the directory) and, for fp32, the PyTorch goldens (golden/tiny-llama.json). The replicas are made here, in a
  * temporary directory, never committed.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AutoModelForCausalLM, AutoTokenizer, env, type Tensor } from '@huggingface/transformers';
@@ -25,6 +25,14 @@ const TEXT = 'Price: 3 [Calculator(2 * 3) -> 6] done. The capital of';
  */
 const TOLERANCE: Record<Dtype, number> = { fp32: 1e-4, fp16: 1e-2, q8: 1e-4, int8: 1e-4, uint8: 1e-4, q4: 1e-4, q4f16: 1e-2, bnb4: 1e-4 };
 
+/**
+ * `npm run docs:replicas` (RECORD_REPLICAS=1) writes the measured differences to results/replicas.json, the source of
+ * pipeline/onnx/README.md's block; it needs every dtype's test to have run.
+ */
+const RECORD = process.env.RECORD_REPLICAS === '1';
+const measured: Partial<Record<Dtype, { largest: number; tokens: number }>> = {};
+const startedAt = new Date().toISOString();
+
 let dir: string;
 let golden: { logits: { ids: number[]; head: number[][]; logSumExp: number[] } };
 beforeAll(async () => {
@@ -33,7 +41,19 @@ beforeAll(async () => {
   await writeReplicas(join(dir, 'external'), { dtypes: ['fp32', 'q4f16'], externalData: true, numLogitsToKeep: true });
   golden = JSON.parse(await readFile(join(import.meta.dirname, 'golden/tiny-llama.json'), 'utf8'));
 });
-afterAll(() => rm(dir, { recursive: true, force: true }));
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+  if (!RECORD) return;
+  const missing = DTYPES.filter((d) => !measured[d]);
+  if (missing.length) throw new Error(`RECORD_REPLICAS: no measurement for ${missing.join(', ')} (run the whole file)`);
+  const out = join(import.meta.dirname, 'results');
+  await mkdir(out, { recursive: true });
+  const dtypes = DTYPES.map((dtype) => ({ dtype, file: DTYPE_FILES[dtype], ...measured[dtype]!, tolerance: TOLERANCE[dtype] }));
+  const pkg = join(import.meta.dirname, '../../node_modules/@huggingface/transformers/package.json');
+  const transformersJs = (JSON.parse(await readFile(pkg, 'utf8')) as { version: string }).version;
+  const record = { measured: startedAt, command: 'npm run docs:replicas', text: TEXT, transformersJs, dtypes };
+  await writeFile(join(out, 'replicas.json'), JSON.stringify(record, null, 2) + '\n');
+});
 
 /** Transformers.js on `model` with `dtype`: log p of each next token of TEXT, and its greedy continuation. */
 async function transformersJs(model: string, dtype: Dtype, newTokens: number) {
@@ -81,8 +101,10 @@ describe.each(DTYPES)('the %s replica', (dtype) => {
     try {
       expect(lm.encode(TEXT)).toEqual(reference.ids);
       const mine = await ours(lm, reference.ids, 6);
-      expect(worst(mine.logProbs, reference.logProbs)).toBeLessThan(TOLERANCE[dtype]);
+      const largest = worst(mine.logProbs, reference.logProbs);
+      expect(largest).toBeLessThan(TOLERANCE[dtype]);
       expect(mine.greedy).toBe(greedyText(lm, reference.greedy));
+      measured[dtype] = { largest, tokens: mine.logProbs.length }; // recorded only once its checks passed
       // The in-graph log-prob head, in the one session that also decodes — except where the LM head itself is
       // dynamically quantized over the whole [B, T, C] tensor (int8, uint8), which gathered rows would change.
       const headInGraph = dtype !== 'int8' && dtype !== 'uint8';
