@@ -4,6 +4,7 @@ import { createEldDetector } from '../core/tools/translate/language-id.ts';
 import { Translate } from '../core/tools/translate/translate.ts';
 import { skipUnlessInstalled } from './testing/system-requirement.ts';
 import { cleanOutput, createApertiumEngine, modesIntoEnglish, runProcess } from './apertium.ts';
+import { ModePipeline } from './apertium-pipeline.ts';
 
 const engine = await createApertiumEngine();
 const missing = engine.unavailable;
@@ -58,5 +59,30 @@ describe.skipIf(skipUnlessInstalled('apertium binary', missing))('apertium binar
     const result = await engine.translate(hostile, 'es');
     expect(result).toContain('$(touch');
     expect(existsSync(marker)).toBe(false);
+  });
+  it('a mode kept running answers as the launcher does, call after call, calls at once included', async () => {
+    const launcher = await createApertiumEngine({ binary: 'apertium' }); // a named launcher: started per call
+    const texts: [string, string][] = [
+      ['Reino de Espana', 'es'],
+      ['DE VERA y Pintado/Ramon CARNICER y Battle', 'es'],
+      ['Mexicanos, al grito de Guerra', 'es'],
+      ['hola [mundo] ^$@<>{} \\ fin', 'es'],
+      ['Bon dia a tots', 'ca'],
+      ['La casa es grande.', 'es'],
+    ];
+    const expected = [];
+    for (const [text, lang] of texts) expected.push(await launcher.translate(text, lang));
+    expect(expected[0]).toBe('Realm of Espana');
+    expect(await Promise.all(texts.map(([text, lang]) => engine.translate(text, lang)))).toEqual(expected);
+  });
+  it('a pipeline killed by a timeout or stopped starts afresh on the next call', async () => {
+    const pipeline = new ModePipeline(`${process.env.APERTIUM_DATADIR ?? '/usr/share/apertium'}/modes/spa-eng.mode`);
+    const limits = { timeoutMs: 15_000, maxOutputBytes: 65_536 };
+    expect(await pipeline.translate('La casa es grande.', limits)).toBe('The house is big.');
+    pipeline.stop();
+    expect(await pipeline.translate('La casa es grande.', limits)).toBe('The house is big.');
+    await expect(pipeline.translate('El perro come la manzana roja.', { ...limits, timeoutMs: 1 })).rejects.toThrow(/timed out/);
+    expect(await pipeline.translate('El perro come la manzana roja.', limits)).toBe('The dog eats the red apple.');
+    pipeline.stop();
   });
 });
