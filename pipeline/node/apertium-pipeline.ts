@@ -27,6 +27,31 @@ function apertiumEnv(): NodeJS.ProcessEnv {
   return { ...process.env, PATH: `${process.env.APERTIUM_PATH ?? '/usr/bin'}:${process.env.PATH ?? ''}`, LC_CTYPE: 'C.UTF-8' };
 }
 
+/** The pipelines running in this process (stopRunningPipelines ends them). */
+const RUNNING = new Set<ChildProcess>();
+
+/**
+ * Ends every kept-running pipeline of this process (stdin closed, then SIGKILL if one has not exited within `graceMs`)
+ * and waits for them, so that they are reaped here: a process that exits first leaves them to init, and their CPU
+ * to no one's account (`/usr/bin/time` on a run would miss it). A worker calls it before it exits.
+ */
+export async function stopRunningPipelines(graceMs = 2000): Promise<void> {
+  await Promise.all(
+    [...RUNNING].map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          const timer = setTimeout(() => killGroup(child.pid), graceMs);
+          child.once('close', () => {
+            clearTimeout(timer);
+            resolve();
+          });
+          child.stdin!.end();
+        }),
+    ),
+  );
+}
+
 export class ModePipeline {
   private running: { child: ChildProcess; stderr: string[] } | undefined;
   private script: Promise<string> | undefined;
@@ -67,6 +92,8 @@ export class ModePipeline {
       if (stderr.join('').length < 2000) stderr.push(chunk.toString('utf8'));
     });
     child.stdin!.on('error', () => {}); // EPIPE when the pipeline died: reported by 'close'
+    RUNNING.add(child);
+    child.once('close', () => RUNNING.delete(child));
     child.unref();
     for (const stream of [child.stdin, child.stdout, child.stderr]) (stream as unknown as { unref?: () => void }).unref?.();
     return { child, stderr };

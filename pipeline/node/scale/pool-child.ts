@@ -5,6 +5,7 @@
  */
 import type { AnnotateConfig } from '../../core/config.ts';
 import type { PipelineParts } from '../../core/stages/stages.ts';
+import { stopRunningPipelines } from '../apertium-pipeline.ts';
 import type { Dtype } from '../hf-cache.ts';
 import { loadModel } from '../load-model.ts';
 import { createRunParts } from '../parts.ts';
@@ -18,7 +19,8 @@ let ready: Promise<PipelineParts> | null = null;
 const send = (message: unknown) => process.send!(message);
 const fail = (error: unknown) => send({ type: 'error', message: error instanceof Error ? error.message : String(error) });
 
-process.on('disconnect', () => process.exit(0));
+// The kept-running Apertium pipelines are ended and reaped first (their CPU then counts in this process's children).
+process.on('disconnect', () => void stopRunningPipelines().finally(() => process.exit(0)));
 process.on('message', (message: ToChild) => {
   if (message.type === 'init') {
     ready = (async () => {
