@@ -147,7 +147,7 @@ function reading(rows: FactorRow[]): string[] {
   } else {
     const none = levers.filter((f) => measured(f) && !moves(f)).map(lever);
     if (none.length) sentences.push(`${none.join(' and ')} does not move the results`);
-    sentences.push(`whether ${levers.filter((f) => !measured(f)).map(lever).join(' or ')} does is not measured yet, so which model a user needs cannot be stated from these runs yet`);
+    sentences.push(`whether ${levers.filter((f) => !measured(f)).map(lever).join(' or ')} moves the results is not measured yet, so which model a user needs cannot be stated from these runs yet`);
   }
   const implication = sentences.map((x) => x[0].toUpperCase() + x.slice(1) + '.').join(' ');
   L.push(`- What it implies for the model a user needs: ${implication}`);

@@ -1,5 +1,5 @@
 /**
- * The eval README's numbers come from committed result files (issue 31): results/findings.md and results/loop.md's
+ * The eval README's numbers come from committed result files (issue 31): results/findings.md, cost.md and loop.md's
  * paragraph regenerate from the committed runs alone and hold no number findings.ts did not compute, and
  * pipeline/eval/README.md outside its generated blocks and code holds only settings and targets, never a measurement.
  */
@@ -8,10 +8,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runLosses, trialsByArm, type ReportPaths } from './cells.ts';
 import { ROOT, readJsonl } from './corpus-files.ts';
-import { FINDINGS_TITLE, findingsSection, loopIntro, type ModelShape } from './findings.ts';
+import { FINDINGS_TITLE, costSection, findingsSection, loopIntro, type ModelShape } from './findings.ts';
 import type { OverlapReport } from './overlap.ts';
 import { paths } from './paths.ts';
-import { ANNOTATE, LIMIT_RUNS, MIX, reportedRuns, runName } from './plan.ts';
+import { ANNOTATE, LIMIT_RUNS, reportedRuns, runName } from './plan.ts';
 import type { EvalPrompt } from '../tasks.ts';
 
 const results = join(import.meta.dirname, 'results');
@@ -40,6 +40,12 @@ describe('the eval README\'s experiment paragraphs are generated from the commit
     expect(text).toMatch(/\(a\) [+-][\d.]+ \[[+-][\d.]+, [+-][\d.]+\] over \d seeds?/);
   });
 
+  it('results/cost.md regenerates from the committed train-record.json files', () => {
+    const text = readFileSync(join(results, 'cost.md'), 'utf8');
+    expect(text).toBe(['# What each finetune cost', '', ...costSection(committedOnly, [...runs, ...LIMIT_RUNS])].join('\n') + '\n');
+    expect(text).toContain(`| ${runName(LIMIT_RUNS[0])} | ${LIMIT_RUNS[0].seed} | ${LIMIT_RUNS[0].steps} |`);
+  });
+
   it('results/loop.md\'s paragraph counts the committed eval set and overlap', () => {
     const summary = JSON.parse(readFileSync(join(results, 'summary.json'), 'utf8')) as { overlap: OverlapReport };
     const shape = JSON.parse(readFileSync(join(committedOnly.committed(runs[0]), 'train-record.json'), 'utf8')) as ModelShape;
@@ -63,10 +69,8 @@ describe('pipeline/eval/README.md types no measured number', () => {
    * prose must be generated (a block from a committed result file) or added here with its source.
    */
   const settings: Record<string, string> = {
-    '10×': 'plan.ts PRETRAIN: the longer base pretrains 10× models/default\'s steps',
     [String(LIMIT_RUNS[0].steps)]: 'plan.ts LIMIT_RUNS: the longer finetune\'s steps',
     [String(Object.entries(ANNOTATE).filter(([k]) => k !== 'seed').reduce((n, [, v]) => n + v, 0))]: 'plan.ts ANNOTATE: the documents annotated',
-    [`${Math.round(100 * (1 - MIX))} %`]: 'finetune --mix: C* rows', [`${Math.round(100 * MIX)} %`]: 'finetune --mix: base-mixture rows',
     '2026-12-01': 'the date models/toolformer was replaced',
     '135M': 'the bench\'s model shape (SmolLM2-135M)',
     'k = 10': 'the eval\'s top-k call rule', '48 tokens': 'generate\'s call length cap', '5 words': 'metrics.ts ANSWER_WORDS',

@@ -5,9 +5,10 @@
  * experiment.test.ts can check that the text holds no other (a number typed into a sentence fails it).
  * Accuracies are % with the 95 % interval clustered by prompt (cells.ts), as the tables beside them.
  */
+import { join } from 'node:path';
 import type { TrialRecord } from '../metrics.ts';
 import type { EvalPrompt } from '../tasks.ts';
-import { armLossCost, cell, clusteredDiff, lossDiff, ORDER, trials, type ArmKey, type ByArm, type Cell, type ReportPaths, type RunLoss } from './cells.ts';
+import { armKey, armLossCost, cell, clusteredDiff, lossDiff, ORDER, readJson, trials, type ArmKey, type ByArm, type Cell, type ReportPaths, type RunLoss } from './cells.ts';
 import { clusteredWilson } from '../metrics.ts';
 import { FACTBOOK_CLOZE } from './derived-sets.ts';
 import type { OverlapReport } from './overlap.ts';
@@ -188,6 +189,45 @@ function limitFindings(t: Numbered, p: ReportPaths, noCallFamilies: string[], lo
       L.push(`Its held-out loss against control-s${t.num(long.seed)}: ${t.signed(dl.mean, 3)} nats/token, against ${t.signed(ds.mean, 3)} for ${runName(short)}; ` +
         `the control ran ${shortSteps} steps, so the longer run's extra base-mixture steps are part of that difference.`);
     }
+  }
+  return L;
+}
+
+/** What a finished run's train-record.json says of its cost: wall seconds of training and of the probes. */
+interface TrainCost {
+  step: number;
+  tokensSeen: number;
+  trainSeconds: number;
+  evalSeconds?: number;
+}
+
+/**
+ * results/cost.md (the experiment README's sizing block): per arm, the finetunes' training wall time from the
+ * committed train-record.json files, which depends on the machine's load at the time (the lanes run at nice 19 beside
+ * other work), so the range is given with the median.
+ */
+export function costSection(p: ReportPaths, runs: Run[]): string[] {
+  const rows = new Map<string, { run: Run; rec: TrainCost }[]>();
+  for (const r of runs) {
+    const rec = readJson<TrainCost>(join(p.committed(r), 'train-record.json'));
+    if (!rec) continue;
+    const label = r.steps ? runName(r) : `(${armKey(r)})`;
+    rows.set(label, [...(rows.get(label) ?? []), { run: r, rec }]);
+  }
+  if (rows.size === 0) return ['No finetune has finished yet.'];
+  const median = (xs: number[]) => {
+    const s = [...xs].sort((a, b) => a - b);
+    return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  };
+  const L = ['From each finished run\'s committed train-record.json (trainSeconds: wall seconds of the training steps; evalSeconds: the ' +
+    'probes at the end). Wall time depends on the load of the shared machine when the run was made, hence the range.', '',
+    '| run | seeds | steps | tokens | train wall s, median (range) | tokens per train-second, median | probes wall s, median |', '|---|---|---:|---:|---|---:|---:|'];
+  for (const [label, xs] of rows) {
+    const secs = xs.map((x) => x.rec.trainSeconds);
+    const rate = median(xs.map((x) => x.rec.tokensSeen / x.rec.trainSeconds));
+    const probes = xs.flatMap((x) => (x.rec.evalSeconds === undefined ? [] : [x.rec.evalSeconds]));
+    L.push(`| ${label} | ${xs.map((x) => x.run.seed).join(', ')} | ${xs[0].rec.step} | ${xs[0].rec.tokensSeen.toLocaleString('en-US')} | ` +
+      `${Math.round(median(secs))} (${Math.round(Math.min(...secs))}–${Math.round(Math.max(...secs))}) | ${Math.round(rate).toLocaleString('en-US')} | ${probes.length ? Math.round(median(probes)) : '–'} |`);
   }
   return L;
 }

@@ -11,7 +11,7 @@ import type { TrialRecord } from '../metrics.ts';
 import type { EvalPrompt } from '../tasks.ts';
 import { armLabel, armLossCost, runLosses, cci, cell, clusteredDiff, controlOf, isBaseline, lossDiff, ORDER, pct, readJson, show, trials, trialsByArm, type ArmKey, type ByArm, type Cell, type ReportPaths, type RunLoss } from './cells.ts';
 import { CONCLUSION_TITLE, conclusionSection } from './conclusion.ts';
-import { FINDINGS_TITLE, findingsSection, loopIntro, type ModelShape } from './findings.ts';
+import { FINDINGS_TITLE, costSection, findingsSection, loopIntro, type ModelShape } from './findings.ts';
 import { HERE, PROMPTS_FILE, ROOT, readJsonl } from './corpus-files.ts';
 import type { OverlapReport } from './overlap.ts';
 import { ANNOTATE, LIMIT_RUNS, LONG_BASE, LOSS_TOKENS, MIX, PRETRAIN, SEEDS, STEPS, reportedRuns, runName, type Run } from './plan.ts';
@@ -118,6 +118,7 @@ function writeReportFiles(p: ReportPaths): void {
   // The eval README's blocks: the design paragraph above the loop table, and the findings in words (findings.ts).
   const shape = runs.map((r) => readJson<ModelShape>(join(p.committed(r), 'train-record.json'))).find((x) => x !== null) ?? null;
   writeText(join(RESULTS, 'loop.md'), [...loopIntro(prompts, finalOverlap, shape).lines, '', ...loopTable(p, byArm, losses)].join('\n') + '\n');
+  writeText(join(RESULTS, 'cost.md'), ['# What each finetune cost', '', ...costSection(p, [...runs, ...LIMIT_RUNS])].join('\n') + '\n');
   writeText(join(RESULTS, 'findings.md'), [`# ${FINDINGS_TITLE}`, '', ...findingsSection(p, byArm, prompts, losses).lines].join('\n') + '\n');
   // The two derived-set sections alone, for the eval README's generated blocks (each file's first table), and the
   // conclusion for the eval README's block after the main table.
