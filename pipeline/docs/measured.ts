@@ -114,9 +114,6 @@ export const HAND_TYPED_ALLOWED: AllowedPhrase[] = [
   },
   { file: 'pipeline/node/README.md', phrase: 'send 450 MB', why: "the hostile MCP server's answer size (a fixture)" },
   { file: 'pipeline/onnx/README.md', phrase: 'Stated tolerances: 1e-4 nats', why: "the test's tolerance, not its measurement" },
-  { file: 'pipeline/eval/README.md', phrase: 'pretrained 10× longer', why: "the experiment's design (plan.ts PRETRAIN)" },
-  { file: 'pipeline/eval/README.md', phrase: 'rows are 60 %', why: "finetune's mixture, `--mix 0.4` (the CLI's default)" },
-  { file: 'pipeline/eval/README.md', phrase: 'and 40 % the base', why: "finetune's mixture, `--mix 0.4` (the CLI's default)" },
 ];
 
 /**
