@@ -135,9 +135,9 @@ function reading(rows: FactorRow[]): string[] {
   const levers = [FACTORS.data, FACTORS.pretraining];
   const lever = (f: Factor) => (f === FACTORS.data ? 'more annotated finetuning data' : 'a longer-pretrained base');
   const sentences: string[] = [];
-  // The arms that answer in their training template and not in the real format (the rows' x labels start "(arm)").
+  // The arms that answer in their training template far more often than in the real format (the rows' x labels start "(arm)").
   const carriers = of(FACTORS.phrasing).filter((r) => r.verdict === 'moves it up').map((r) => r.x.split(' ')[0]);
-  if (carriers.length) sentences.push(`${carriers.join(' and ')} answer${carriers.length > 1 ? '' : 's'} held-out subjects in the template it was finetuned on and not in the real format: the calls are learned, carrying them to real text is not`);
+  if (carriers.length) sentences.push(`${carriers.join(' and ')} answer${carriers.length > 1 ? '' : 's'} held-out subjects in the template it was finetuned on far more often than in the real format: the calls are learned, carrying them to real text is what fails`);
   const raising = levers.filter(up);
   if (raising.length) {
     sentences.push(`${raising.map(lever).join(' and ')} raise${raising.length > 1 ? '' : 's'} the results, so the model a user needs is this size trained on more before a larger one`);

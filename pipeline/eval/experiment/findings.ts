@@ -108,7 +108,7 @@ export function findingsSection(p: ReportPaths, byArm: ByArm, prompts: Prompt[],
     for (const x of right) byPhrasing.set(x.phrasing ?? '', (byPhrasing.get(x.phrasing ?? '') ?? 0) + 1);
     const [top, k] = [...byPhrasing].reduce((m, x) => (x[1] > m[1] ? x : m));
     const example = prompts.find((q) => q.family === best.f && q.phrasing === top)?.prompt ?? top;
-    shows.push(`Of (${best.a})'s ${t.num(right.length)} right ${best.f} answers with tools over its seeds, ${t.num(k)} come from one phrasing ("${example}"), ` +
+    shows.push(`Of (${best.a})'s ${t.num(right.length)} right ${best.f} answers with tools (trials, over its seeds), ${t.num(k)} come from one phrasing ("${example}"), ` +
       `the rest from ${t.num(byPhrasing.size - 1)} other${byPhrasing.size === 2 ? '' : 's'}.`);
   }
   shows.push(...factbookFindings(t, arms, byArm, prompts));
