@@ -8,9 +8,8 @@
  * by file: the package exports only its entries). Same code, same data, same detections (eld-detector.test.ts).
  */
 import { execFile } from 'node:child_process';
+import { type Eld, eldDetector } from '../core/tools/translate/language-id.ts';
 import type { LanguageDetector } from '../core/tools/translate/translate.ts';
-
-type Eld = typeof import('eld/medium').eld;
 interface EldModule {
   createEld(): { instance: Eld; loadData(data: unknown): string };
 }
@@ -32,20 +31,13 @@ let loading: Promise<Eld> | undefined;
 
 /** eld 'medium', loaded on the first detection and once per process (as createEldDetector, less resident memory). */
 export function createCompactEldDetector(): LanguageDetector {
-  const eld = () =>
-    (loading ??= (async () => {
-      const [json, { createEld }] = await Promise.all([mediumNgramsJson(), import(eldFile('../languageDetector.js')) as Promise<EldModule>]);
-      const { instance, loadData } = createEld();
-      if (!loadData(JSON.parse(json))) throw new Error("eld's database did not load");
-      return instance;
-    })());
-  return {
-    async load() {
-      await eld();
-    },
-    async detect(text: string) {
-      const result = (await eld()).detect(text);
-      return { language: result.language, scores: result.getScores() };
-    },
-  };
+  return eldDetector(
+    () =>
+      (loading ??= (async () => {
+        const [json, { createEld }] = await Promise.all([mediumNgramsJson(), import(eldFile('../languageDetector.js')) as Promise<EldModule>]);
+        const { instance, loadData } = createEld();
+        if (!loadData(JSON.parse(json))) throw new Error("eld's database did not load");
+        return instance;
+      })()),
+  );
 }

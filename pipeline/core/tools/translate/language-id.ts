@@ -1,6 +1,6 @@
 import type { LanguageDetector } from './translate.ts';
 
-type Eld = typeof import('eld/medium').eld;
+export type Eld = typeof import('eld/medium').eld;
 let loading: Promise<Eld> | undefined;
 
 /**
@@ -11,7 +11,11 @@ let loading: Promise<Eld> | undefined;
  * Not covered by 'medium': Galician (reads as es), Esperanto, Macedonian (reads as bg).
  */
 export function createEldDetector(): LanguageDetector {
-  const eld = () => (loading ??= import('eld/medium').then((m) => m.eld));
+  return eldDetector(() => (loading ??= import('eld/medium').then((m) => m.eld)));
+}
+
+/** A LanguageDetector over an eld instance that `eld` loads (once: it caches its promise). */
+export function eldDetector(eld: () => Promise<Eld>): LanguageDetector {
   return {
     async load() {
       await eld();
