@@ -105,7 +105,9 @@ export interface SampleOptions {
   seed: number;
   /**
    * Whether a sample's decoded text so far can still become what the caller reads; a row whose text fails stops
-   * there (`stopped: false`), saving its remaining steps (the probe: a text that can no longer parse as a call).
+   * there (`stopped: false`), saving its remaining steps (the probe: a text that can no longer parse as a call). With
+   * `alive`, a row that draws an id its tokenizer lacks stops too, with the text it had before that id (the id
+   * decodes to nothing, so the text would no longer be what the model wrote).
    */
   alive?: (text: string) => boolean;
 }

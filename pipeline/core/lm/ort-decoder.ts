@@ -47,10 +47,13 @@ export function sampleGroupRows(cacheBytesPerToken: number, tokens: number): num
 export class OrtDecoder {
   readonly stats: CacheStats = { forwards: 0, onDevice: 0 };
 
-  /** @param tokenizer the model's decode (continuations are decoded with prompt context, tokens.ts) */
+  /**
+   * @param tokenizer the model's decode (continuations are decoded with prompt context, tokens.ts), and whether the
+   *   tokenizer has an id (`hasToken`: a model's vocabulary can be padded past its tokenizer's)
+   */
   constructor(
     private readonly graph: DecoderGraph,
-    private readonly tokenizer: Pick<CausalLM, 'decode'>,
+    private readonly tokenizer: Pick<CausalLM, 'decode'> & { hasToken(id: number): boolean },
   ) {}
 
   /** `CausalLM.sample` (see lm.ts for the contract). */
@@ -133,6 +136,11 @@ export class OrtDecoder {
             samples[row].text = continuation(ids);
             return;
           }
+          // An id the tokenizer lacks (an embedding padded past the tokenizer: 49,152 rows over a 1,024-token
+          // tokenizer) decodes to nothing, so the text would no longer be what the model wrote: a caller that reads
+          // the text (alive) gets it as it stood before that id, stopped there. Random weights at 135M draw such an
+          // id first 98 % of the time, and without this every probe sample ran its 32 steps on an empty text.
+          if (alive && !this.tokenizer.hasToken(token)) return;
           ids.push(token);
           const text = continuation(ids);
           const at = stop === '' ? -1 : text.indexOf(stop);

@@ -1,13 +1,17 @@
 // Node-side tests of the isomorphic OrtCausalLM, run on onnxruntime-node with models/tiny-random.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { AutoModelForCausalLM, env, type Tensor } from '@huggingface/transformers';
 import { loadModel } from '../../node/load-model.ts';
 import { TINY_RANDOM_DIR } from '../../onnx/tiny-random.ts';
+import { tinyChatTokenizer, tinyLlamaConfig } from '../../onnx/tiny-llama.ts';
+import { exportLlama } from '../../onnx/export-llama.ts';
+import { randomLlamaWeights } from '../../onnx/llama-weights.ts';
 import type { ScoreRequest } from './lm.ts';
-import { bosTokenId, logSoftmaxGather, OrtCausalLM, pickToken, rowSeeds } from './ort-lm.ts';
+import { bosTokenId, logSoftmaxGather, OrtCausalLM, pickToken, rowSeeds, scoreBatchTokens } from './ort-lm.ts';
 import { mulberry32 } from '../random.ts';
 import { sampleGroupRows } from './ort-decoder.ts';
 
@@ -169,6 +173,40 @@ describe('OrtCausalLM.sample', () => {
     expect(all.filter((s) => s.text.includes(e)).length).toBeGreaterThan(1);
   });
 
+  it('with alive, stops a row at an id its tokenizer lacks (a vocabulary padded past the tokenizer), with the text before it', async () => {
+    // tiny-llama's shape and tokenizer (266 ids) with 2,000 more embedding rows no token names, as a model padded
+    // past its tokenizer (the 135M-shape bench model: 49,152 rows over a 1,024-token tokenizer).
+    const dir = await mkdtemp(join(tmpdir(), 'padded-vocab-'));
+    try {
+      const tokenizer = tinyChatTokenizer();
+      const config = tinyLlamaConfig(tokenizer.vocabSize + 2000);
+      await exportLlama(dir, { config, weights: randomLlamaWeights(config, 7), tokenizer: tokenizer.json, special: { bos: '<|endoftext|>', eos: '<|endoftext|>', pad: '<|endoftext|>' } });
+      const padded = await loadModel(dir);
+      try {
+        expect(padded.hasToken(tokenizer.vocabSize - 1)).toBe(true);
+        expect(padded.hasToken(tokenizer.vocabSize)).toBe(false);
+        const options = { n: 8, maxNewTokens: 12, stop: ']', seed: 3 };
+        const ids = padded.encode('The capital of France is [');
+        const forwards = () => padded.cacheStats.forwards;
+        const before = forwards();
+        const all = await padded.sample(ids, options);
+        const full = forwards() - before;
+        const cut = await padded.sample(ids, { ...options, alive: () => true });
+        const cutForwards = forwards() - before - full;
+        // Every row's text is a prefix of the uncut one (an unknown id decodes to nothing), none closed early, and
+        // the rows stop within the first steps: most ids drawn are ones the tokenizer lacks.
+        all.forEach((s, r) => expect(s.text.startsWith(cut[r].text)).toBe(true));
+        cut.forEach((s, r) => expect(!s.stopped || all[r].stopped).toBe(true));
+        expect(full).toBe(12); // the prefill and 11 decode steps: no row stops on its own
+        expect(cutForwards).toBeLessThan(4);
+      } finally {
+        await padded.release();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('stops at the stop string, which it leaves out', async () => {
     const greedy = await lm.sample(prompt(), { n: 1, maxNewTokens: 16, stop: '', temperature: 0, seed: 0 });
     expect(greedy[0].stopped).toBe(false);
@@ -220,6 +258,19 @@ describe('OrtCausalLM.sample', () => {
     await expect(lm.sample(new Array(256).fill(72), { n: 1, maxNewTokens: 1, stop: ']', seed: 1 })).rejects.toThrow(
       'at most 256',
     );
+  });
+});
+
+describe('scoreBatchTokens', () => {
+  it('bounds a pass by its activations: all of the bundled model\'s rows, fewer tokens at 135M, fewest for wide models', async () => {
+    const bundled = JSON.parse(await readFile(join(TINY_RANDOM_DIR, '../default/config.json'), 'utf8'));
+    // models/default: 16 rows × its 128 positions fit, so its passes are what they were with 4,096.
+    expect(scoreBatchTokens(bundled)).toBeGreaterThanOrEqual(16 * bundled.n_positions);
+    const smollm135m = { hidden_size: 576, intermediate_size: 1536 };
+    expect(scoreBatchTokens(smollm135m)).toBeLessThan(2048);
+    expect(scoreBatchTokens(smollm135m)).toBeGreaterThan(1024);
+    expect(scoreBatchTokens({ hidden_size: 4096, intermediate_size: 14336 })).toBe(256);
+    expect(scoreBatchTokens({})).toBe(4096); // widths unknown: the old default
   });
 });
 

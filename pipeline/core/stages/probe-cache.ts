@@ -15,9 +15,10 @@ import type { ToolSpec } from '../tools/spec.ts';
 
 /**
  * Bump when the probes change what they count for the same inputs (sampling-probe.ts, sample-calls.ts, the parse
- * check): every cached verdict of an older version is then a miss.
+ * check): every cached verdict of an older version is then a miss. 2: a sample stops at an id its tokenizer lacks
+ * (ort-decoder.ts; models whose vocabulary is padded past the tokenizer).
  */
-export const PROBE_VERSION = 1;
+export const PROBE_VERSION = 2;
 
 /** A cache file larger than this is not read (a verdict is a few hundred bytes per tool). */
 export const MAX_PROBE_CACHE_BYTES = 1024 * 1024;
