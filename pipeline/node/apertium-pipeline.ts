@@ -75,13 +75,13 @@ export class ModePipeline {
 
   private async translateNow(text: string, limits: CallLimits): Promise<string> {
     if (limits.signal?.aborted) throw new Error('aborted');
-    const formatted = await collect('apertium-destxt', [], text, limits);
+    const formatted = await collectOutput('apertium-destxt', [], text, limits, apertiumEnv());
     const translated = await this.roundTrip(formatted, limits);
-    return collect('apertium-retxt', [], translated, limits);
+    return collectOutput('apertium-retxt', [], translated, limits, apertiumEnv());
   }
 
   private async start(limits: CallLimits): Promise<{ child: ChildProcess; stderr: string[] }> {
-    this.script ??= collect('apertium-wblank-mode', ['-z', this.modeFile], '', limits);
+    this.script ??= collectOutput('apertium-wblank-mode', ['-z', this.modeFile], '', limits, apertiumEnv());
     const script = await this.script.catch((error: Error) => {
       this.script = undefined;
       throw error;
@@ -140,10 +140,15 @@ export class ModePipeline {
   }
 }
 
-/** Runs `binary args…` (no shell) with `input` on a piped stdin; resolves its stdout, within the limits. */
-function collect(binary: string, args: string[], input: string, limits: CallLimits): Promise<string> {
+/**
+ * Runs `binary args…` (no shell, its own process group) and resolves its stdout (UTF-8), within the limits: `stdin` is
+ * a text written to a pipe, or a file descriptor the child reads itself. A timeout, an abort, an oversized answer or
+ * a non-zero exit rejects with a reason and kills the group.
+ */
+export function collectOutput(binary: string, args: string[], stdin: string | number, limits: CallLimits, env?: NodeJS.ProcessEnv): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(binary, args, { shell: false, detached: true, stdio: ['pipe', 'pipe', 'pipe'], env: apertiumEnv() });
+    const piped = typeof stdin === 'string';
+    const child = spawn(binary, args, { shell: false, detached: true, stdio: [piped ? 'pipe' : stdin, 'pipe', 'pipe'], ...(env && { env }) });
     const chunks: Buffer[] = [];
     let bytes = 0;
     let stderr = '';
@@ -160,7 +165,8 @@ function collect(binary: string, args: string[], input: string, limits: CallLimi
     const onAbort = () => finish(new Error('aborted'));
     const timer = setTimeout(() => finish(new Error(`timed out after ${limits.timeoutMs} ms`)), limits.timeoutMs);
     limits.signal?.addEventListener('abort', onAbort, { once: true });
-    child.on('error', (error) => finish(error));
+    child.on('error', (error) => finish(error)); // ENOENT when the binary is missing
+    // stdout/stderr are 'pipe' above, so never null.
     (child.stdout as Readable).on('data', (chunk: Buffer) => {
       bytes += chunk.length;
       if (bytes > limits.maxOutputBytes) return finish(new Error(`output larger than ${limits.maxOutputBytes} bytes`));
@@ -173,8 +179,10 @@ function collect(binary: string, args: string[], input: string, limits: CallLimi
       if (code === 0) finish(null, Buffer.concat(chunks).toString('utf8'));
       else finish(new Error(`${binary} exit code ${code}${stderr ? `: ${stderr.trim().slice(0, 200)}` : ''}`));
     });
-    child.stdin!.on('error', () => {}); // EPIPE from a process that exited early: reported by 'close'
-    child.stdin!.end(input);
+    if (piped) {
+      child.stdin!.on('error', () => {}); // EPIPE from a process that exited early: reported by 'close'
+      child.stdin!.end(stdin);
+    }
   });
 }
 

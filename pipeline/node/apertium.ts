@@ -11,13 +11,12 @@
  * That is the path for a launcher named by `binary`. The installed Apertium is not started per call: each mode's
  * pipeline is kept running (apertium-pipeline.ts; same programs, same output, ~1.3 CPU s less per call).
  */
-import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TranslationEngine } from '../core/tools/translate/translate.ts';
-import { killGroup, ModePipeline } from './apertium-pipeline.ts';
+import { type CallLimits, collectOutput, ModePipeline } from './apertium-pipeline.ts';
 
 export interface ApertiumOptions {
   /**
@@ -119,14 +118,8 @@ function unavailableEngine(reason: string): ApertiumEngine {
   };
 }
 
-interface RunLimits {
-  timeoutMs: number;
-  maxOutputBytes: number;
-  signal?: AbortSignal;
-}
-
 /** Runs `binary args…` without a shell, `input` on stdin; resolves stdout (UTF-8) or rejects with a reason. */
-export async function runProcess(binary: string, args: string[], input: string, limits: RunLimits): Promise<string> {
+export async function runProcess(binary: string, args: string[], input: string, limits: CallLimits): Promise<string> {
   if (limits.signal?.aborted) throw new Error('aborted');
   const dir = await mkdtemp(join(tmpdir(), 'toolformer-apertium-'));
   const path = join(dir, 'input.txt');
@@ -136,48 +129,11 @@ export async function runProcess(binary: string, args: string[], input: string, 
     await writer.close();
     const stdin = await open(path, 'r');
     try {
-      return await spawnAndCollect(binary, args, stdin.fd, limits);
+      return await collectOutput(binary, args, stdin.fd, limits);
     } finally {
       await stdin.close();
     }
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
-}
-
-function spawnAndCollect(binary: string, args: string[], stdinFd: number, limits: RunLimits): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(binary, args, { shell: false, detached: true, stdio: [stdinFd, 'pipe', 'pipe'] });
-    const chunks: Buffer[] = [];
-    let bytes = 0;
-    let stderr = '';
-    let settled = false;
-    const finish = (error: Error | null, value?: string) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      limits.signal?.removeEventListener('abort', onAbort);
-      if (error) killGroup(child.pid);
-      if (error) reject(error);
-      else resolve(value as string);
-    };
-    const onAbort = () => finish(new Error('aborted'));
-    const timer = setTimeout(() => finish(new Error(`timed out after ${limits.timeoutMs} ms`)), limits.timeoutMs);
-    limits.signal?.addEventListener('abort', onAbort, { once: true });
-
-    child.on('error', (error) => finish(error)); // ENOENT when the binary is missing
-    // stdout/stderr are 'pipe' above, so never null.
-    child.stdout!.on('data', (chunk: Buffer) => {
-      bytes += chunk.length;
-      if (bytes > limits.maxOutputBytes) return finish(new Error(`output larger than ${limits.maxOutputBytes} bytes`));
-      chunks.push(chunk);
-    });
-    child.stderr!.on('data', (chunk: Buffer) => {
-      if (stderr.length < 2000) stderr += chunk.toString('utf8');
-    });
-    child.on('close', (code) => {
-      if (code === 0) finish(null, Buffer.concat(chunks).toString('utf8'));
-      else finish(new Error(`exit code ${code}${stderr ? `: ${stderr.trim().slice(0, 200)}` : ''}`));
-    });
-  });
 }

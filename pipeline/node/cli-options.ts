@@ -1,0 +1,58 @@
+/**
+ * The command line's shared option parsers and options (cli.ts and its command groups, cli-*-commands.ts).
+ */
+import { InvalidArgumentError, Option } from 'commander';
+import { DTYPE_FILES, DTYPES } from '../core/lm/dtypes.ts';
+import { DEVICES } from '../core/lm/devices.ts';
+import { CALL_PLACEMENTS } from '../core/run-defaults.ts';
+import { DEFAULT_RETRIEVER, RETRIEVERS } from '../core/retrieval/retriever.ts';
+import { CATALOGS } from '../core/tools/catalogs/index.ts';
+
+export const number = (name: string) => (value: string) => {
+  const x = Number(value);
+  if (value.trim() === '' || !Number.isFinite(x)) throw new InvalidArgumentError(`${name} must be a number`);
+  return x;
+};
+export const integer = (name: string) => (value: string) => {
+  const x = number(name)(value);
+  if (!Number.isInteger(x) || x < 0) throw new InvalidArgumentError(`${name} must be a non-negative integer`);
+  return x;
+};
+
+/** The catalogs `--catalog` knows, for help: "mathjs — mathjs's documented functions …". */
+export const catalogHelp = CATALOGS.map((c) => `${c.name} — ${c.description}`).join('; ');
+/** The retrievers `--retriever` knows, the default marked. */
+export const retrieverHelp = RETRIEVERS.map((r) => (r === DEFAULT_RETRIEVER ? `${r} (default)` : r)).join(', ');
+
+/** `--dtype`: which of the model's ONNX files, by Transformers.js's dtype names (core/lm/dtypes.ts, the web's `?dtype=` too). */
+export const dtypeOption = () =>
+  new Option('--dtype <dtype>', `ONNX file under onnx/: ${DTYPES.map((d) => `${d} ${DTYPE_FILES[d]}`).join(', ')}`)
+    .choices(DTYPES)
+    .default('fp32');
+
+/** `--device`: where the LM runs (core/lm/devices.ts; node/device.ts maps it to ONNX Runtime's execution providers). */
+export const deviceOption = () =>
+  new Option('--device <device>', 'where the LM runs: cpu, webgpu (a GPU through Vulkan, Metal or D3D12) or cuda (needs onnxruntime-node\'s CUDA provider: pipeline/node/README.md, Devices)')
+    .choices(DEVICES)
+    .default('cpu');
+
+/** `--call-placement` (annotate, score): where a call sits when its losses are scored; absent: prefix, not recorded. */
+export const callPlacementOption = () =>
+  new Option('--call-placement <where>', "where a call sits when its losses are scored: prefix (before the window, the paper's, for a model that never saw a call; the default) or inline (at its position as the output writes it, for a model finetuned on calls; x_{1:i−1} forwarded once per position)").choices(CALL_PLACEMENTS);
+
+/** A repeatable option's values, in order. */
+export const collect = (value: string, previous: string[]) => [...previous, value];
+
+/** `--http <port>`: a TCP port, 0–65535. */
+export const port = (value: string) => {
+  const x = integer('--http')(value);
+  if (x > 65535) throw new InvalidArgumentError('--http must be a port, 0–65535');
+  return x;
+};
+
+/** generate's and eval's ToolkenGPT options: `--toolkens <file>` (what `calls` says comes from them), `--toolken-bias`, `--toolken-mode`. */
+export const toolkenOptions = (calls: string) => [
+  new Option('--toolkens <file>', `ToolkenGPT toolkens (toolformer toolkens train): ${calls} come from toolkens, not " ["`),
+  new Option('--toolken-bias <x>', 'added to the toolken logits (the paper: 3–10)').argParser(number('--toolken-bias')).default(0),
+  new Option('--toolken-mode <mode>', 'tool mode: free (the tool\'s prompt until ")") or constrained (the model picks among the proposer\'s calls)').choices(['free', 'constrained']).default('free'),
+];
