@@ -36,8 +36,10 @@ export interface OldVsNew {
   machine: string;
   model: string;
   modelFileMiB: number;
-  /** --max-docs, or null: all 30 of corpus/sample.jsonl, as `npm start`. */
+  /** --max-docs, or null: all of the input (corpus/sample.jsonl's 30, as `npm start`). */
   docs: number | null;
+  /** The annotated files (--input, comma-separated); absent in results from before the flag: corpus/sample.jsonl. */
+  inputs?: string[];
   oldCommit: string;
   runs: { order: ('old' | 'new')[]; old: SideRun; new: SideRun; keptIdentical: boolean; trainIdentical: boolean }[];
   keptIdenticalInEveryRound: boolean;
@@ -72,7 +74,7 @@ function stageOf(run: SideRun, stage: string) {
 export function oldVsNewLines(r: OldVsNew): string[] {
   const lines = [
     `Measured by \`${r.command}\` (${r.date.slice(0, 10)}): \`npm start\`'s annotate (the CLI's defaults, 2 worker processes) of ` +
-      `${r.docs === null ? 'all 30 documents' : `the first ${r.docs} documents`} of corpus/sample.jsonl on ${r.model} ` +
+      `${r.docs !== null ? `the first ${r.docs} documents` : r.inputs && r.inputs.join() !== 'corpus/sample.jsonl' ? 'all the documents' : 'all 30 documents'} of ${(r.inputs ?? ['corpus/sample.jsonl']).join(' and ')} on ${r.model} ` +
       `(onnx/model.onnx ${f(r.modelFileMiB, 0)} MiB, fp32), today's pipeline against ${r.oldCommit}, back to back; ${r.machine}. ` +
       "The new pipeline's probes are computed (an empty verdict cache).",
     '',

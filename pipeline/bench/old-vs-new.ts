@@ -6,6 +6,8 @@
  *
  *   npx tsx pipeline/bench/old-vs-new.ts --name start-bundled [--model models/default] [--docs 30] [--rounds 1]
  *   npx tsx pipeline/bench/old-vs-new.ts --name start-135m --model out/bench/smollm2-135m-shape-bpe --docs 5
+ *   npx tsx pipeline/bench/old-vs-new.ts --name corpus-200-135m --model out/bench/smollm2-135m-shape-bpe \
+ *     --input corpus/sotu.jsonl,corpus/factbook.jsonl --docs 200
  *   (--render: the .md again from the committed .json, no run)
  *
  * The old checkout is a git worktree of the old commit in .cache/old-<commit> (made on first use, node_modules linked
@@ -52,14 +54,14 @@ function keptCalls(out: string): string[] {
 }
 
 /** One annotate run of one checkout, timed and profiled. */
-function runSide(side: 'old' | 'new', model: string, docs: number | null, work: string, log: (...x: unknown[]) => void): SideRun & { kept: string[]; train: string } {
+function runSide(side: 'old' | 'new', model: string, inputs: string[], docs: number | null, work: string, log: (...x: unknown[]) => void): SideRun & { kept: string[]; train: string } {
   const root = side === 'old' ? OLD_ROOT : ROOT;
   const out = join(work, `${side}-out`);
   const profile = join(work, `${side}-profile.jsonl`);
   const timeFile = join(work, `${side}-time.txt`);
   const cache = join(work, `${side}-probe-cache`);
   for (const path of [out, profile, cache]) rmSync(path, { recursive: true, force: true });
-  const args = ['pipeline/node/bin.mjs', 'annotate', 'corpus/sample.jsonl', '--model', model, '--out', out, '--overwrite', ...(docs === null ? [] : ['--max-docs', String(docs)])];
+  const args = ['pipeline/node/bin.mjs', 'annotate', ...inputs, '--model', model, '--out', out, '--overwrite', ...(docs === null ? [] : ['--max-docs', String(docs)])];
   log(`${side}: node ${args.join(' ')}`);
   const started = performance.now();
   const r = spawnSync('/usr/bin/time', ['-f', '%e %U %S %M', '-o', timeFile, process.execPath, '--import', join(ROOT, 'pipeline/bench/stage-profile.mjs'), ...args], {
@@ -84,7 +86,7 @@ function runSide(side: 'old' | 'new', model: string, docs: number | null, work: 
 
 const gitHead = () => execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
 
-function measure(name: string, model: string, docs: number | null, rounds: number, log: (...x: unknown[]) => void): OldVsNew {
+function measure(name: string, model: string, inputs: string[], docs: number | null, rounds: number, log: (...x: unknown[]) => void): OldVsNew {
   ensureOldCheckout(log);
   const modelDir = resolve(ROOT, model);
   const modelFile = join(modelDir, 'onnx/model.onnx');
@@ -96,7 +98,7 @@ function measure(name: string, model: string, docs: number | null, rounds: numbe
   for (let round = 0; round < rounds; round++) {
     const order: ('old' | 'new')[] = round % 2 === 0 ? ['old', 'new'] : ['new', 'old'];
     const results = Object.fromEntries(order.map((side) => {
-      const result = runSide(side, modelDir, docs, work, log);
+      const result = runSide(side, modelDir, inputs, docs, work, log);
       loads.push(loadavg()[0]);
       return [side, result];
     })) as Record<'old' | 'new', ReturnType<typeof runSide>>;
@@ -108,19 +110,21 @@ function measure(name: string, model: string, docs: number | null, rounds: numbe
   }
   return {
     name, date: new Date().toISOString(),
-    command: `npx tsx pipeline/bench/old-vs-new.ts --name ${name} --old ${OLD_COMMIT} --model ${model}${docs === null ? '' : ` --docs ${docs}`} --rounds ${rounds}`,
+    command: `npx tsx pipeline/bench/old-vs-new.ts --name ${name} --old ${OLD_COMMIT} --model ${model}${inputs.join(',') === DEFAULT_INPUT ? '' : ` --input ${inputs.join(',')}`}${docs === null ? '' : ` --docs ${docs}`} --rounds ${rounds}`,
     machine: `linux x64, ${cpus().length} cores shared with other jobs (load average ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} between runs); nice 19 through /work/heavy when run so`,
-    model, modelFileMiB: statSync(modelFile).size / 2 ** 20, docs, oldCommit: OLD_COMMIT, runs, keptIdenticalInEveryRound: same,
+    model, modelFileMiB: statSync(modelFile).size / 2 ** 20, docs, inputs, oldCommit: OLD_COMMIT, runs, keptIdenticalInEveryRound: same,
   };
 }
 
+/** `npm start`'s input; `--input a.jsonl,b.jsonl` annotates others (a 200-document run: the bundled corpus). */
+const DEFAULT_INPUT = 'corpus/sample.jsonl'; // relative: each side reads its own checkout's copy
 const log = (...xs: unknown[]) => console.error(`[old-vs-new ${new Date().toISOString().slice(11, 19)}]`, ...xs);
 const name = scriptFlag('name', 'start-bundled');
 const json = join(OUT, `old-vs-new-${name}.json`);
 const docsFlag = scriptFlag('docs', '');
 const result: OldVsNew = process.argv.includes('--render')
   ? (JSON.parse(readFileSync(json, 'utf8')) as OldVsNew)
-  : measure(name, scriptFlag('model', 'models/default'), docsFlag === '' ? null : Number(docsFlag), Number(scriptFlag('rounds', '1')), log);
+  : measure(name, scriptFlag('model', 'models/default'), scriptFlag('input', DEFAULT_INPUT).split(','), docsFlag === '' ? null : Number(docsFlag), Number(scriptFlag('rounds', '1')), log);
 mkdirSync(OUT, { recursive: true });
 writeFileSync(json, JSON.stringify(result, null, 2) + '\n');
 const md = oldVsNewLines(result).join('\n') + '\n';

@@ -262,14 +262,16 @@ describe('OrtCausalLM.sample', () => {
 });
 
 describe('scoreBatchTokens', () => {
-  it('bounds a pass by its activations: all of the bundled model\'s rows, fewer tokens at 135M, fewest for wide models', async () => {
-    const bundled = JSON.parse(await readFile(join(TINY_RANDOM_DIR, '../default/config.json'), 'utf8'));
-    // models/default: 16 rows × its 128 positions fit, so its passes are what they were with 4,096.
-    expect(scoreBatchTokens(bundled)).toBeGreaterThanOrEqual(16 * bundled.n_positions);
+  it('bounds a pass by its activations: fewer tokens the wider the model, within 256 to 4,096', () => {
+    const bundled = { n_embd: 256, n_inner: null }; // models/default: MLP inner 4 × 256
     const smollm135m = { hidden_size: 576, intermediate_size: 1536 };
-    expect(scoreBatchTokens(smollm135m)).toBeLessThan(2048);
-    expect(scoreBatchTokens(smollm135m)).toBeGreaterThan(1024);
-    expect(scoreBatchTokens({ hidden_size: 4096, intermediate_size: 14336 })).toBe(256);
+    const wide = { hidden_size: 4096, intermediate_size: 14336 };
+    expect(scoreBatchTokens(bundled)).toBeGreaterThan(scoreBatchTokens(smollm135m));
+    // 135M: at most the 1,024 tokens a pass that measured less CPU and memory than 2,048 or 4,096.
+    expect(scoreBatchTokens(smollm135m)).toBeLessThanOrEqual(1024);
+    expect(scoreBatchTokens(smollm135m)).toBeGreaterThanOrEqual(512);
+    expect(scoreBatchTokens(wide)).toBe(256);
+    expect(scoreBatchTokens({ n_embd: 8, n_inner: 8 })).toBe(4096);
     expect(scoreBatchTokens({})).toBe(4096); // widths unknown: the old default
   });
 });

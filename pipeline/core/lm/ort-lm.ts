@@ -86,18 +86,20 @@ const MAX_LOGITS_BYTES = 16 * 1024 * 1024;
  * Activations one score() forward pass may hold, bytes: ONNX Runtime's arena keeps a pass's peak for the session's
  * life, so this is memory the process holds beside the weights (issue 28: peak RSS ≤ 1.5× the fp32 file at 135M).
  */
-const SCORE_ACTIVATION_BYTES = 128 * 2 ** 20;
+const SCORE_ACTIVATION_BYTES = 64 * 2 ** 20;
 
 /**
  * Activation bytes per token per unit of the layer's widths (hidden + MLP inner), measured on the 135M shape (576 +
- * 1,536): a 4,096-token pass took the process from 674 to 995 MiB, 2,048 to 842, 1,024 to 756 (and 11 % less CPU).
+ * 1,536): a 4,096-token pass took the process from 674 to 995 MiB, 2,048 to 842, 1,024 to 756.
  */
 const ACTIVATION_BYTES_PER_WIDTH = 40;
 
 /**
- * Default `maxBatchTokens`: as many tokens as SCORE_ACTIVATION_BYTES allows at the model's widths, 256 to 4,096.
- * The bundled model (256 + 1,024) gets 2,621, above its 16 rows × 128 positions, so its passes are unchanged;
- * the 135M shape gets 1,588.
+ * Default `maxBatchTokens`: as many tokens as SCORE_ACTIVATION_BYTES allows at the model's widths, 256 to 4,096 — the
+ * 135M shape 794, the bundled model 1,310. Smaller passes are not slower there: 40 score() calls of 1–16 rows × 30–230
+ * tokens at 135M took 105 CPU s at 1,588 tokens a pass, 99 at 1,024, 92 at 768, 93 at 512, 94 at 256 (peak RSS
+ * 842, 771, 742, 718, 697 MiB); `npm start` on the bundled model: the same CPU and byte-identical files at 1,310 as
+ * at 4,096.
  */
 export function scoreBatchTokens(config: Record<string, unknown>): number {
   const num = (...keys: string[]) => keys.map((k) => config[k]).find((x): x is number => typeof x === 'number' && x > 0);
