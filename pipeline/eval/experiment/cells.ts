@@ -16,6 +16,8 @@ export interface ReportPaths {
   out: string;
   annCorpus: string;
   annKb: string;
+  /** The whole-corpus annotation of arm (f) (plan.ts FULL_CORPUS_RUNS). */
+  annFull: string;
   armStats: string;
   overlap: string;
   overlapInputs: string;

@@ -42,10 +42,13 @@ function writeReportFiles(p: ReportPaths): void {
   // What out/experiment held when the run was made (annotation stats, arm stats, overlap) is kept in the committed
   // summary.json; on a machine without out/ (a fresh clone) the report is rewritten from it, so it regenerates from
   // committed files alone.
-  const committedSummary = readJson<{ annotation?: unknown; kbAnnotation?: unknown; arms?: unknown; overlap?: unknown }>(join(RESULTS, 'summary.json')) ?? {};
+  const committedSummary = readJson<{ annotation?: unknown; kbAnnotation?: unknown; fullAnnotation?: unknown; fullArm?: unknown; arms?: unknown; overlap?: unknown }>(join(RESULTS, 'summary.json')) ?? {};
   const orCommitted = <T>(x: T | null, key: keyof typeof committedSummary): T | null => x ?? ((committedSummary[key] as T | undefined) ?? null);
   const stats = orCommitted(readJson<{ docsRead: number; docsWithKeptCall: number; tools: Record<string, { kept: number; scored?: number }> }>(join(p.annCorpus, 'stats.json')), 'annotation');
   const kbStats = orCommitted(readJson<{ docsRead: number; docsWithKeptCall: number; tools: Record<string, { kept: number }> }>(join(p.annKb, 'stats.json')), 'kbAnnotation');
+  // Arm (f)'s data: the whole-corpus annotation's stats, and the arm as written (held-out calls removed).
+  const fullStats = orCommitted(readJson<{ docsRead: number; docsWithKeptCall: number; tools: Record<string, { kept: number }> }>(join(p.annFull, 'stats.json')), 'fullAnnotation');
+  const fullArm = orCommitted(readJson<{ heldOutCallsRemoved: number; records: number; calls: Record<string, number> }>(join(p.out, 'arms/f-removed.json')), 'fullArm');
   const armStats = orCommitted(readJson<{ candidates: number; candidateReasons: Record<string, number>; heldOutCandidatesRemoved?: number; heldOutKeptCallsRemoved?: number | null; arms: Record<string, { records: number; calls: Record<string, number> }> }>(p.armStats), 'arms');
   // The committed overlap is the final one (it is written only once the arms exist).
   const finalOverlap = orCommitted(readJson<OverlapReport>(p.overlap), 'overlap');
@@ -84,6 +87,7 @@ function writeReportFiles(p: ReportPaths): void {
     L.push(`- Calls whose argument names a held-out subject, removed from every arm: ${armStats.heldOutKeptCallsRemoved ?? '?'} kept calls (arm a), ${armStats.heldOutCandidatesRemoved ?? '?'} candidates (the pool of b and c).`);
     for (const [a, s] of Object.entries(armStats.arms)) L.push(`- Arm (${a}): ${s.records} records, calls ${Object.entries(s.calls).map(([t, n]) => `${t} ${n}`).join(', ') || 'none'}.`);
   }
+  L.push(fullDataLine(fullStats, fullArm, armStats?.arms.a));
   L.push('');
 
   L.push('## Overlap of the eval set with every finetuning text', '');
@@ -127,7 +131,7 @@ function writeReportFiles(p: ReportPaths): void {
   writeText(join(RESULTS, 'conclusion.md'), [`# ${CONCLUSION_TITLE}`, '', ...conclusion.lines].join('\n') + '\n');
 
   // Small numbers for the next session (the eval/ and models/ folders stay under out/, not committed).
-  const summary: Record<string, unknown> = { generated: new Date().toISOString(), steps: STEPS, seeds: SEEDS, annotation: stats, kbAnnotation: kbStats, arms: armStats, overlap, pretrainingOverlap: pretraining, losses: Object.fromEntries([...losses].map(([k, v]) => [k, { tokens: v.tokens, meanNll: v.meanNll }])), conclusion: conclusion.factors };
+  const summary: Record<string, unknown> = { generated: new Date().toISOString(), steps: STEPS, seeds: SEEDS, annotation: stats, kbAnnotation: kbStats, fullAnnotation: fullStats && { docsRead: fullStats.docsRead, docsWithKeptCall: fullStats.docsWithKeptCall, tools: Object.fromEntries(Object.entries(fullStats.tools).map(([t, x]) => [t, { kept: x.kept }])) }, fullArm, arms: armStats, overlap, pretrainingOverlap: pretraining, losses: Object.fromEntries([...losses].map(([k, v]) => [k, { tokens: v.tokens, meanNll: v.meanNll }])), conclusion: conclusion.factors };
   summary.evals = Object.fromEntries(runs.filter(done).map((r) => {
     const e = readJson<{ families: unknown[] }>(join(p.committed(r), 'eval.json')) ?? readJson<{ families: unknown[] }>(join(p.eval(r), 'eval.json'));
     return [runName(r), { model: relative(ROOT, p.model(r)), families: e?.families }];
@@ -252,4 +256,19 @@ function lossSection(runs: Run[], losses: Map<string, RunLoss>): string[] {
     }
   }
   return L;
+}
+
+/** The Data section's line on arm (f): the whole-corpus annotation's yield and the arm's calls, against (a)'s. */
+function fullDataLine(
+  stats: { docsRead: number; docsWithKeptCall: number; tools: Record<string, { kept: number }> } | null,
+  arm: { heldOutCallsRemoved: number; records: number; calls: Record<string, number> } | null,
+  armA: { records: number; calls: Record<string, number> } | undefined,
+): string {
+  if (!stats) return '- Whole-corpus annotation (arm f): not finished yet.';
+  const kept = Object.entries(stats.tools).map(([t, s]) => `${t} ${s.kept}`).join(', ');
+  const line = `- Whole corpus (arm f): ${stats.docsRead.toLocaleString('en-US')} documents (every non-held-out corpus document), ${stats.docsWithKeptCall} with a kept call; kept calls: ${kept}.`;
+  if (!arm) return line;
+  const total = (calls: Record<string, number>) => Object.values(calls).reduce((a, b) => a + b, 0);
+  const ratio = armA ? ` — ${(total(arm.calls) / total(armA.calls)).toFixed(1)}× arm (a)'s ${total(armA.calls)} calls in ${(arm.records / armA.records).toFixed(1)}× its records` : '';
+  return `${line} Arm (f): ${arm.records} records, calls ${Object.entries(arm.calls).map(([t, n]) => `${t} ${n}`).join(', ')} (${arm.heldOutCallsRemoved} calls naming a held-out subject removed)${ratio}.`;
 }
