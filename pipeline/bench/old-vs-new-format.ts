@@ -72,9 +72,11 @@ function stageOf(run: SideRun, stage: string) {
 }
 
 export function oldVsNewLines(r: OldVsNew): string[] {
+  const inputs = r.inputs ?? ['corpus/sample.jsonl'];
+  const all = inputs.join() === 'corpus/sample.jsonl' ? 'all 30 documents' : 'all the documents';
   const lines = [
     `Measured by \`${r.command}\` (${r.date.slice(0, 10)}): \`npm start\`'s annotate (the CLI's defaults, 2 worker processes) of ` +
-      `${r.docs !== null ? `the first ${r.docs} documents` : r.inputs && r.inputs.join() !== 'corpus/sample.jsonl' ? 'all the documents' : 'all 30 documents'} of ${(r.inputs ?? ['corpus/sample.jsonl']).join(' and ')} on ${r.model} ` +
+      `${r.docs === null ? all : `the first ${r.docs} documents`} of ${inputs.join(' and ')} on ${r.model} ` +
       `(onnx/model.onnx ${f(r.modelFileMiB, 0)} MiB, fp32), today's pipeline against ${r.oldCommit}, back to back; ${r.machine}. ` +
       "The new pipeline's probes are computed (an empty verdict cache).",
     '',

@@ -2,8 +2,7 @@
  * The run's commands: annotate (the pipeline), export, merge and worker (scale-out). Each imports its module on use:
  * a bad flag fails in a second, before the pipeline's modules load.
  */
-import type { Command } from 'commander';
-import { Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { RUN_DEFAULTS } from '../core/run-defaults.ts';
 import { DEFAULT_INPUTS, DEFAULT_MODEL } from './package-paths.ts';
 import { checkCommandPaths } from './safe-paths.ts';

@@ -96,17 +96,21 @@ const ACTIVATION_BYTES_PER_WIDTH = 40;
 
 /**
  * Default `maxBatchTokens`: as many tokens as SCORE_ACTIVATION_BYTES allows at the model's widths, 256 to 4,096 — the
- * 135M shape 794, the bundled model 1,310. Smaller passes are not slower there: 40 score() calls of 1–16 rows × 30–230
- * tokens at 135M took 105 CPU s at 1,588 tokens a pass, 99 at 1,024, 92 at 768, 93 at 512, 94 at 256 (peak RSS
- * 842, 771, 742, 718, 697 MiB); `npm start` on the bundled model: the same CPU and byte-identical files at 1,310 as
- * at 4,096.
+ * 135M shape 794, the bundled model 1,310 (`npm start` there: the same CPU and byte-identical files as at 4,096). At
+ * 135M the pass size trades memory against scoring CPU: `npm start`'s 30 documents with two workers scored in less
+ * CPU with 1,588-token passes, at a larger peak (pipeline/bench/results/old-vs-new-start-135m*.md); alone in one
+ * process, smaller passes were not slower.
  */
 export function scoreBatchTokens(config: Record<string, unknown>): number {
-  const num = (...keys: string[]) => keys.map((k) => config[k]).find((x): x is number => typeof x === 'number' && x > 0);
-  const hidden = num('hidden_size', 'n_embd');
+  const hidden = configNumber(config, 'hidden_size', 'n_embd');
   if (hidden === undefined) return 4096;
-  const inner = num('intermediate_size', 'n_inner') ?? 4 * hidden;
+  const inner = configNumber(config, 'intermediate_size', 'n_inner') ?? 4 * hidden;
   return Math.max(256, Math.min(4096, Math.floor(SCORE_ACTIVATION_BYTES / (ACTIVATION_BYTES_PER_WIDTH * (hidden + inner)))));
+}
+
+/** The first of config.json's `keys` that holds a positive number (Llama and GPT-2 name the same width differently). */
+function configNumber(config: Record<string, unknown>, ...keys: string[]): number | undefined {
+  return keys.map((k) => config[k]).find((x): x is number => typeof x === 'number' && x > 0);
 }
 
 /** Most |head − full-logits| log-prob difference (nats) the "head" path's self-check accepts. */
@@ -192,7 +196,7 @@ export class OrtCausalLM implements CausalLM {
       maxBatchTokens: Math.max(1, Math.min(options.maxBatchTokens ?? scoreBatchTokens(options.config), withHead ? Infinity : logitsRows)),
       maxRowsRead: withHead && Number.isFinite(logitsRows) ? logitsRows : undefined,
     });
-    const width = [options.config.hidden_size, options.config.n_embd].find((x): x is number => typeof x === 'number') ?? 0;
+    const width = configNumber(options.config, 'hidden_size', 'n_embd') ?? 0;
     const make = (scorer: OrtScorer) => new OrtCausalLM(options.id, graph, tokenizer, scorer, bosId, width);
     if (scoring) {
       const withHead = new OrtScorer(graph, { head: session, gather: null, ...limits(true) });

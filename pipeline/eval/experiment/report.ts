@@ -22,6 +22,9 @@ export const RESULTS = process.env.EXPERIMENT_RESULTS ?? join(HERE, 'results');
 
 type PhrasedPrompt = EvalPrompt & { phrasing: string };
 
+/** An annotation's yield as stats.json states it (the fields the report reads). */
+type AnnotationYield = { docsRead: number; docsWithKeptCall: number; tools: Record<string, { kept: number }> };
+
 /**
  * Rewrites the report's files from what has finished, under the report lock ($EXPERIMENT_OUT/report.lock): the lanes
  * of `npm run experiment` (run.ts LANES) each write it after their evals, and a report read before another lane's
@@ -44,10 +47,10 @@ function writeReportFiles(p: ReportPaths): void {
   // committed files alone.
   const committedSummary = readJson<{ annotation?: unknown; kbAnnotation?: unknown; fullAnnotation?: unknown; fullArm?: unknown; arms?: unknown; overlap?: unknown }>(join(RESULTS, 'summary.json')) ?? {};
   const orCommitted = <T>(x: T | null, key: keyof typeof committedSummary): T | null => x ?? ((committedSummary[key] as T | undefined) ?? null);
-  const stats = orCommitted(readJson<{ docsRead: number; docsWithKeptCall: number; tools: Record<string, { kept: number; scored?: number }> }>(join(p.annCorpus, 'stats.json')), 'annotation');
-  const kbStats = orCommitted(readJson<{ docsRead: number; docsWithKeptCall: number; tools: Record<string, { kept: number }> }>(join(p.annKb, 'stats.json')), 'kbAnnotation');
+  const stats = orCommitted(readJson<AnnotationYield & { tools: Record<string, { scored?: number }> }>(join(p.annCorpus, 'stats.json')), 'annotation');
+  const kbStats = orCommitted(readJson<AnnotationYield>(join(p.annKb, 'stats.json')), 'kbAnnotation');
   // Arm (f)'s data: the whole-corpus annotation's stats, and the arm as written (held-out calls removed).
-  const fullStats = orCommitted(readJson<{ docsRead: number; docsWithKeptCall: number; tools: Record<string, { kept: number }> }>(join(p.annFull, 'stats.json')), 'fullAnnotation');
+  const fullStats = orCommitted(readJson<AnnotationYield>(join(p.annFull, 'stats.json')), 'fullAnnotation');
   const fullArm = orCommitted(readJson<{ heldOutCallsRemoved: number; records: number; calls: Record<string, number> }>(join(p.out, 'arms/f-removed.json')), 'fullArm');
   const armStats = orCommitted(readJson<{ candidates: number; candidateReasons: Record<string, number>; heldOutCandidatesRemoved?: number; heldOutKeptCallsRemoved?: number | null; arms: Record<string, { records: number; calls: Record<string, number> }> }>(p.armStats), 'arms');
   // The committed overlap is the final one (it is written only once the arms exist).
@@ -260,7 +263,7 @@ function lossSection(runs: Run[], losses: Map<string, RunLoss>): string[] {
 
 /** The Data section's line on arm (f): the whole-corpus annotation's yield and the arm's calls, against (a)'s. */
 function fullDataLine(
-  stats: { docsRead: number; docsWithKeptCall: number; tools: Record<string, { kept: number }> } | null,
+  stats: AnnotationYield | null,
   arm: { heldOutCallsRemoved: number; records: number; calls: Record<string, number> } | null,
   armA: { records: number; calls: Record<string, number> } | undefined,
 ): string {
