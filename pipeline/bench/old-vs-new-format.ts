@@ -26,6 +26,12 @@ export interface SideRun {
   /** Calls scored (stats.json, every tool). */
   scored: number;
   keptCalls: number;
+  /**
+   * From calls.jsonl: the calls that got an L_b, and the positions they were scored at (one L_a each). Absent in
+   * results from before the count.
+   */
+  callOnlyScored?: number;
+  positionsScored?: number;
   processes: ProcessProfile[];
 }
 
@@ -41,7 +47,9 @@ export interface OldVsNew {
   /** The annotated files (--input, comma-separated); absent in results from before the flag: corpus/sample.jsonl. */
   inputs?: string[];
   oldCommit: string;
-  runs: { order: ('old' | 'new')[]; old: SideRun; new: SideRun; keptIdentical: boolean; trainIdentical: boolean }[];
+  runs: { order: ('old' | 'new')[]; old: SideRun; new: SideRun; keptIdentical: boolean; trainIdentical: boolean;
+    /** When train.jsonl differs: the largest |Δ| of a stored loss when nothing else does, null when more differs. */
+    trainLossDelta?: number | null }[];
   keptIdenticalInEveryRound: boolean;
 }
 
@@ -71,6 +79,16 @@ function stageOf(run: SideRun, stage: string) {
   };
 }
 
+/** train.jsonl old against new: identical, or different only in stored losses' last digits, or different. */
+function trainComparison(run: OldVsNew['runs'][number]): string {
+  if (run.trainIdentical) return 'byte-identical';
+  if (typeof run.trainLossDelta === 'number') return `the same texts and calls, stored losses within ${f(run.trainLossDelta, 4)} nats (float rounding of other batch shapes)`;
+  return '**differs**';
+}
+
+/** Loss sequences a run scored: one L_a per position, one L_c per call, one L_b per call that got one. */
+const sequences = (s: SideRun) => (s.positionsScored ?? 0) + s.scored + (s.callOnlyScored ?? 0);
+
 export function oldVsNewLines(r: OldVsNew): string[] {
   const inputs = r.inputs ?? ['corpus/sample.jsonl'];
   const all = inputs.join() === 'corpus/sample.jsonl' ? 'all 30 documents' : 'all the documents';
@@ -85,13 +103,17 @@ export function oldVsNewLines(r: OldVsNew): string[] {
     const { old: o, new: n } = run;
     const perScored = (s: SideRun) => s.cpuSeconds / Math.max(1, s.scored);
     lines.push(
-      `Round ${i + 1} (${run.order.join(' then ')}): kept calls ${run.keptIdentical ? 'identical' : '**differ**'} (${o.keptCalls} and ${n.keptCalls}); train.jsonl ${run.trainIdentical ? 'byte-identical' : '**differs**'}.`,
+      `Round ${i + 1} (${run.order.join(' then ')}): kept calls ${run.keptIdentical ? 'identical' : '**differ**'} (${o.keptCalls} and ${n.keptCalls}); train.jsonl ${trainComparison(run)}.`,
       '',
       `| | old (${o.root}) | new (${n.root}) | old / new |`,
       '|---|--:|--:|--:|',
       `| wall s | ${f(o.wallSeconds)} | ${f(n.wallSeconds)} | ${ratio(o.wallSeconds, n.wallSeconds)} |`,
       `| CPU s (the process tree) | ${f(o.cpuSeconds)} | ${f(n.cpuSeconds)} | ${ratio(o.cpuSeconds, n.cpuSeconds)} |`,
       `| calls scored | ${o.scored} | ${n.scored} | |`,
+      ...(o.callOnlyScored === undefined || n.callOnlyScored === undefined ? [] : [
+        `| calls with an L_b | ${o.callOnlyScored} | ${n.callOnlyScored} | |`,
+        `| sequences scored (L_a per position, L_b, L_c) | ${sequences(o)} | ${sequences(n)} | ${ratio(sequences(o), sequences(n))} |`,
+      ]),
       `| CPU s per scored call | ${f(perScored(o), 3)} | ${f(perScored(n), 3)} | ${ratio(perScored(o), perScored(n))} |`,
       `| peak RSS, largest process (MiB) | ${f(o.peakRssMiB, 0)} | ${f(n.peakRssMiB, 0)} | ${ratio(o.peakRssMiB, n.peakRssMiB)} |`,
       `| peak RSS / fp32 file | ${f(o.peakRssMiB / r.modelFileMiB, 2)} | ${f(n.peakRssMiB / r.modelFileMiB, 2)} | |`,

@@ -21,7 +21,7 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
+import { cpus, getPriority, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { scriptFlag } from '../io/script-flag.ts';
 import { oldVsNewLines, type OldVsNew, type SideRun } from './old-vs-new-format.ts';
@@ -53,6 +53,33 @@ function keptCalls(out: string): string[] {
     .sort();
 }
 
+/**
+ * Two train.jsonl files that differ: the largest |Δ| between their calls' stored losses (nats) when everything else
+ * (texts, calls, order) is equal — other batch shapes round a loss's last stored digit differently — else null.
+ */
+function lossDelta(a: string, b: string): number | null {
+  type Call = { losses?: Record<string, number>; usefulness?: number };
+  const parse = (text: string) => text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { calls?: Call[] });
+  const [ra, rb] = [parse(a), parse(b)];
+  const numbers = (r: { calls?: Call[] }) => (r.calls ?? []).flatMap((c) => [...Object.values(c.losses ?? {}), c.usefulness ?? 0]);
+  const without = (r: { calls?: Call[] }) => JSON.stringify({ ...r, calls: (r.calls ?? []).map(({ losses, usefulness, ...rest }) => ({ ...rest, losses: Object.keys(losses ?? {}), useful: usefulness !== undefined })) });
+  if (ra.length !== rb.length || ra.some((r, i) => without(r) !== without(rb[i]))) return null;
+  let delta = 0;
+  ra.forEach((r, i) => numbers(r).forEach((x, k) => (delta = Math.max(delta, Math.abs(x - numbers(rb[i])[k])))));
+  return delta;
+}
+
+/** From a run's calls.jsonl: the calls that got an L_b, and the positions with a scored call (one L_a per tool and position). */
+function lossCounts(out: string): { callOnlyScored: number; positionsScored: number } {
+  const scored = readFileSync(join(out, 'calls.jsonl'), 'utf8').split('\n').filter(Boolean)
+    .map((line) => JSON.parse(line) as { docId: string; tool: string; at: number; losses?: { callOnly?: number } })
+    .filter((c) => c.losses !== undefined);
+  return {
+    callOnlyScored: scored.filter((c) => c.losses!.callOnly !== undefined).length,
+    positionsScored: new Set(scored.map((c) => JSON.stringify([c.docId, c.tool, c.at]))).size,
+  };
+}
+
 /** One annotate run of one checkout, timed and profiled. */
 function runSide(side: 'old' | 'new', model: string, inputs: string[], docs: number | null, work: string, log: (...x: unknown[]) => void): SideRun & { kept: string[]; train: string } {
   const root = side === 'old' ? OLD_ROOT : ROOT;
@@ -77,12 +104,16 @@ function runSide(side: 'old' | 'new', model: string, inputs: string[], docs: num
   const stats = JSON.parse(readFileSync(join(out, 'stats.json'), 'utf8')) as { docsRead: number; tools: Record<string, { scored?: number; kept?: number }> };
   const scored = Object.values(stats.tools).reduce((s, t) => s + (t.scored ?? 0), 0);
   const kept = keptCalls(out);
+  const { callOnlyScored, positionsScored } = lossCounts(out);
   log(`${side}: wall ${wallSeconds.toFixed(0)} s, CPU ${(user + system).toFixed(1)} s, peak RSS ${(maxRssKiB / 1024).toFixed(0)} MiB, ${scored} scored, ${kept.length} kept`);
   return {
     side, root: side === 'old' ? OLD_COMMIT : gitHead(), docs: stats.docsRead, wallSeconds, cpuSeconds: user + system,
-    peakRssMiB: maxRssKiB / 1024, scored, keptCalls: kept.length, processes, kept, train: readFileSync(join(out, 'train.jsonl'), 'utf8'),
+    peakRssMiB: maxRssKiB / 1024, scored, keptCalls: kept.length, callOnlyScored, positionsScored, processes, kept, train: readFileSync(join(out, 'train.jsonl'), 'utf8'),
   };
 }
+
+/** The bench's own scheduling priority, when lowered (its runs inherit it). */
+const niceness = () => (getPriority() > 0 ? `; run at nice ${getPriority()}` : '');
 
 const gitHead = () => execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
 
@@ -104,14 +135,15 @@ function measure(name: string, model: string, inputs: string[], docs: number | n
     })) as Record<'old' | 'new', ReturnType<typeof runSide>>;
     const keptIdentical = JSON.stringify(results.old.kept) === JSON.stringify(results.new.kept);
     const trainIdentical = results.old.train === results.new.train;
+    const trainLossDelta = trainIdentical ? 0 : lossDelta(results.old.train, results.new.train);
     same &&= keptIdentical && trainIdentical;
     const strip = ({ kept: _k, train: _t, ...rest }: ReturnType<typeof runSide>): SideRun => rest;
-    runs.push({ order, old: strip(results.old), new: strip(results.new), keptIdentical, trainIdentical });
+    runs.push({ order, old: strip(results.old), new: strip(results.new), keptIdentical, trainIdentical, ...(trainIdentical ? {} : { trainLossDelta }) });
   }
   return {
     name, date: new Date().toISOString(),
     command: `npx tsx pipeline/bench/old-vs-new.ts --name ${name} --old ${OLD_COMMIT} --model ${model}${inputs.join(',') === DEFAULT_INPUT ? '' : ` --input ${inputs.join(',')}`}${docs === null ? '' : ` --docs ${docs}`} --rounds ${rounds}`,
-    machine: `linux x64, ${cpus().length} cores shared with other jobs (load average ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} between runs); nice 19 through /work/heavy when run so`,
+    machine: `linux x64, ${cpus().length} cores shared with other jobs (load average ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} between runs)${niceness()}`,
     model, modelFileMiB: statSync(modelFile).size / 2 ** 20, docs, inputs, oldCommit: OLD_COMMIT, runs, keptIdenticalInEveryRound: same,
   };
 }

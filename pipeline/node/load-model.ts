@@ -67,10 +67,14 @@ export async function loadModel(model: string, options: LoadModelOptions = {}): 
         interOpNumThreads: 1,
         executionMode: 'sequential',
         graphOptimizationLevel: 'all',
-        // No pre-packed copies of the MatMul weights: packing kept both copies until the session was ready (at 135M a
-        // load peak of 884 MiB for 674 after), and the weights stay where ONNX Runtime put them from the file.
-        // Measured at 135M: the same score() CPU (16 × 128 tokens: 4.60 s against 4.47), decoding ~10–20 % more.
-        extra: { session: { model_external_initializers_file_folder_path: join(root, 'onnx'), disable_prepacking: '1' } },
+        // MatMul weights are pre-packed (ONNX Runtime's default). Without it every GEMM packs its weight again on every
+        // forward pass. Measured in one process (score() of 16-row batches of ~110 tokens, pre-packed against not):
+        // the 135M shape 0.171 against 0.183 CPU s per sequence with 794-token passes, 0.184 against 0.210 with 1,588,
+        // at a load peak of 879 MiB against 675 (both copies held until the session is ready; 669 after); the bundled
+        // model widened to GPT-2 small's blocks (Transpose layout) 0.123 against 0.162 and 361 MiB loaded against 467.
+        // In `npm start`'s two workers without it, scoring at GPT-2 small's cost took twice the CPU per sequence of the
+        // pipeline before (pipeline/bench/results/old-vs-new-start-gpt2-small*.md).
+        extra: { session: { model_external_initializers_file_folder_path: join(root, 'onnx') } },
         ...(device === 'cpu' ? {} : deviceSessionOptions(device)),
       },
       ...options.lm,
