@@ -11,13 +11,13 @@ const committed = (name: string) => ({
 
 describe('oldVsNewLines', () => {
   it('renders a committed result as its committed Markdown (a result without the loss counts has no rows for them)', () => {
-    const { json, md } = committed('start-135m');
+    const { json, md } = committed('start-135m-no-prepack');
     expect(json.runs[0].new.callOnlyScored).toBeUndefined();
     expect(oldVsNewLines(json).join('\n') + '\n').toBe(md);
   });
 
   it('counts the sequences each side scored: one L_a per position, one L_c per call, one L_b per call that got one', () => {
-    const { json } = committed('start-135m');
+    const { json } = committed('start-135m-no-prepack');
     const run = json.runs[0];
     // The run's own counts (its calls.jsonl files: 567 tool positions, 3,476 calls; every call got an L_b in the old
     // pipeline, 1,982 in the new), added to the result written before the counts existed.
