@@ -135,10 +135,9 @@ function measure(name: string, model: string, inputs: string[], docs: number | n
     })) as Record<'old' | 'new', ReturnType<typeof runSide>>;
     const keptIdentical = JSON.stringify(results.old.kept) === JSON.stringify(results.new.kept);
     const trainIdentical = results.old.train === results.new.train;
-    const trainLossDelta = trainIdentical ? 0 : lossDelta(results.old.train, results.new.train);
     same &&= keptIdentical && trainIdentical;
     const strip = ({ kept: _k, train: _t, ...rest }: ReturnType<typeof runSide>): SideRun => rest;
-    runs.push({ order, old: strip(results.old), new: strip(results.new), keptIdentical, trainIdentical, ...(trainIdentical ? {} : { trainLossDelta }) });
+    runs.push({ order, old: strip(results.old), new: strip(results.new), keptIdentical, trainIdentical, ...(trainIdentical ? {} : { trainLossDelta: lossDelta(results.old.train, results.new.train) }) });
   }
   return {
     name, date: new Date().toISOString(),

@@ -96,10 +96,10 @@ const ACTIVATION_BYTES_PER_WIDTH = 40;
 
 /**
  * Default `maxBatchTokens`: as many tokens as SCORE_ACTIVATION_BYTES allows at the model's widths, 256 to 4,096 — the
- * 135M shape 794, the bundled model 1,310 (`npm start` there: the same CPU and byte-identical files as at 4,096). At
- * 135M the pass size trades memory against scoring CPU: `npm start`'s 30 documents with two workers scored in less
- * CPU with 1,588-token passes, at a larger peak (pipeline/bench/results/old-vs-new-start-135m*.md); alone in one
- * process, smaller passes were not slower.
+ * 135M shape 794, the bundled model 1,310 (`npm start` there: the same CPU and byte-identical files as at 4,096). In one
+ * process smaller passes are not slower (135M, pre-packed weights: 0.171 CPU s per ~110-token sequence with 794-token
+ * passes, 0.184 with 1,588). Larger passes looked cheaper in `npm start` only while weight pre-packing was off and
+ * every pass re-packed the weights (load-model.ts; pipeline/bench/results/old-vs-new-start-135m*.md).
  */
 export function scoreBatchTokens(config: Record<string, unknown>): number {
   const hidden = configNumber(config, 'hidden_size', 'n_embd');
