@@ -65,7 +65,10 @@ function lossDelta(a: string, b: string): number | null {
   const without = (r: { calls?: Call[] }) => JSON.stringify({ ...r, calls: (r.calls ?? []).map(({ losses, usefulness, ...rest }) => ({ ...rest, losses: Object.keys(losses ?? {}), useful: usefulness !== undefined })) });
   if (ra.length !== rb.length || ra.some((r, i) => without(r) !== without(rb[i]))) return null;
   let delta = 0;
-  ra.forEach((r, i) => numbers(r).forEach((x, k) => (delta = Math.max(delta, Math.abs(x - numbers(rb[i])[k])))));
+  ra.forEach((r, i) => {
+    const other = numbers(rb[i]);
+    numbers(r).forEach((x, k) => (delta = Math.max(delta, Math.abs(x - other[k]))));
+  });
   return delta;
 }
 

@@ -28,6 +28,13 @@ export interface WidenGpt2Options {
   seed: number;
 }
 
+/** Each `block`-long block of v as k copies of itself: rep(v) when block = v.length; rows of an embedding, parts of a bias. */
+function repeatBlocks(v: Float32Array, block: number, k: number): Float32Array {
+  const out = new Float32Array(v.length * k);
+  for (let start = 0; start < v.length; start += block) out.set(repeat(v.subarray(start, start + block), k), start * k);
+  return out;
+}
+
 /** rep(v): k copies of v, end to end. */
 function repeat(v: Float32Array, k: number, scale = 1): Float32Array {
   const out = new Float32Array(v.length * k);
@@ -56,13 +63,6 @@ function widenConv1D(w: Float32Array, I: number, O: number, parts: number, k: nu
   return out;
 }
 
-/** The bias of widenConv1D's output: each part's block repeated k times. */
-function widenBias(b: Float32Array, O: number, parts: number, k: number): Float32Array {
-  const out = new Float32Array(parts * k * O);
-  for (let p = 0; p < parts; p++) out.set(repeat(b.subarray(p * O, (p + 1) * O), k), p * k * O);
-  return out;
-}
-
 /** The wide model's config and weights (see the header for why its logits equal the source's). */
 export function widenGpt2(config: Gpt2Config, weights: Gpt2Weights, options: WidenGpt2Options): { config: Gpt2Config; weights: Gpt2Weights } {
   checkGpt2Weights(config, weights);
@@ -74,8 +74,8 @@ export function widenGpt2(config: Gpt2Config, weights: Gpt2Weights, options: Wid
   // Identity layers start from random weights (as a real layer's cost), their projections then zeroed.
   const out: Gpt2Weights = randomGpt2Weights(wide, options.seed);
   const W = (name: string) => weights.get(name)!;
-  out.set('wte.weight', widenRows(W('wte.weight'), C, k));
-  out.set('wpe.weight', widenRows(W('wpe.weight'), C, k));
+  out.set('wte.weight', repeatBlocks(W('wte.weight'), C, k));
+  out.set('wpe.weight', repeatBlocks(W('wpe.weight'), C, k));
   for (let l = 0; l < config.nLayer; l++) {
     const h = `h.${l}`;
     for (const ln of ['ln_1', 'ln_2']) {
@@ -85,7 +85,7 @@ export function widenGpt2(config: Gpt2Config, weights: Gpt2Weights, options: Wid
     const linears: [string, number, number, number][] = [['attn.c_attn', C, C, 3], ['attn.c_proj', C, C, 1], ['mlp.c_fc', C, 4 * C, 1], ['mlp.c_proj', 4 * C, C, 1]];
     for (const [name, I, O, parts] of linears) {
       out.set(`${h}.${name}.weight`, widenConv1D(W(`${h}.${name}.weight`), I, O, parts, k));
-      out.set(`${h}.${name}.bias`, widenBias(W(`${h}.${name}.bias`), O, parts, k));
+      out.set(`${h}.${name}.bias`, repeatBlocks(W(`${h}.${name}.bias`), O, k));
     }
   }
   for (let l = config.nLayer; l < nLayer; l++) {
@@ -98,12 +98,4 @@ export function widenGpt2(config: Gpt2Config, weights: Gpt2Weights, options: Wid
   out.set('ln_f.bias', repeat(W('ln_f.bias'), k, 1 / k));
   checkGpt2Weights(wide, out);
   return { config: wide, weights: out };
-}
-
-/** An embedding [rows, C] → [rows, k·C], each row rep'd. */
-function widenRows(e: Float32Array, C: number, k: number): Float32Array {
-  const rows = e.length / C;
-  const out = new Float32Array(rows * k * C);
-  for (let r = 0; r < rows; r++) out.set(repeat(e.subarray(r * C, (r + 1) * C), k), r * k * C);
-  return out;
 }
