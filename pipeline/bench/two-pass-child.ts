@@ -2,7 +2,7 @@
  * `npm start`'s annotate (corpus/sample.jsonl, the CLI's defaults and probes, models/default) in one process, for
  * two-pass.ts: with `--tau-f-floor <x>` as given (a very low floor scores every L_b, as before two-pass scoring).
  *
- *   node --import tsx pipeline/bench/two-pass-child.ts <tauFFloor> <outDir>
+ *   node --import tsx pipeline/bench/two-pass-child.ts <tauFFloor | tau-f> <outDir>
  *
  * Prints one JSON line: the loss sequences (L_a, L_b, L_c and the control's L_c; p_i requests excluded) and their
  * padded tokens (rows × longest row of each forward pass), and the run's scored/kept counts.
@@ -35,7 +35,7 @@ scorer.scoreChunk = async function (this: unknown, chunk) {
   return scoreChunk.call(this, chunk);
 };
 
-const flagsConfig = configFromFlags({ seed: 0, batchSize: 16, concurrency: 4, lmProposals: true, out: '', tauFFloor: Number(floorArg) } as Parameters<typeof configFromFlags>[0]);
+const flagsConfig = configFromFlags({ seed: 0, batchSize: 16, concurrency: 4, lmProposals: true, out: '', tauFFloor: floorArg === 'tau-f' ? 'tau-f' : Number(floorArg) } as Parameters<typeof configFromFlags>[0]);
 const lm = await loadModel(join(ROOT, 'models/default'));
 const { parts } = await createNodeParts(lm, flagsConfig);
 const config = withVerdicts(flagsConfig, await runProbes(parts, flagsConfig, undefined, () => {}));

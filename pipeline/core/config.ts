@@ -72,11 +72,12 @@ export interface AnnotateConfig extends ProbeVerdicts {
    */
   controlMargin: number | null;
   /**
-   * The lowest τ_f any reader of the run may judge its stored losses at, nats, at most 0 (`--tau-f-floor`, e.g. −5 to
-   * re-judge below stats.json's grid later): L_b is scored only for calls whose L_a − L_c reaches
-   * τ_min = min(this, the tool's τ_f) (two-pass scoring, scoring.ts); below it a call's usefulness is only bounded
-   * (`usefulnessAtMost`). Absent: DEFAULT_TAU_F_FLOOR, stats.json's first reachTauF value, so the grid stays exact and a
-   * default run's config.json is as it was.
+   * The lowest τ_f any reader of the run may judge its stored losses at, nats (`--tau-f-floor`: e.g. −5 to re-judge
+   * below stats.json's grid later, or the tools' τ_f to score only the L_b a verdict needs): L_b is scored only for
+   * calls whose L_a − L_c reaches τ_min = min(this, the tool's τ_f) (two-pass scoring, scoring.ts); below it a call's
+   * usefulness is only bounded (`usefulnessAtMost`), and stats.json's grid counts it as `undecided` at the τ_f its
+   * bound reaches. Kept calls never depend on it. Absent: DEFAULT_TAU_F_FLOOR, stats.json's first reachTauF value, so
+   * the grid stays exact and a default run's config.json is as it was.
    */
   tauFFloor?: number;
   /**
@@ -155,7 +156,7 @@ export function validateConfig(config: AnnotateConfig, knownTools: readonly stri
   if (!(config.batchSize >= 1)) return `batch size must be ≥ 1 (got ${config.batchSize})`;
   if (config.lmContext !== 'prompt' && config.lmContext !== 'bare') return `LM context must be prompt or bare (got ${String(config.lmContext)}): pass --lm-context auto`;
   if (!(Number.isInteger(config.topK) && config.topK >= 1)) return `top-k must be an integer ≥ 1 (got ${config.topK})`;
-  if (config.tauFFloor !== undefined && !(config.tauFFloor <= DEFAULT_TAU_F_FLOOR)) return `τ_f floor must be a number of nats ≤ ${DEFAULT_TAU_F_FLOOR}, stats.json's first τ_f (got ${config.tauFFloor}): pass --tau-f-floor -5`;
+  if (config.tauFFloor !== undefined && !Number.isFinite(config.tauFFloor)) return `τ_f floor must be a number of nats (got ${config.tauFFloor}): pass --tau-f-floor -5`;
   if (config.callPlacement !== undefined && !CALL_PLACEMENTS.includes(config.callPlacement)) return `call placement must be ${CALL_PLACEMENTS.join(' or ')} (got ${String(config.callPlacement)}): pass --call-placement inline`;
   if (config.controlMargin !== null && !Number.isFinite(config.controlMargin)) return `control margin must be a number of nats (got ${config.controlMargin}): pass --control-margin 0.5`;
   const gate = config.samplingGate;

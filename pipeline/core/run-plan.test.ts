@@ -30,6 +30,15 @@ describe('planConfig: flags and the defaults table → a validated config', () =
     expect(() => planConfig({ ...flags, tools: '', mcp: ['server'] }, [])).toThrow(/no --mcp server gave a usable tool/);
   });
 
+  it('records --tau-f-floor as a number: tau-f becomes the highest τ_f of the run; a non-number is refused', () => {
+    expect(planConfig({ ...flags, tauFFloor: -5 }).tauFFloor).toBe(-5);
+    expect(planConfig({ ...flags, tauFFloor: 'tau-f', tauF: 0.7 }).tauFFloor).toBe(0.7);
+    const defaults = planConfig(flags);
+    expect(planConfig({ ...flags, tauFFloor: 'tau-f' }).tauFFloor).toBe(Math.max(...Object.values(defaults.thresholds).map((t) => t.tauF)));
+    expect('tauFFloor' in defaults).toBe(false);
+    expect(() => planConfig({ ...flags, tauFFloor: Number.NaN })).toThrow(/τ_f floor must be a number of nats \(got NaN\): pass --tau-f-floor/);
+  });
+
   it('records --call-placement only when given (a default run\'s config is unchanged), and refuses an unknown one', () => {
     expect(planConfig({ ...flags, callPlacement: 'inline' })).toEqual({ ...defaultConfig(), callPlacement: 'inline' });
     expect(planConfig({ ...flags, callPlacement: 'prefix' }).callPlacement).toBe('prefix');

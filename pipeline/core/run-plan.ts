@@ -5,7 +5,7 @@
  * first document, written to config.json as it is, and read by everything after; nothing mutates it (it is frozen
  * deeply, so a write throws). Pure: the Node edge passes in what it measured.
  */
-import { type AnnotateConfig, type CallPlacement, type InputLimits, type ProbeVerdicts, validateConfig } from './config.ts';
+import { type AnnotateConfig, type CallPlacement, DEFAULT_TAU_F_FLOOR, type InputLimits, type ProbeVerdicts, validateConfig } from './config.ts';
 import { defaultConfig } from './default-config.ts';
 import type { Device } from './lm/devices.ts';
 import type { LmContext } from './sampling/lm-context.ts';
@@ -42,8 +42,11 @@ export interface RunFlags {
   controlMargin?: number;
   /** `--no-control`: false. */
   control?: boolean;
-  /** The lowest τ_f the run's losses stay exact for, and stats' grid floor (config tauFFloor; absent: the default). */
-  tauFFloor?: number;
+  /**
+   * The lowest τ_f the run's losses stay exact for, and stats' grid floor (config tauFFloor; absent: the default).
+   * `tau-f`: the highest of the run's τ_f, so that each tool's τ_min is its own τ_f (only the L_b a verdict needs).
+   */
+  tauFFloor?: number | 'tau-f';
   /** Where a call sits when scored (config callPlacement; absent: the default, prefix, not recorded). */
   callPlacement?: CallPlacement;
   /** MCP servers whose tools the run adds: commands (stdio) or http(s) URLs. */
@@ -118,7 +121,7 @@ export function planConfig(flags: RunFlags, mcpSpecs?: readonly ToolSpec[], cata
     ...(flags.topK !== undefined && { topK: flags.topK }),
     ...(flags.controlMargin !== undefined ? { controlMargin: flags.controlMargin } : {}),
     ...(flags.control === false ? { controlMargin: null } : {}),
-    ...(flags.tauFFloor !== undefined ? { tauFFloor: flags.tauFFloor } : {}),
+    ...(typeof flags.tauFFloor === 'number' ? { tauFFloor: flags.tauFFloor } : {}),
     ...(flags.callPlacement !== undefined ? { callPlacement: flags.callPlacement } : {}),
     ...(flags.mcp?.length ? { mcp: [...flags.mcp] } : {}),
     ...(flags.catalog !== undefined ? { catalog: flags.catalog } : {}),
@@ -131,6 +134,8 @@ export function planConfig(flags: RunFlags, mcpSpecs?: readonly ToolSpec[], cata
     ...(flags.device !== undefined && flags.device !== 'cpu' ? { device: flags.device } : {}),
   }, specs);
   const planned = { ...config, thresholds: Object.fromEntries(Object.entries(config.thresholds).map(([tool, t]) => [tool, withThresholdFlags(t, flags)])) };
+  // Recorded as the number it stands for, so config.json says what the run did.
+  if (flags.tauFFloor === 'tau-f') planned.tauFFloor = Math.max(DEFAULT_TAU_F_FLOOR, ...planned.tools.map((tool) => planned.thresholds[tool]?.tauF ?? DEFAULT_TAU_F_FLOOR));
   // Checked here, not only in validateConfig, so that the message names the flag.
   if (mcpSpecs && planned.tools.length === 0) throw new Error('no tools: no --mcp server gave a usable tool and --tools is empty');
   if (flags.toolRetrieval !== undefined && !(Number.isInteger(flags.toolRetrieval) && flags.toolRetrieval >= 1)) {

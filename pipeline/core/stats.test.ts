@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type RunStats, SEARCH_BUDGET_IDS, emptyStats, mergeStats } from './stats.ts';
+import { type RunStats, SEARCH_BUDGET_IDS, emptyStats, mergeStats, withCurrentFields } from './stats.ts';
 
 /** Every number in `stats` (nested), by path; `rate` fields excluded (they are ratios, not sums). */
 function leaves(value: unknown, path = '', out = new Map<string, number>()): Map<string, number> {
@@ -67,5 +67,18 @@ describe('mergeStats', () => {
     Object.assign(b.hallucination, { lmCalls: 30, unknownTool: 2, schemaError: 3, rate: 0.1667 });
     const total = mergeStats(mergeStats(emptyStats(['QA']), a), b);
     expect(total.hallucination).toEqual({ lmCalls: 40, unknownTool: 3, schemaError: 3, rate: 0.15 });
+  });
+});
+
+describe('withCurrentFields', () => {
+  it('gives an earlier version\'s stats reachTauF.undecided = 0 on a copy, and leaves what it cannot derive missing', () => {
+    const old = emptyStats(['QA']) as unknown as { tools: { QA: { reachTauF: Record<string, unknown>[]; inlined?: number } } };
+    for (const entry of old.tools.QA.reachTauF) delete entry.undecided;
+    delete old.tools.QA.inlined;
+    const upgraded = withCurrentFields(old) as RunStats;
+    expect(upgraded.tools.QA.reachTauF.map((r) => r.undecided)).toEqual([0, 0, 0, 0, 0]);
+    expect(upgraded.tools.QA.inlined).toBeUndefined();
+    expect(old.tools.QA.reachTauF[0]).not.toHaveProperty('undecided');
+    expect(withCurrentFields(null)).toBeNull();
   });
 });

@@ -9,6 +9,13 @@ import type { DocWork } from './stages/stages.ts';
 export const TAU_F_GRID = [DEFAULT_TAU_F_FLOOR, 0.25, 0.5, 1, 2] as const;
 
 
+/** One τ_f of the stats grid: the calls that reach it, and how many more might (their L_b skipped). */
+export interface ReachTauF {
+  tauF: number;
+  calls: number;
+  undecided: number;
+}
+
 export interface ToolStats {
   /** Documents whose pre-filter passed for this tool. */
   docs: number;
@@ -35,8 +42,10 @@ export interface ToolStats {
   /**
    * Scored calls with usefulness ≥ τ_f for each τ_f of the grid (the survival curve), in grid order — before the
    * counterfactual control, which then drops some of them (reasons.below_control at the tool's own τ_f).
+   * `undecided`: calls whose L_b was skipped (two-pass scoring below τ_min, a `--tau-f-floor` above this τ_f) and whose
+   * bound L_a − L_c reaches this τ_f: between `calls` and `calls + undecided` reach it. 0 at and above the floor.
    */
-  reachTauF: { tauF: number; calls: number }[];
+  reachTauF: ReachTauF[];
 }
 
 /**
@@ -103,7 +112,7 @@ export function emptyStats(tools: readonly string[]): RunStats {
       scored: 0,
       kept: 0,
       inlined: 0,
-      reachTauF: TAU_F_GRID.map((tauF) => ({ tauF, calls: 0 })),
+      reachTauF: TAU_F_GRID.map((tauF) => ({ tauF, calls: 0, undecided: 0 })),
     };
   }
   return stats;
@@ -150,11 +159,13 @@ export function addDoc(stats: RunStats, work: DocWork): RunStats {
       countHallucination(s.hallucination, kind);
       countHallucination(stats.hallucination, kind);
     }
-    // A call whose L_b was skipped is scored too; its usefulness is below the grid's first value (τ_min ≤ it), so it
-    // reaches no τ_f of the grid.
+    // A call whose L_b was skipped is scored too: its usefulness is below τ_min, at most its bound, so it is undecided
+    // at the grid's τ_f from τ_min down to its bound (none with the default floor, the grid's first value).
     if (c.usefulness !== undefined || c.usefulnessAtMost !== undefined) s.scored++;
     if (c.usefulness !== undefined) {
       survival([c.usefulness], TAU_F_GRID).forEach(({ kept }, i) => (s.reachTauF[i].calls += kept));
+    } else if (c.usefulnessAtMost !== undefined) {
+      survival([c.usefulnessAtMost], TAU_F_GRID).forEach(({ kept }, i) => (s.reachTauF[i].undecided += kept));
     }
     if (isKept(c)) s.kept++;
   }
@@ -170,6 +181,24 @@ function addSearchBudget(stats: RunStats, part: SearchBudgetStats): void {
   total.docs += part.docs;
   total.charsNotSearched += part.charsNotSearched;
   total.first = [...total.first, ...part.first].slice(0, SEARCH_BUDGET_IDS);
+}
+
+/**
+ * Stats written before a field existed, brought to today's shape with the value the field had implicitly then (a
+ * copy; the input is not changed), so a run checkpointed by an earlier version resumes and merges:
+ * - reachTauF[i].undecided: 0 (before --tau-f-floor could exceed the grid's first τ_f, every grid count was exact).
+ * A field that cannot be derived (e.g. a tool's `inlined`) stays missing, and the shape check names it.
+ */
+export function withCurrentFields(stats: unknown): unknown {
+  if (typeof stats !== 'object' || stats === null) return stats;
+  const copy = structuredClone(stats) as { tools?: Record<string, { reachTauF?: unknown }> };
+  for (const tool of Object.values(copy.tools ?? {})) {
+    if (!Array.isArray(tool?.reachTauF)) continue;
+    for (const entry of tool.reachTauF as Array<Partial<ReachTauF>>) {
+      if (typeof entry === 'object' && entry !== null && entry.undecided === undefined) entry.undecided = 0;
+    }
+  }
+  return copy;
 }
 
 const addCounts = (total: Record<string, number>, part: Record<string, number>) => {
@@ -213,7 +242,10 @@ export function mergeStats(total: RunStats, part: RunStats): RunStats {
     t.scored += p.scored;
     t.kept += p.kept;
     t.inlined += p.inlined;
-    p.reachTauF.forEach(({ calls }, i) => (t.reachTauF[i].calls += calls));
+    p.reachTauF.forEach(({ calls, undecided }, i) => {
+      t.reachTauF[i].calls += calls;
+      t.reachTauF[i].undecided += undecided;
+    });
   }
   return total;
 }

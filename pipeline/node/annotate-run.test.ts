@@ -30,12 +30,17 @@ for (const t of Object.values(config.thresholds)) Object.assign(t, { k: 3, m: 2,
 
 let lm: CausalLM;
 let parts: PipelineParts;
-const run = (name: string, extra: { maxDocs?: number; resume?: boolean; batchSize?: number } = {}) =>
+const run = (name: string, extra: { maxDocs?: number; resume?: boolean; batchSize?: number; tauFFloor?: number; tauF?: number } = {}) =>
   runAnnotate(parts, {
     inputs: [corpus],
     outDir: join(tmp, name),
     meta: { model: 'models/tiny-random' },
-    config: { ...config, batchSize: extra.batchSize ?? config.batchSize },
+    config: {
+      ...config,
+      batchSize: extra.batchSize ?? config.batchSize,
+      ...(extra.tauFFloor !== undefined && { tauFFloor: extra.tauFFloor }),
+      ...(extra.tauF !== undefined && { thresholds: Object.fromEntries(Object.entries(config.thresholds).map(([tool, t]) => [tool, { ...t, tauF: extra.tauF! }])) }),
+    },
     maxDocs: extra.maxDocs,
     resume: extra.resume,
   });
@@ -142,5 +147,46 @@ describe('annotate on the sample corpus', () => {
     await run('c', { maxDocs: 1 });
     await run('c', { resume: true });
     for (const f of ['train.jsonl', 'calls.jsonl', 'errors.jsonl', 'stats.json']) expect(read('c', f)).toBe(read('a', f));
+  });
+
+  it('resumes a checkpoint written before stats had reachTauF.undecided (0 then), and names a field it cannot derive', async () => {
+    await run('old', { maxDocs: 1 });
+    const path = join(tmp, 'old', 'checkpoint.json');
+    const checkpoint = JSON.parse(readFileSync(path, 'utf8'));
+    for (const tool of Object.values<any>(checkpoint.stats.tools)) for (const entry of tool.reachTauF) delete entry.undecided;
+    writeFileSync(path, JSON.stringify(checkpoint));
+    await run('old', { resume: true });
+    for (const f of ['train.jsonl', 'calls.jsonl', 'errors.jsonl', 'stats.json']) expect(read('old', f)).toBe(read('a', f));
+
+    await run('older', { maxDocs: 1 });
+    const olderPath = join(tmp, 'older', 'checkpoint.json');
+    const older = JSON.parse(readFileSync(olderPath, 'utf8'));
+    delete older.stats.tools.QA.inlined;
+    writeFileSync(olderPath, JSON.stringify(older));
+    await expect(run('older', { resume: true })).rejects.toThrow(/from an older toolformer-ts \(stats: stats\.tools\.QA\.inlined is missing\)/);
+  });
+
+  it('with --tau-f-floor at the tools\' τ_f: the same kept calls and train.jsonl, fewer L_b, and a grid that brackets the exact counts', async () => {
+    // τ_f 0.5 so that the grid's 0 and 0.25 lie below τ_min: some skipped calls' bounds reach them.
+    await run('exact', { tauFFloor: -5, tauF: 0.5 });
+    await run('fast', { tauFFloor: 9, tauF: 0.5 }); // above every tool's τ_f: τ_min = τ_f
+    expect(read('fast', 'train.jsonl')).toBe(read('exact', 'train.jsonl'));
+    const [exactCalls, fastCalls] = [lines('exact', 'calls.jsonl'), lines('fast', 'calls.jsonl')];
+    expect(fastCalls.map((c) => [c.tool, c.at, c.input, c.kept])).toEqual(exactCalls.map((c) => [c.tool, c.at, c.input, c.kept]));
+    const withLb = (calls: any[]) => calls.filter((c) => c.losses?.callOnly !== undefined).length;
+    expect(withLb(fastCalls)).toBeLessThan(withLb(exactCalls));
+    const [exact, fast] = [JSON.parse(read('exact', 'stats.json')), JSON.parse(read('fast', 'stats.json'))];
+    let undecided = 0;
+    for (const [tool, s] of Object.entries<any>(fast.tools)) {
+      s.reachTauF.forEach((r: any, i: number) => {
+        const truth = exact.tools[tool].reachTauF[i];
+        expect(truth.undecided, `${tool} τ_f ${r.tauF}`).toBe(0);
+        expect(r.calls, `${tool} τ_f ${r.tauF}`).toBeLessThanOrEqual(truth.calls);
+        expect(r.calls + r.undecided, `${tool} τ_f ${r.tauF}`).toBeGreaterThanOrEqual(truth.calls);
+        if (r.tauF >= 0.5) expect(r, `${tool} τ_f ${r.tauF}`).toEqual(truth); // at and above τ_min: exact
+        undecided += r.undecided;
+      });
+    }
+    expect(undecided).toBeGreaterThan(0);
   });
 });

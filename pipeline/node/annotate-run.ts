@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import type { AnnotateConfig } from '../core/config.ts';
 import { type RunPlan, freezePlan } from '../core/run-plan.ts';
 import type { PipelineParts } from '../core/stages/stages.ts';
-import { type RunStats, emptyStats } from '../core/stats.ts';
+import { type RunStats, emptyStats, withCurrentFields } from '../core/stats.ts';
 import { digestInputs } from './input-digest.ts';
 import { withSkippedInputs } from './read-corpus.ts';
 import { type RunRecord, assertSameRun, resumableCheckpoint } from './resume-checks.ts';
@@ -37,7 +37,7 @@ export function openRun(plan: RunPlan, outDir: string, resume?: boolean) {
   const raised = resuming ? assertSameRun(outDir, plan as RunRecord) : null;
   const { files, checkpoint } = RunFiles.open<RunStats>(outDir, resume ?? false);
   if (!resuming || raised) RunFiles.writeJson(outDir, 'config.json', raised ?? plan);
-  return { files, checkpoint, stats: checkpoint?.stats ?? emptyStats(plan.config.tools) };
+  return { files, checkpoint, stats: checkpoint ? (withCurrentFields(checkpoint.stats) as RunStats) : emptyStats(plan.config.tools) };
 }
 
 /**

@@ -13,6 +13,8 @@ export const number = (name: string) => (value: string) => {
   if (value.trim() === '' || !Number.isFinite(x)) throw new InvalidArgumentError(`${name} must be a number`);
   return x;
 };
+/** `--tau-f-floor`: nats, or `tau-f` (each tool's own τ_f: run-plan.ts planConfig turns it into the number). */
+export const tauFFloorFlag = (value: string): number | 'tau-f' => (value.trim() === 'tau-f' ? 'tau-f' : number('--tau-f-floor')(value));
 export const integer = (name: string) => (value: string) => {
   const x = number(name)(value);
   if (!Number.isInteger(x) || x < 0) throw new InvalidArgumentError(`${name} must be a non-negative integer`);

@@ -7,7 +7,7 @@ import { RUN_DEFAULTS } from '../core/run-defaults.ts';
 import { DEFAULT_INPUTS, DEFAULT_MODEL } from './package-paths.ts';
 import { checkCommandPaths } from './safe-paths.ts';
 import { EXPORT_FORMAT_NAMES, exportFormatHelp } from './export/formats.ts';
-import { callPlacementOption, catalogHelp, collect, deviceOption, dtypeOption, integer, number, retrieverHelp } from './cli-options.ts';
+import { callPlacementOption, catalogHelp, collect, deviceOption, dtypeOption, integer, number, retrieverHelp, tauFFloorFlag } from './cli-options.ts';
 
 export function addRunCommands(program: Command): void {
   defineAnnotate(program);
@@ -52,7 +52,7 @@ function defineAnnotate(program: Command): void {
     .option('--control-margin <nats>', `counterfactual control: keep a call only if its result beats a distractor by this many nats, for every tool (default: each tool's own margin, else ${RUN_DEFAULTS.controlMargin}; pipeline/node/README.md lists them)`, number('--control-margin'))
     .option('--no-control', 'no counterfactual control')
     .option('--no-probe-cache', "run the probes even when the verdict cache ($TOOLFORMER_CACHE, default ~/.cache/toolformer) holds this model's, seed's and tools' verdicts, and cache nothing")
-    .option('--tau-f-floor <x>', "the lowest τ_f the run's losses must stay exact for, ≤ 0: L_b is scored only where L_a − L_c reaches min(this, the tool's τ_f) (default 0, stats.json's first τ_f)", number('--tau-f-floor'))
+    .option('--tau-f-floor <x>', "the lowest τ_f the run's losses must stay exact for: L_b is scored only where L_a − L_c reaches min(this, the tool's τ_f); kept calls never change (default 0, stats.json's first τ_f, keeps its grid exact; `tau-f`: each tool's own τ_f, only the L_b a verdict needs, the grid below it counting undecided calls)", tauFFloorFlag)
     .addOption(callPlacementOption())
     .option('--out <dir>', 'output directory', 'out/run')
     .option('--resume', 'continue a killed run in --out from its checkpoint')

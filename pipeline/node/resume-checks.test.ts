@@ -45,9 +45,9 @@ beforeAll(async () => {
 describe('statsProblem', () => {
   it('accepts the stats a run writes, names the first field of the wrong shape', () => {
     expect(statsProblem(emptyStats(['Calculator']), ['Calculator'])).toBeNull();
-    expect(statsProblem({}, ['Calculator'])).toBe('stats.docsRead is not a count');
+    expect(statsProblem({}, ['Calculator'])).toBe('stats.docsRead is missing');
     expect(statsProblem({ ...emptyStats(['Calculator']), tools: null }, ['Calculator'])).toBe('stats.tools is null, not an object');
-    expect(statsProblem(emptyStats([]), ['Calculator'])).toBe('stats.tools.Calculator is undefined, not an object');
+    expect(statsProblem(emptyStats([]), ['Calculator'])).toBe('stats.tools.Calculator is missing');
     const badReason = emptyStats(['Calculator']);
     badReason.tools.Calculator.reasons.kept = -1;
     expect(statsProblem(badReason, ['Calculator'])).toBe('stats.tools.Calculator.reasons.kept is not a count');
@@ -61,8 +61,8 @@ describe('--resume of a damaged or different run: one line, every file byte-unch
 
   it.each([
     ['a checkpoint pointing inside a line', () => damagedCopy('inside-line', (c) => (c.bytes['errors.jsonl'] -= 5)), /errors\.jsonl has no line break at its checkpoint's length \(\d+ bytes falls inside a line\)/],
-    ['stats: {}', () => damagedCopy('stats-empty', (c) => (c.stats = {})), /checkpoint\.json is damaged \(stats: stats\.docsRead is not a count\)/],
-    ['stats.tools: null', () => damagedCopy('tools-null', (c) => (c.stats.tools = null)), /checkpoint\.json is damaged \(stats: stats\.tools is null, not an object\)/],
+    ['stats: {}', () => damagedCopy('stats-empty', (c) => (c.stats = {})), /checkpoint\.json is damaged or from an older toolformer-ts \(stats: stats\.docsRead is missing\)/],
+    ['stats.tools: null', () => damagedCopy('tools-null', (c) => (c.stats.tools = null)), /checkpoint\.json is damaged or from an older toolformer-ts \(stats: stats\.tools is null, not an object\)/],
     ['--max-docs lowered on a finished run', () => damagedCopy('max-docs', () => {}), /cannot resume max-docs with --max-docs 1: the run was made with --max-docs none/, ['--max-docs', '1']],
   ] as const)('%s', async (_name, make, message, extra: readonly string[] = []) => {
     const out = make();

@@ -10,7 +10,7 @@
 import { closeSync, existsSync, lstatSync, openSync, readSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AnnotateConfig } from '../core/config.ts';
-import { type RunStats, emptyStats } from '../core/stats.ts';
+import { type RunStats, emptyStats, withCurrentFields } from '../core/stats.ts';
 import { type Checkpoint, OUTPUT_FILES, RunFiles } from './run-files.ts';
 import { readStateJson } from './safe-paths.ts';
 
@@ -37,13 +37,15 @@ export function resumableCheckpoint(dir: string, tools?: readonly string[]): Che
   if (!existsSync(join(dir, 'config.json'))) {
     throw new Error(`cannot resume ${dir}: its config.json is missing, so the run's inputs and settings cannot be checked: ${fix}`);
   }
-  const problem = statsProblem(checkpoint.stats, tools ?? toolsOf(checkpoint.stats));
-  if (problem) throw new Error(`cannot resume ${dir}: checkpoint.json is damaged (stats: ${problem}): ${fix}`);
+  // An earlier version's checkpoint resumes when the fields added since can be derived (stats.ts withCurrentFields).
+  const stats = withCurrentFields(checkpoint.stats) as RunStats;
+  const problem = statsProblem(stats, tools ?? toolsOf(stats));
+  if (problem) throw new Error(`cannot resume ${dir}: checkpoint.json is damaged or from an older toolformer-ts (stats: ${problem}): ${fix}`);
   for (const name of OUTPUT_FILES) {
     const problem = fileProblem(join(dir, name), checkpoint.bytes[name]);
     if (problem) throw new Error(`cannot resume ${dir}: ${name} ${problem}, so it is not the file this checkpoint was written for: ${fix}`);
   }
-  return checkpoint;
+  return { ...checkpoint, stats };
 }
 
 const toolsOf = (stats: unknown) => {
@@ -77,6 +79,7 @@ export function statsProblem(stats: unknown, tools: readonly string[]): string |
 }
 
 function shapeProblem(template: unknown, value: unknown, path: string): string | null {
+  if (value === undefined) return `${path} is missing`;
   if (typeof template === 'number') return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? null : `${path} is not a count`;
   if (typeof template === 'string') return typeof value === 'string' ? null : `${path} is not a string`;
   if (Array.isArray(template)) {

@@ -29,6 +29,12 @@ export function alignedTable(header: readonly string[], rows: readonly (readonly
   return all.map((r) => r.map(pad).join('  ').trimEnd()).join('\n');
 }
 
+/** The grid's ranges explained, when a --tau-f-floor above a grid τ_f left some calls without L_b. */
+const undecidedNote = (stats: RunStats) =>
+  Object.values(stats.tools).some((s) => s.reachTauF.some((k) => k.undecided > 0))
+    ? '; a range a–b: b − a calls had L_b skipped below --tau-f-floor and may reach it'
+    : '';
+
 /**
  * Lines of the summary. "≥ τ_f" is at each tool's own τ_f; the counterfactual control then drops some of those
  * ("control", negative), so ≥ τ_f + control = kept. The grid columns are the survival curve at other τ_f, before the
@@ -40,13 +46,15 @@ export function runSummary(stats: RunStats, seconds: number): string[] {
   const rows = Object.entries(stats.tools).map(([tool, s]) => {
     const belowControl = s.reasons.below_control ?? 0;
     const counts = [s.docs, s.positions.total, s.byProposer.lm, s.byProposer.programmatic, s.scored, s.kept + belowControl, -belowControl, s.kept, s.inlined];
-    return [tool, ...counts.map((n) => (Object.is(n, -0) ? '0' : String(n))), ...s.reachTauF.map((k) => String(k.calls))];
+    // A grid τ_f below the run's --tau-f-floor may have calls whose L_b was skipped: the count is a range.
+    const reach = s.reachTauF.map((k) => (k.undecided > 0 ? `${k.calls}–${k.calls + k.undecided}` : String(k.calls)));
+    return [tool, ...counts.map((n) => (Object.is(n, -0) ? '0' : String(n))), ...reach];
   });
   const reasons = Object.entries(stats.tools).map(([tool, s]) => `${tool}: ${Object.entries(s.reasons).map(([r, n]) => `${r} ${n}`).join(', ')}`);
   return [
     `${stats.docsRead} documents read, ${stats.badRecords} bad records, ${stats.docsWithKeptCall} documents with a kept call, ${seconds.toFixed(1)} s`,
     alignedTable(header, rows),
-    `(≥ τ_f at each tool's own τ_f, then the counterfactual control's drops; inlined: the kept calls written into train.jsonl — one per position, the most useful; the τ_f grid counts before the control)`,
+    `(≥ τ_f at each tool's own τ_f, then the counterfactual control's drops; inlined: the kept calls written into train.jsonl — one per position, the most useful; the τ_f grid counts before the control${undecidedNote(stats)})`,
     `reasons — ${reasons.join(' | ')}`,
   ];
 }

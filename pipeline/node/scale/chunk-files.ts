@@ -7,7 +7,7 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AnnotateConfig } from '../../core/config.ts';
-import { type RunStats, emptyStats, mergeStats } from '../../core/stats.ts';
+import { type RunStats, emptyStats, mergeStats, withCurrentFields } from '../../core/stats.ts';
 import { withSkippedInputs } from '../read-corpus.ts';
 import { statsProblem } from '../resume-checks.ts';
 import { OUTPUT_FILES, RunFiles } from '../run-files.ts';
@@ -100,12 +100,13 @@ export function mergeRun(out: string): RunStats {
   try {
     for (let i = 0; i < manifest.chunks; i++) {
       const chunk = readChunk(out, manifest.run, i)!;
-      const problem = statsProblem(chunk.stats, config.tools);
+      const chunkStats = withCurrentFields(chunk.stats) as RunStats;
+      const problem = statsProblem(chunkStats, config.tools);
       if (problem) throw new Error(`${chunkPath(out, i)} is damaged (${problem}): delete it and run the shard or worker that holds chunk ${i} again`);
       for (const [file, text] of [['train.jsonl', chunk.train], ['calls.jsonl', chunk.calls], ['errors.jsonl', chunk.errors]] as const) {
         if (text) writeSync(fds[file], text);
       }
-      mergeStats(stats, chunk.stats);
+      mergeStats(stats, chunkStats);
     }
     for (const fd of Object.values(fds)) fsyncSync(fd);
   } catch (error) {
