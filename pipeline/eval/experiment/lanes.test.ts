@@ -3,7 +3,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pretrainArgs } from './long-base.ts';
+import { commitPretrainRecord, finishSnapshot, pretrainArgs, restoreSnapshot, snapshotCommitted } from './long-base.ts';
+import { readCheckpoint, writeCheckpoint } from '../../train/checkpoint.ts';
 import { paths } from './paths.ts';
 import { FULL_CORPUS_RUNS, LIMIT_RUNS, LONG_BASE_RUNS, PRETRAIN, reportedRuns, runName, schedule, type Run } from './plan.ts';
 import { withLock } from './steps.ts';
@@ -29,6 +30,57 @@ describe('the lanes of npm run experiment write disjoint files', () => {
     expect(args[args.indexOf('--out') + 1]).toBe(paths.longBase);
     expect(args[args.indexOf('--work') + 1]).toBe(paths.longBaseWork);
     expect(paths.longBase).not.toMatch(/models\/default$/);
+  });
+});
+
+describe('the pretraining outlives a machine: its checkpoint travels with the committed results', () => {
+  const evalLine = (step: number, valLoss: number) => JSON.stringify({ time: '2026-12-04T00:00:00Z', event: 'eval', step, valLoss });
+  const trainLine = (step: number) => JSON.stringify({ event: 'train', step, loss: 5 });
+
+  it('a chunk on a new machine starts from the committed copy; the probes of both machines are kept, one per step', () => {
+    const root = mkdtempSync(join(tmpdir(), 'tf-pt-'));
+    const committed = join(root, 'results/base-pt10x');
+    const machineA = { work: join(root, 'a'), committed };
+    const machineB = { work: join(root, 'b'), committed };
+    try {
+      // Machine A: 600 steps, probes at 0 and 500, then the chunk ends and is committed.
+      mkdirSync(machineA.work);
+      const params = Float32Array.from({ length: 5000 }, (_, i) => Math.sin(i) * 1e-2);
+      writeCheckpoint(join(machineA.work, 'checkpoint.bin'), { header: { step: 600, tokensSeen: 1e6, trainSeconds: 900 }, tensors: { params, 'adam.m': params.map((x) => x / 3) } });
+      writeFileSync(join(machineA.work, 'tokenizer.json'), '{"vocab":"A"}');
+      writeFileSync(join(machineA.work, 'train-record.json'), JSON.stringify({ step: 600 }));
+      writeFileSync(join(machineA.work, 'log.jsonl'), [evalLine(0, 7), trainLine(10), evalLine(500, 4)].join('\n') + '\n');
+      commitPretrainRecord(machineA);
+      expect(snapshotCommitted(machineA)).toBe(true);
+
+      // Machine B (a fresh clone: an empty work folder) restores it, bit for bit, and the trainer can read it.
+      restoreSnapshot(machineB);
+      const restored = readCheckpoint(join(machineB.work, 'checkpoint.bin'));
+      expect(restored?.header.step).toBe(600);
+      expect(restored?.tensors.params).toEqual(params);
+      expect(readFileSync(join(machineB.work, 'tokenizer.json'), 'utf8')).toBe('{"vocab":"A"}');
+
+      // Its chunk resumed from step 600 (the checkpoint of step 500 logged its probe again) and reached 1,100.
+      writeFileSync(join(machineB.work, 'train-record.json'), JSON.stringify({ step: 1100 }));
+      writeFileSync(join(machineB.work, 'log.jsonl'), [evalLine(1000, 3.5)].join('\n') + '\n');
+      writeCheckpoint(join(machineB.work, 'checkpoint.bin'), { header: { step: 1100, tokensSeen: 2e6, trainSeconds: 1800 }, tensors: { params } });
+      commitPretrainRecord(machineB);
+      const evals = readFileSync(join(committed, 'evals.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      expect(evals.map((e) => [e.step, e.valLoss])).toEqual([[0, 7], [500, 4], [1000, 3.5]]);
+      expect(evals.every((e) => e.time === undefined)).toBe(true);
+      expect(JSON.parse(readFileSync(join(committed, 'train-record.json'), 'utf8')).step).toBe(1100);
+
+      // A machine with a checkpoint of its own keeps it (machine A's is older than the committed copy now).
+      restoreSnapshot(machineA);
+      expect(readCheckpoint(join(machineA.work, 'checkpoint.bin'))?.header.step).toBe(600);
+
+      // Once the runs from the base are committed, the copy goes.
+      finishSnapshot(machineB);
+      expect(snapshotCommitted(machineB)).toBe(false);
+      expect(existsSync(join(committed, 'evals.jsonl'))).toBe(true);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
 

@@ -5,14 +5,22 @@
  * PRETRAIN.ckptEvery steps and at its deadline, then exports the model as it stands. A killed chunk loses at most
  * the steps since the last checkpoint; the next chunk resumes exactly (pipeline/train/resume.test.ts). The step is
  * done when the exported model's train-record.json has every step.
+ *
+ * The run outlives a machine: its CPU-hours span several sessions, and a session's next machine starts from a clone.
+ * After each chunk the checkpoint (params + both AdamW moments: three float32 copies of the parameters, which barely compress) and
+ * the tokenizer are copied, gzipped, beside the committed record (results/base-pt10x/checkpoint.bin.gz); a chunk on
+ * a machine with no checkpoint of its own starts from that copy, so the resumed run is the run that was started.
+ * The copy is removed once every run from the longer-pretrained base is committed (finishSnapshot).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { ROOT } from './corpus-files.ts';
 import { paths } from './paths.ts';
 import { LONG_BASE, PRETRAIN } from './plan.ts';
 import { readJson, writeText, type Step } from './steps.ts';
+import { CHECKPOINT_FILE } from '../../train/checkpoint.ts';
 
 /** The trainer's counters, as train-record.json holds them. */
 export interface PretrainRecord {
@@ -40,6 +48,7 @@ export function pretrainStep(): Step {
     name: `pretrain base ${LONG_BASE} (${PRETRAIN.steps.toLocaleString('en-US')} steps, one chunk of ${PRETRAIN.chunkMinutes} min)`,
     done: longBaseReady,
     run: () => {
+      restoreSnapshot();
       const before = trainedSteps();
       const args = pretrainArgs().map((a) => (a.startsWith(ROOT) ? relative(ROOT, a) : a));
       console.error(`[experiment] $ npm run train:model -- ${args.join(' ')}`);
@@ -55,21 +64,69 @@ export function pretrainStep(): Step {
   };
 }
 
+/** The work folder of the longer-pretrained base and its committed results folder (tests pass their own). */
+export interface PretrainDirs {
+  work: string;
+  committed: string;
+}
+const DIRS: PretrainDirs = { work: paths.longBaseWork, committed: paths.longBaseCommitted };
+
 /**
  * results/base-pt10x/: the trainer's train-record.json as of the last chunk (step, tokens, train-seconds, final
- * probes) and evals.jsonl, the probes logged every PRETRAIN.evalEvery steps (a resumed chunk logs the steps after
- * its checkpoint again: one record per step is kept).
+ * probes), evals.jsonl, the probes logged every PRETRAIN.evalEvery steps (a resumed chunk logs the steps after
+ * its checkpoint again, and an earlier machine's are in the committed file only: one record per step is kept, in
+ * step order), and the checkpoint copy (saveSnapshot).
  */
-function commitPretrainRecord(): void {
-  const record = join(paths.longBaseWork, 'train-record.json');
+export function commitPretrainRecord(dirs: PretrainDirs = DIRS): void {
+  const record = join(dirs.work, 'train-record.json');
   if (!existsSync(record)) return;
-  writeText(join(paths.longBaseCommitted, 'train-record.json'), readFileSync(record, 'utf8'));
+  writeText(join(dirs.committed, 'train-record.json'), readFileSync(record, 'utf8'));
+  saveSnapshot(dirs);
   const evals = new Map<number, string>();
-  for (const line of readFileSync(join(paths.longBaseWork, 'log.jsonl'), 'utf8').split('\n')) {
+  const committedEvals = join(dirs.committed, 'evals.jsonl');
+  if (existsSync(committedEvals)) {
+    for (const line of readFileSync(committedEvals, 'utf8').split('\n')) if (line) evals.set((JSON.parse(line) as { step: number }).step, line);
+  }
+  for (const line of readFileSync(join(dirs.work, 'log.jsonl'), 'utf8').split('\n')) {
     if (!line.includes('"event":"eval"')) continue;
     const rec = JSON.parse(line) as { step: number; time?: string };
     delete rec.time;
     evals.set(rec.step, JSON.stringify(rec));
   }
-  writeText(join(paths.longBaseCommitted, 'evals.jsonl'), [...evals.values()].map((l) => l + '\n').join(''));
+  const ordered = [...evals.entries()].sort(([a], [b]) => a - b).map(([, l]) => l + '\n');
+  writeText(committedEvals, ordered.join(''));
+}
+
+/** The work folder's files a resumed chunk needs, each with its committed gzip: [work file, committed file]. */
+const snapshotFiles = ({ work, committed }: PretrainDirs): [string, string][] =>
+  [CHECKPOINT_FILE, 'tokenizer.json'].map((f) => [join(work, f), join(committed, `${f}.gz`)]);
+
+/** Copy the work folder's checkpoint and tokenizer, gzipped, beside the committed record (write, then rename). */
+export function saveSnapshot(dirs: PretrainDirs = DIRS): void {
+  for (const [work, committed] of snapshotFiles(dirs)) {
+    if (!existsSync(work)) continue;
+    mkdirSync(dirs.committed, { recursive: true });
+    writeFileSync(`${committed}.tmp`, gzipSync(readFileSync(work)));
+    renameSync(`${committed}.tmp`, committed);
+  }
+}
+
+/** On a machine whose work folder has no checkpoint, start from the committed copy (when there is one). */
+export function restoreSnapshot(dirs: PretrainDirs = DIRS): void {
+  if (existsSync(join(dirs.work, CHECKPOINT_FILE))) return;
+  for (const [work, committed] of snapshotFiles(dirs)) {
+    if (!existsSync(committed)) continue;
+    mkdirSync(dirs.work, { recursive: true });
+    writeFileSync(`${work}.tmp`, gunzipSync(readFileSync(committed)));
+    renameSync(`${work}.tmp`, work);
+    console.error(`[experiment] restored ${work} from ${committed}`);
+  }
+}
+
+/** Whether a checkpoint copy is committed (the pretraining, or the runs from it, not finished). */
+export const snapshotCommitted = (dirs: PretrainDirs = DIRS): boolean => snapshotFiles(dirs).some(([, committed]) => existsSync(committed));
+
+/** Once every run from the longer-pretrained base is committed, the checkpoint copy has done its work: remove it. */
+export function finishSnapshot(dirs: PretrainDirs = DIRS): void {
+  for (const [, committed] of snapshotFiles(dirs)) rmSync(committed, { force: true });
 }

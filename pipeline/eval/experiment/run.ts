@@ -24,7 +24,7 @@ import { armAll, armNoCalls, armRandom, callsPerTool, mentionsAny, withoutHeldOu
 import { ROOT, corpus, evalSet, factbookTrainCutSet, heldOut, positiveControlSet, readJsonl, readKb, writeJsonl, FACTBOOK_TRAIN_CUT_FILE, HELDOUT_FILE, POSITIVE_FILE, PROMPTS_FILE } from './corpus-files.ts';
 import { heldOutSubjects, isHeldOutDoc, type CorpusDoc } from './heldout.ts';
 import { ANNOTATE, FULL_CORPUS_RUNS, LIMIT_RUNS, LONG_BASE_RUNS, LOSS_TOKENS, MIX, STEPS, runName, schedule, type Run } from './plan.ts';
-import { longBaseReady, pretrainStep } from './long-base.ts';
+import { finishSnapshot, longBaseReady, pretrainStep, snapshotCommitted } from './long-base.ts';
 import { RESULTS, writeReport } from './report.ts';
 import { overlapReport } from './overlap.ts';
 import { elementSplit } from '../tasks.ts';
@@ -268,7 +268,10 @@ function pretrainLane(): Step[] {
   // the base-mixture corpus and the held-out text of the loss step.
   const inputs = [paths.arm('a'), paths.arm('d'), paths.baseCorpus, paths.heldText];
   const ready = () => longBaseReady() && inputs.every(existsSync);
-  return [pretrainStep(), ...LONG_BASE_RUNS.flatMap(perRun).map((s) => ({ ...s, ready }))];
+  const runs = LONG_BASE_RUNS.flatMap(perRun);
+  // Last, the committed checkpoint copy that carried the pretraining across machines (long-base.ts) is removed.
+  const snapshotGone: Step = { name: 'remove the pretraining checkpoint copy', done: () => !snapshotCommitted(), ready: () => runs.every((s) => s.done()), run: () => finishSnapshot() };
+  return [pretrainStep(), ...runs.map((s) => ({ ...s, ready })), snapshotGone];
 }
 
 function mainLane(): Step[] {
