@@ -54,7 +54,7 @@ export interface OldVsNew {
 }
 
 export const STAGES = ['probe', 'p_i', 'propose', 'execute', 'score', 'control', 'commit', 'outside'] as const;
-const STAGE_NOTES: Record<(typeof STAGES)[number], string> = {
+export const STAGE_NOTES: Record<(typeof STAGES)[number], string> = {
   probe: 'the probes before the run (bare-text, sampling)',
   p_i: 'p_i over each document under each tool’s prompt',
   propose: 'LM-proposed calls (sampling)',
@@ -65,11 +65,11 @@ const STAGE_NOTES: Record<(typeof STAGES)[number], string> = {
   outside: 'the rest: start-up, tokenizing, planning, waiting on the pipe',
 };
 
-const f = (x: number, digits = 1) => x.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
-const ratio = (a: number, b: number) => (b > 0 && a > 0 ? `${f(a / b, 2)}×` : '—');
+export const f = (x: number, digits = 1) => x.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+export const ratio = (a: number, b: number) => (b > 0 && a > 0 ? `${f(a / b, 2)}×` : '—');
 
 /** Sum (CPU), max (wall, peak RSS) of a stage over a run's processes. */
-function stageOf(run: SideRun, stage: string) {
+export function stageOf(run: SideRun, stage: string) {
   const parts = run.processes.map((p) => p.stages[stage]).filter((s) => s !== undefined);
   return {
     cpuSeconds: parts.reduce((s, p) => s + p.cpuSeconds, 0),
@@ -80,14 +80,14 @@ function stageOf(run: SideRun, stage: string) {
 }
 
 /** train.jsonl old against new: identical, or different only in stored losses' last digits, or different. */
-function trainComparison(run: OldVsNew['runs'][number]): string {
+export function trainComparison(run: OldVsNew['runs'][number]): string {
   if (run.trainIdentical) return 'byte-identical';
   if (typeof run.trainLossDelta === 'number') return `the same texts and calls, stored losses within ${f(run.trainLossDelta, 4)} nats (float rounding of other batch shapes)`;
   return '**differs**';
 }
 
 /** Loss sequences a run scored: one L_a per position, one L_c per call, one L_b per call that got one. */
-const sequences = (s: SideRun) => (s.positionsScored ?? 0) + s.scored + (s.callOnlyScored ?? 0);
+export const sequences = (s: SideRun) => (s.positionsScored ?? 0) + s.scored + (s.callOnlyScored ?? 0);
 
 export function oldVsNewLines(r: OldVsNew): string[] {
   const inputs = r.inputs ?? ['corpus/sample.jsonl'];
