@@ -19,6 +19,8 @@ export interface SlicedOldVsNew {
   command: string;
   model: string;
   modelFileMiB: number;
+  /** SHA-256 of onnx/model.onnx: a later slice, maybe on another machine, runs only on the same weights. */
+  modelSha256: string;
   /** The annotated files; the documents are the first docs / inputs.length of each, taken in turn. */
   inputs: string[];
   docs: number;

@@ -36,7 +36,7 @@ describe('the sliced old-against-new bench', () => {
   });
 
   it('says how many slices are measured and where the next run resumes; refuses to call a partial run complete', () => {
-    const r: SlicedOldVsNew = { name: 't', command: 'c', model: 'm', modelFileMiB: 621, inputs: ['a.jsonl', 'b.jsonl'], docs: 200, sliceDocs: 40, oldCommit: 'cbf4dc3', newCommit: 'abc1234', slices: slices.slice(0, 1) };
+    const r: SlicedOldVsNew = { name: 't', command: 'c', model: 'm', modelFileMiB: 621, modelSha256: '0'.repeat(64), inputs: ['a.jsonl', 'b.jsonl'], docs: 200, sliceDocs: 40, oldCommit: 'cbf4dc3', newCommit: 'abc1234', slices: slices.slice(0, 1) };
     const partial = slicedLines(r).join('\n');
     expect(partial).toContain('**1 of 5 slices measured** (40 of 200 documents)');
     expect(partial).toContain('resumes at slice 2');

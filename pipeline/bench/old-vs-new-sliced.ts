@@ -14,6 +14,7 @@
  *
  * Writes pipeline/bench/results/old-vs-new-<name>.json and .md after every slice.
  */
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -57,16 +58,18 @@ function measureSlice(r: SlicedOldVsNew, slice: number, modelDir: string, work: 
 }
 
 /** The committed result, or a new one; refuses flags that would change the run a committed slice belongs to. */
-function openRun(json: string, flags: Omit<SlicedOldVsNew, 'slices' | 'newCommit' | 'command' | 'modelFileMiB'>): SlicedOldVsNew {
+function openRun(json: string, flags: Omit<SlicedOldVsNew, 'slices' | 'newCommit' | 'command' | 'modelFileMiB' | 'modelSha256'>): SlicedOldVsNew {
   const command = `npx tsx pipeline/bench/old-vs-new-sliced.ts --name ${flags.name} --old ${flags.oldCommit} --model ${flags.model} --input ${flags.inputs.join(',')} --docs ${flags.docs} --slice-docs ${flags.sliceDocs}`;
-  const modelFileMiB = statSync(join(resolve(ROOT, flags.model), 'onnx/model.onnx')).size / 2 ** 20;
-  if (!existsSync(json)) return { ...flags, command, modelFileMiB, newCommit: gitHead(), slices: [] };
+  const modelFile = join(resolve(ROOT, flags.model), 'onnx/model.onnx');
+  const modelFileMiB = statSync(modelFile).size / 2 ** 20;
+  const modelSha256 = createHash('sha256').update(readFileSync(modelFile)).digest('hex');
+  if (!existsSync(json)) return { ...flags, command, modelFileMiB, modelSha256, newCommit: gitHead(), slices: [] };
   const r = JSON.parse(readFileSync(json, 'utf8')) as SlicedOldVsNew;
   for (const key of ['model', 'docs', 'sliceDocs', 'oldCommit'] as const) {
     if (r[key] !== flags[key]) throw new Error(`${json} measured ${key} ${r[key]}, not ${flags[key]}: pass the same flags to resume it, or another --name`);
   }
   if (r.inputs.join() !== flags.inputs.join()) throw new Error(`${json} measured --input ${r.inputs.join(',')}, not ${flags.inputs.join(',')}`);
-  if (Math.abs(r.modelFileMiB - modelFileMiB) > 1e-6) throw new Error(`${json} measured a ${r.modelFileMiB} MiB model file, ${flags.model}'s is ${modelFileMiB} MiB: not the same model`);
+  if (r.modelSha256 !== modelSha256) throw new Error(`${json} measured ${flags.model} with onnx/model.onnx of SHA-256 ${r.modelSha256}, this one's is ${modelSha256}: not the same weights (real-size-annotate.ts writes them, seed 135)`);
   return r;
 }
 
