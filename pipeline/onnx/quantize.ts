@@ -8,7 +8,8 @@
  *   onnx/model_quantized.onnx  dynamic int8 quantization as onnxruntime.quantization.quantize_dynamic does it:
  *                              each MatMul with a constant weight W [K, N] becomes
  *                              DynamicQuantizeLinear(x) → MatMulInteger(x_q, W_q) → Cast → Mul(x_scale · w_scale),
- *                              W_q int8 symmetric per output column (w_scale [N] = max|W[:, n]| / 127). ONNX Runtime
+ *                              W_q int8 symmetric per output column (w_scale [N] = max|W[:, n]| / 64: 7-bit weights,
+                              quantize_dynamic's reduce_range, see S8_MAX). ONNX Runtime
  *                              fuses the pattern into its DynamicQuantizeMatMul kernel. A weight shared with another
  *                              user (the tied embedding: Gather and LM head) stays float32: quantizing it would store
  *                              it twice, and the scorer's in-graph head needs the head MatMul intact.
@@ -41,14 +42,24 @@ export function convertToFp16(model: Uint8Array): Uint8Array {
 
 /**
  * How a dynamic-quant variant stores a MatMul weight W [K, N]:
- * - q8 (model_quantized.onnx, this project's own): int8, symmetric, one scale per output column, no weight zero
- *   point; a weight shared with another node stays float32.
- * - int8 (model_int8.onnx): onnxruntime quantize_dynamic(weight_type=QInt8) — int8 symmetric, one scale and a zero
- *   zero point for the whole tensor; every MatMul with a constant weight, the tied LM head too.
+ * - q8 (model_quantized.onnx, this project's own): int8 in [-S8_MAX, S8_MAX], symmetric, one scale per output
+ *   column, no weight zero point; a weight shared with another node stays float32.
+ * - int8 (model_int8.onnx): onnxruntime quantize_dynamic(weight_type=QInt8, reduce_range=True) — int8 in
+ *   [-S8_MAX, S8_MAX], symmetric, one scale and a zero point for the whole tensor; every MatMul with a constant
+ *   weight, the tied LM head too.
  * - uint8 (model_uint8.onnx): quantize_dynamic(weight_type=QUInt8) — uint8 asymmetric over [min(0, W), max(0, W)],
  *   one scale and zero point per tensor.
  */
 export type DynamicScheme = 'q8' | 'int8' | 'uint8';
+
+/**
+ * The largest int8 weight magnitude: 64, quantize_dynamic's `reduce_range=True` (its QInt8 range [-64, 64]), which
+ * Transformers.js's converter also sets. On x86 CPUs without AVX-512 VNNI, ONNX Runtime's u8·s8 MatMulInteger kernel
+ * (VPMADDUBSW) adds two uint8 × int8 products into an int16 that saturates: 255 · 127 · 2 overflows 32,767, 255 · 64
+ * · 2 = 32,640 does not. With full-range weights the same file scored ~0.1–4 nats differently on such a CPU (an AMD
+ * EPYC with AVX2) than in WASM or on a VNNI CPU; with 7-bit weights it scores the same everywhere.
+ */
+export const S8_MAX = 64;
 
 interface QuantizedWeight {
   data: Int8Array | Uint8Array;
@@ -64,16 +75,16 @@ function quantizeWeight(data: Float32Array, K: number, N: number, scheme: Dynami
     for (let n = 0; n < N; n++) {
       let max = 0;
       for (let k = 0; k < K; k++) max = Math.max(max, Math.abs(data[k * N + n]));
-      scale[n] = max > 0 ? max / 127 : 1;
-      for (let k = 0; k < K; k++) q[k * N + n] = Math.max(-127, Math.min(127, Math.round(data[k * N + n] / scale[n])));
+      scale[n] = max > 0 ? max / S8_MAX : 1;
+      for (let k = 0; k < K; k++) q[k * N + n] = Math.max(-S8_MAX, Math.min(S8_MAX, Math.round(data[k * N + n] / scale[n])));
     }
     return { data: q, scale };
   }
   let [min, max] = [0, 0];
   for (const v of data) [min, max] = [Math.min(min, v), Math.max(max, v)];
   if (scheme === 'int8') {
-    const s = Math.max(-min, max) / 127 || 1;
-    return { data: Int8Array.from(data, (v) => Math.max(-127, Math.min(127, Math.round(v / s)))), scale: Float32Array.of(s), zeroPoint: Int8Array.of(0) };
+    const s = Math.max(-min, max) / S8_MAX || 1;
+    return { data: Int8Array.from(data, (v) => Math.max(-S8_MAX, Math.min(S8_MAX, Math.round(v / s)))), scale: Float32Array.of(s), zeroPoint: Int8Array.of(0) };
   }
   const s = (max - min) / 255 || 1;
   const zp = Math.max(0, Math.min(255, Math.round(-min / s)));
