@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import type { AnnotateConfig } from '../core/config.ts';
 import { type RunPlan, freezePlan } from '../core/run-plan.ts';
 import type { PipelineParts } from '../core/stages/stages.ts';
-import { type RunStats, emptyStats, withCurrentFields } from '../core/stats.ts';
+import { type RunStats, emptyStats } from '../core/stats.ts';
 import { digestInputs } from './input-digest.ts';
 import { withSkippedInputs } from './read-corpus.ts';
 import { type RunRecord, assertSameRun, resumableCheckpoint } from './resume-checks.ts';
@@ -33,11 +33,12 @@ export function openRun(plan: RunPlan, outDir: string, resume?: boolean) {
   mkdirSync(outDir, { recursive: true });
   // Checked before anything changes: a refused resume leaves every file as it was, and a resume never rewrites the
   // settings the run was made with (config.json changes only for a raised --max-docs).
-  const resuming = resume === true && resumableCheckpoint(outDir, plan.config.tools) !== null;
-  const raised = resuming ? assertSameRun(outDir, plan as RunRecord) : null;
+  // The checkpoint as resumableCheckpoint checked it, its stats brought to today's fields (stats.ts withCurrentFields).
+  const resumed = resume === true ? resumableCheckpoint(outDir, plan.config.tools) : null;
+  const raised = resumed ? assertSameRun(outDir, plan as RunRecord) : null;
   const { files, checkpoint } = RunFiles.open<RunStats>(outDir, resume ?? false);
-  if (!resuming || raised) RunFiles.writeJson(outDir, 'config.json', raised ?? plan);
-  return { files, checkpoint, stats: checkpoint ? (withCurrentFields(checkpoint.stats) as RunStats) : emptyStats(plan.config.tools) };
+  if (!resumed || raised) RunFiles.writeJson(outDir, 'config.json', raised ?? plan);
+  return { files, checkpoint, stats: resumed?.stats ?? emptyStats(plan.config.tools) };
 }
 
 /**

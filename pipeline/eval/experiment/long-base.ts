@@ -7,13 +7,13 @@
  * done when the exported model's train-record.json has every step.
  *
  * The run outlives a machine: its CPU-hours span several sessions, and a session's next machine starts from a clone.
- * After each chunk the checkpoint (params + both AdamW moments: three float32 copies of the parameters, which barely compress) and
- * the tokenizer are copied, gzipped, beside the committed record (results/base-pt10x/checkpoint.bin.gz); a chunk on
+ * After each chunk the checkpoint (params + both AdamW moments: three float32 copies of the parameters, which barely
+ * compress) and the tokenizer are copied, gzipped, beside the committed record (results/base-pt10x/checkpoint.bin.gz); a chunk on
  * a machine with no checkpoint of its own starts from that copy, so the resumed run is the run that was started.
  * The copy is removed once every run from the longer-pretrained base is committed (finishSnapshot).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { ROOT } from './corpus-files.ts';
@@ -104,10 +104,7 @@ const snapshotFiles = ({ work, committed }: PretrainDirs): [string, string][] =>
 /** Copy the work folder's checkpoint and tokenizer, gzipped, beside the committed record (write, then rename). */
 export function saveSnapshot(dirs: PretrainDirs = DIRS): void {
   for (const [work, committed] of snapshotFiles(dirs)) {
-    if (!existsSync(work)) continue;
-    mkdirSync(dirs.committed, { recursive: true });
-    writeFileSync(`${committed}.tmp`, gzipSync(readFileSync(work)));
-    renameSync(`${committed}.tmp`, committed);
+    if (existsSync(work)) writeText(committed, gzipSync(readFileSync(work)));
   }
 }
 
@@ -116,9 +113,7 @@ export function restoreSnapshot(dirs: PretrainDirs = DIRS): void {
   if (existsSync(join(dirs.work, CHECKPOINT_FILE))) return;
   for (const [work, committed] of snapshotFiles(dirs)) {
     if (!existsSync(committed)) continue;
-    mkdirSync(dirs.work, { recursive: true });
-    writeFileSync(`${work}.tmp`, gunzipSync(readFileSync(committed)));
-    renameSync(`${work}.tmp`, work);
+    writeText(work, gunzipSync(readFileSync(committed)));
     console.error(`[experiment] restored ${work} from ${committed}`);
   }
 }

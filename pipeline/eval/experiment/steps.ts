@@ -33,7 +33,7 @@ export function writeJson(path: string, value: unknown): void {
 }
 
 /** Writes the file whole: to a temporary name of this process, then renamed over the path. */
-export function writeText(path: string, text: string): void {
+export function writeText(path: string, text: string | Uint8Array): void {
   mkdirSync(join(path, '..'), { recursive: true });
   const tmp = `${path}.${process.pid}.tmp`;
   writeFileSync(tmp, text);
