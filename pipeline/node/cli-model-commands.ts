@@ -172,6 +172,7 @@ function defineFinetune(program: Command): void {
     .option('--eval-every <n>', 'probe every n steps', integer('--eval-every'), 100)
     .option('--ckpt-every <n>', 'checkpoint every n steps', integer('--ckpt-every'), 25)
     .option('--minutes <x>', 'stop (checkpoint and export) after this wall time', number('--minutes'), 1e9)
+    .option('--threads <n>', 'threads for the large matmuls, or auto (one per core); any count gives the same bytes')
     .option('--resume', 'continue from the checkpoint in --work', false)
     .option('--no-export', 'skip the export')
     .option('--quiet', 'no progress bar (log lines instead)', false)

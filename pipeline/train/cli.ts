@@ -24,6 +24,7 @@ const program = new Command()
   .option('--seed <n>', '', '1')
   .option('--eval-every <n>', '', '100')
   .option('--ckpt-every <n>', '', '25')
+  .option('--threads <n>', 'threads for the large matmuls, or auto (one per core); any count gives the same bytes')
   .option('--resume', 'continue from <work>/checkpoint.bin', false)
   .option('--no-export', 'skip the ONNX export');
 program.parse();

@@ -30,6 +30,7 @@ import { Batcher, MIXTURE_SCHEDULE, readJsonl, splitDocs, validationBatch, type 
 import { finishRun } from './finish.ts';
 import { Gpt2 } from './gpt2.ts';
 import { TrainingLoop } from './loop.ts';
+import { parseThreads } from './matmul-threads.ts';
 import { runProbes } from './probes.ts';
 import { RunLog } from './run-log.ts';
 import { BpeTokenizer } from './tokenizer.ts';
@@ -53,6 +54,8 @@ export interface FinetuneOptions {
   evalEvery: number;
   ckptEvery: number;
   minutes: number;
+  /** Threads for the large matmuls: a count or auto (matmul-threads.ts); the run's bytes are the same for any. @default 1 */
+  threads?: string | number;
   resume: boolean;
   export: boolean;
   quiet: boolean;
@@ -99,7 +102,7 @@ export async function finetune(o: FinetuneOptions, hooks: FinetuneHooks = {}): P
   badDocs.done();
   const { train, val } = splitDocs(docs);
   const facts = splitFacts(capitalFacts());
-  const model = new Gpt2(config, o.batch * T);
+  const model = new Gpt2(config, o.batch * T, T, parseThreads(o.threads));
   model.loadWeights(weights);
   const optimizer = new AdamW(model, {
     lr: o.lr, warmupSteps: o.warmup, totalSteps: o.steps, lrScale: constructedLrScale(model, o.protect),
@@ -164,8 +167,8 @@ export async function finetune(o: FinetuneOptions, hooks: FinetuneHooks = {}): P
 
   const data = { files: o.data, records: records.length, trainRecords: cTrain.length, valRecords: cVal.length,
     trainWindows: windows.size, calls: countCalls(cTrain), ...(badRecords + badDocs.count > 0 && { badRecords: { data: badRecords, corpus: badDocs.count } }) };
-  log.write({ event: 'start', config, params: model.numParams, options: o, step: loop.state.step, data });
-  const { state, final } = loop.run();
+  log.write({ event: 'start', config, params: model.numParams, threads: model.arena.threads, options: o, step: loop.state.step, data });
+  const { state, final } = loop.runAndRelease();
   bar?.stop();
   const record = { base: relative(process.cwd(), o.base) || o.base, ...state, config, params: model.numParams, data,
     rowsDrawn: drawn, baseMixture: baseMix, options: o, ...final };

@@ -19,6 +19,7 @@ import { Batcher, MIXTURE_SCHEDULE, mixtureAt, readJsonl, splitDocs, validationB
 import { finishRun } from './finish.ts';
 import { Gpt2, type Gpt2Config } from './gpt2.ts';
 import { TrainingLoop } from './loop.ts';
+import { parseThreads } from './matmul-threads.ts';
 import { runProbes } from './probes.ts';
 import { RunLog } from './run-log.ts';
 import { BpeTokenizer, trainBpe } from './tokenizer.ts';
@@ -48,6 +49,8 @@ export interface TrainModelOptions {
   seed: string;
   evalEvery: string;
   ckptEvery: string;
+  /** Threads for the large matmuls: a count or auto (matmul-threads.ts); the run's bytes are the same for any. @default 1 */
+  threads?: string;
   resume: boolean;
   export: boolean;
 }
@@ -87,7 +90,7 @@ export async function trainModel(o: TrainModelOptions, hooks: TrainModelHooks = 
     layerNormEpsilon: 1e-5,
   };
   const facts = splitFacts(capitalFacts());
-  const model = new Gpt2(config, B * T);
+  const model = new Gpt2(config, B * T, T, parseThreads(o.threads));
   const optimizer = new AdamW(model, {
     lr: num('lr'), warmupSteps: num('warmup'), totalSteps: num('steps'),
     lrScale: o.init === 'construct' ? constructedLrScale(model, num('protect')) : undefined,
@@ -116,9 +119,9 @@ export async function trainModel(o: TrainModelOptions, hooks: TrainModelHooks = 
     if (o.init === 'construct') constructInduction(model, tok.eosId);
   }
 
-  log.write({ event: 'start', config, params: model.numParams, mixture: MIXTURE_SCHEDULE, options: o, step: loop.state.step,
+  log.write({ event: 'start', config, params: model.numParams, threads: model.arena.threads, mixture: MIXTURE_SCHEDULE, options: o, step: loop.state.step,
     trainDocs: train.length, valDocs: val.length });
-  const { state, final } = loop.run();
+  const { state, final } = loop.runAndRelease();
   const record = {
     ...state, config, params: model.numParams, mixture: MIXTURE_SCHEDULE, rowsDrawn: batcher.drawn, options: o, ...final,
   };

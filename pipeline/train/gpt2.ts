@@ -61,8 +61,11 @@ export class Gpt2 {
   private T = 0;
   private count = 0;
 
-  /** @param maxRows capacity in tokens (B·T) of one forward pass. */
-  constructor(readonly config: Gpt2Config, readonly maxRows: number, readonly maxT = config.nPositions) {
+  /**
+   * @param maxRows capacity in tokens (B·T) of one forward pass.
+   * @param threads threads the large matmuls are split over (arena.ts); results are the same bytes for any count.
+   */
+  constructor(readonly config: Gpt2Config, readonly maxRows: number, readonly maxT = config.nPositions, threads = 1) {
     const { vocabSize: V, nEmbd: C, nLayer: L, nHead: H } = config;
     const D = C / H;
     if (!Number.isInteger(D)) throw new Error('nEmbd must be divisible by nHead');
@@ -76,7 +79,7 @@ export class Gpt2 {
     const actFloats = L * (N * C * 17 + N * 2 + (N / Math.min(N, maxT)) * H * maxT * maxT) + N * (3 * C + V) + N;
     const scratch = N * C * 12 + Math.max(N * V, N * 4 * C, V * C) + 4 * maxT * D + 3 * maxT * maxT;
     // Reserved generously: untouched pages of a WebAssembly.Memory cost no RAM.
-    this.arena = new Arena(Math.ceil((total * 2 + actFloats + scratch) * 4 * 1.5) + 2 ** 26);
+    this.arena = new Arena(Math.ceil((total * 2 + actFloats + scratch) * 4 * 1.5) + 2 ** 26, threads);
     const a = this.arena;
     this.params = a.alloc(total);
     this.grads = a.alloc(total);
@@ -102,6 +105,11 @@ export class Gpt2 {
     this.dqkv = a.alloc(N * 3 * C);
     this.tBuf = a.alloc(Math.max(N * V, N * 4 * C, V * C));
     this.attention = new CausalAttention(a, maxT, C, H);
+  }
+
+  /** Stops the arena's matmul workers, if any (the weights stay readable). */
+  close(): void {
+    this.arena.close();
   }
 
   param(name: string): Float32Array {

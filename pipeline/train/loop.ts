@@ -155,4 +155,13 @@ export class TrainingLoop {
     this.checkpoint();
     return { state: { ...state }, final: evaluate() };
   }
+
+  /** run(), then stop the model's matmul threads (Gpt2.close) however it ends: what the entry points call. */
+  runAndRelease(): { state: LoopState; final: Record<string, unknown> } {
+    try {
+      return this.run();
+    } finally {
+      this.spec.model.close();
+    }
+  }
 }

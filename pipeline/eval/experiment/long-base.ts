@@ -18,7 +18,7 @@ import { join, relative } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { ROOT } from './corpus-files.ts';
 import { paths } from './paths.ts';
-import { LONG_BASE, PRETRAIN } from './plan.ts';
+import { LONG_BASE, PRETRAIN, TRAIN_THREADS } from './plan.ts';
 import { readJson, writeText, type Step } from './steps.ts';
 import { CHECKPOINT_FILE } from '../../train/checkpoint.ts';
 
@@ -40,7 +40,7 @@ export const longBaseReady = (): boolean =>
 export function pretrainArgs(): string[] {
   return ['--steps', String(PRETRAIN.steps), '--work', paths.longBaseWork, '--out', paths.longBase,
     '--minutes', String(PRETRAIN.chunkMinutes), '--ckpt-every', String(PRETRAIN.ckptEvery), '--eval-every', String(PRETRAIN.evalEvery),
-    '--resume'];
+    '--threads', TRAIN_THREADS, '--resume'];
 }
 
 export function pretrainStep(): Step {

@@ -71,6 +71,11 @@ export const PRETRAIN = {
   ckptEvery: 100,
   evalEvery: 500,
 } as const;
+/**
+ * Threads of every training process (pretraining chunks and finetunes): `--threads`, a count or auto. Any count writes
+ * the same bytes (pipeline/train/matmul-threads.ts), so a lane may change it between chunks.
+ */
+export const TRAIN_THREADS = process.env.EXPERIMENT_THREADS ?? 'auto';
 /** (a), (d) and the control from the longer-pretrained base, seed 1 of each first. */
 export const LONG_BASE_RUNS: Run[] = SEEDS.flatMap((seed) => (['a', 'd', 'control'] as const).map((arm) => ({ arm, seed, base: LONG_BASE })));
 

@@ -23,7 +23,7 @@ import { trainDocs } from '../tasks.ts';
 import { armAll, armNoCalls, armRandom, callsPerTool, mentionsAny, withoutHeldOutCalls, withoutHeldOutRows, type CallRow, type TrainRecord } from './arms.ts';
 import { ROOT, corpus, evalSet, factbookTrainCutSet, heldOut, positiveControlSet, readJsonl, readKb, writeJsonl, FACTBOOK_TRAIN_CUT_FILE, HELDOUT_FILE, POSITIVE_FILE, PROMPTS_FILE } from './corpus-files.ts';
 import { heldOutSubjects, isHeldOutDoc, type CorpusDoc } from './heldout.ts';
-import { ANNOTATE, FULL_CORPUS_RUNS, LIMIT_RUNS, LONG_BASE_RUNS, LOSS_TOKENS, MIX, STEPS, runName, schedule, type Run } from './plan.ts';
+import { ANNOTATE, FULL_CORPUS_RUNS, LIMIT_RUNS, LONG_BASE_RUNS, LOSS_TOKENS, MIX, STEPS, TRAIN_THREADS, runName, schedule, type Run } from './plan.ts';
 import { finishSnapshot, longBaseReady, pretrainStep, snapshotCommitted } from './long-base.ts';
 import { RESULTS, writeReport } from './report.ts';
 import { overlapReport } from './overlap.ts';
@@ -161,7 +161,7 @@ function finetuneStep(r: Run): Step {
       toolformer(['finetune', ...base, '--data', ...armFiles(r.arm), '--corpus', paths.baseCorpus, '--out', model, '--work', work,
         '--steps', String(r.steps ?? STEPS), '--seed', String(r.seed), '--mix', String(r.arm === 'control' ? 1 : MIX), '--quiet',
         // Probes at step 0 and at the end only (each costs ≈ 7 CPU-seconds); checkpoints every 20 steps.
-        '--eval-every', String(STEPS), '--ckpt-every', '20',
+        '--eval-every', String(STEPS), '--ckpt-every', '20', '--threads', TRAIN_THREADS,
         '--rebuild', 'npm run experiment', ...resume]);
     },
   };
