@@ -13,6 +13,9 @@ import type { Device } from '../core/lm/devices.ts';
 import type { CausalLM } from '../core/lm/lm.ts';
 import { OrtCausalLM, type OrtCausalLMOptions } from '../core/lm/ort-lm.ts';
 import { indexGraph } from '../onnx/graph-index.ts';
+import { int8WeightRange } from '../onnx/int8-range.ts';
+import { decodeModel } from '../onnx/onnx-edit.ts';
+import { int8PairsSaturate } from './cpu-int8.ts';
 import { describeModel, onnxFileOf } from '../core/lm/model-files.ts';
 import { assertDeviceInstalled, deviceFailure, deviceSessionOptions } from './device.ts';
 import { availableDtypes, describeDir, resolveModel, type Dtype } from './hf-cache.ts';
@@ -33,6 +36,10 @@ export interface LoadModelOptions {
    * pipeline/node/README.md, Devices: onnxruntime-node 1.30 aborts when a gpu-buffer output is read back). @default "cpu"
    */
   device?: Device;
+  /** Where a warning goes, one line each (an int8 export this CPU scores wrongly: int8Warning). @default console.error */
+  onWarning?: (line: string) => void;
+  /** Whether this CPU's int8 matmuls saturate (tests pass it). @default cpu-int8.ts int8PairsSaturate() */
+  int8PairsSaturate?: boolean;
 }
 
 /**
@@ -51,6 +58,10 @@ export async function loadModel(model: string, options: LoadModelOptions = {}): 
   // reference into the file itself, and ONNX Runtime, told the onnx/ folder, reads the weights from the file (and
   // a real `<file>_data`, `_data_1`, … there) — one copy of the weights, in ONNX Runtime.
   const bytes = await graphWithoutWeights(join(root, onnxFile)).catch((error: Error) => fail(`${onnxFile}: ${error.message}`));
+  if (device === 'cpu' && (dtype === 'q8' || dtype === 'int8')) {
+    const warning = await int8Warning(root, onnxFile, bytes, options.int8PairsSaturate ?? int8PairsSaturate());
+    if (warning) (options.onWarning ?? console.error)(warning);
+  }
 
   const threads = options.threads ?? 1;
   try {
@@ -151,6 +162,30 @@ async function unsupportedOperator(message: string, root: string, dtype: Dtype, 
     `${onnxFile} uses the operator ${op[1] ?? op[2] ?? op[3]}, which onnxruntime-node ${ort.env.versions.node} cannot run on the CPU` +
     (dtypes.length ? `; try --dtype ${dtypes.join(', ')}` : '')
   );
+}
+
+/**
+ * A one-line warning when the int8 file has MatMul weights beyond ±64 and this CPU's int8 matmuls saturate (or may:
+ * `saturates` undefined, an x86-64 CPU not known); else undefined. Reads the int8 weights once (onnx/int8-range.ts).
+ */
+async function int8Warning(root: string, onnxFile: string, graph: Uint8Array, saturates: boolean | undefined): Promise<string | undefined> {
+  if (saturates === false) return undefined;
+  const read = async (location: string, offset: number, length: number) => {
+    const handle = await open(join(root, 'onnx', basename(location)), 'r');
+    try {
+      const buffer = Buffer.alloc(length);
+      await handle.read(buffer, 0, length, offset);
+      return buffer;
+    } finally {
+      await handle.close();
+    }
+  };
+  const { weights, fullRange } = await int8WeightRange(decodeModel(graph), read);
+  if (fullRange.length === 0) return undefined;
+  const cpu = saturates ? 'this CPU (x86-64 without AVX-512 VNNI or AVX-VNNI)' : 'x86-64 CPUs without AVX-512 VNNI or AVX-VNNI';
+  return `warning: ${onnxFile}: ${fullRange.length} of ${weights} int8 MatMul weights use the full 8-bit range (beyond ±64); on ${cpu} ` +
+    `ONNX Runtime adds pairs of uint8 × int8 products in a saturating int16, so its losses can be off by nats ` +
+    `(pipeline/onnx/int8-range.ts). Use --dtype fp32, fp16 or q4, or an export with 7-bit weights (reduce_range).`;
 }
 
 /** The ONNX file's graph with its weights left in the file (external-data references to it). */
