@@ -10,14 +10,17 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { MatmulThreads } from './matmul-threads.ts';
+import { type MatmulFn, MatmulThreads } from './matmul-threads.ts';
 
 const PAGE = 65536;
 /** The first 64 KiB are left to the AssemblyScript module's own static data. */
 const BASE = PAGE;
 
+/** Floats of packing scratch a matmul needs per thread (kernels.as.ts: KB · NP). */
+const MATMUL_SCRATCH_FLOATS = 256 * 64;
+
 interface KernelExports {
-  matmul(a: number, b: number, c: number, M: number, K: number, N: number, accumulate: number): void;
+  matmul(a: number, b: number, c: number, M: number, K: number, N: number, accumulate: number, scratch: number): void;
   transpose(x: number, out: number, M: number, N: number): void;
 }
 
@@ -25,6 +28,8 @@ export class Arena {
   readonly memory: WebAssembly.Memory;
   private readonly kernels: KernelExports;
   private readonly pool: MatmulThreads | undefined;
+  /** The kernel's matmul on this thread, with this thread's scratch. */
+  private readonly local: MatmulFn;
   private top = BASE;
 
   /**
@@ -41,7 +46,11 @@ export class Arena {
       env: { memory: this.memory, abort: () => { throw new Error('wasm abort'); } },
     });
     this.kernels = instance.exports as unknown as KernelExports;
-    if (shared) this.pool = new MatmulThreads(threads, this.memory, wasm, this.kernels.matmul);
+    // Each thread packs B into its own scratch: the caller's first, then one per worker.
+    const scratch = Array.from({ length: threads }, () => this.alloc(MATMUL_SCRATCH_FLOATS).byteOffset);
+    const matmul = this.kernels.matmul;
+    this.local = (a, b, c, M, K, N, accumulate) => matmul(a, b, c, M, K, N, accumulate, scratch[0]);
+    if (shared) this.pool = new MatmulThreads(threads, this.memory, wasm, this.local, scratch.slice(1));
   }
 
   /** Stops the matmul workers (when threads > 1); the arena's tensors stay readable. */
@@ -71,7 +80,8 @@ export class Arena {
 
   /** c[M,N] = a[M,K] · b[K,N], or c += a · b when accumulate. All three must live in this arena. */
   matmul(a: Float32Array, b: Float32Array, c: Float32Array, M: number, K: number, N: number, accumulate = false): void {
-    (this.pool ?? this.kernels).matmul(a.byteOffset, b.byteOffset, c.byteOffset, M, K, N, accumulate ? 1 : 0);
+    if (this.pool) this.pool.matmul(a.byteOffset, b.byteOffset, c.byteOffset, M, K, N, accumulate ? 1 : 0);
+    else this.local(a.byteOffset, b.byteOffset, c.byteOffset, M, K, N, accumulate ? 1 : 0);
   }
 
   /** out[N,M] = xᵀ for x[M,N]. */

@@ -29,6 +29,45 @@ function product(threads: number, M: number, K: number, N: number, accumulate: b
   }
 }
 
+/**
+ * The kernel's arithmetic, in JS: each element of C is x = fround(x + fround(a·b)) over k in order, from 0 (or from C
+ * when accumulating). Whatever the kernel's tiling, blocking or packing, it must give these bits: that is what makes
+ * a thread count, or a faster kernel, train the same bytes as before.
+ */
+function referenceProduct(a: Float32Array, b: Float32Array, c: Float32Array, M: number, K: number, N: number): void {
+  const f = Math.fround;
+  for (let i = 0; i < M; i++) {
+    for (let j = 0; j < N; j++) {
+      let x = c[i * N + j];
+      for (let k = 0; k < K; k++) x = f(x + f(a[i * K + k] * b[k * N + j]));
+      c[i * N + j] = x;
+    }
+  }
+}
+
+describe('the matmul kernel', () => {
+  it('computes every element by the same f32 operations in the same order as the JS reference, bit for bit', () => {
+    // Rows not a multiple of 4 (the 1-row tail), columns not a multiple of 8 (the scalar tail) or over one panel of 64,
+    // K over one block of 256.
+    for (const [M, K, N] of [[7, 300, 21], [13, 64, 40], [4, 513, 8], [9, 17, 3], [9, 40, 150]] as const) {
+      const arena = new Arena(4 * (M * K + K * N + 2 * M * N) + 2 ** 20);
+      const a = randomFill(arena.alloc(M * K), M);
+      const b = randomFill(arena.alloc(K * N), N);
+      const c = randomFill(arena.alloc(M * N), K);
+      const start = c.slice();
+      const want = new Float32Array(M * N);
+      referenceProduct(a, b, want, M, K, N);
+      arena.matmul(a, b, c, M, K, N);
+      expect(Buffer.from(c.slice().buffer).equals(Buffer.from(want.buffer)), `${M}×${K}×${N}`).toBe(true);
+      const twice = want.slice();
+      referenceProduct(a, b, twice, M, K, N);
+      arena.matmul(a, b, c, M, K, N, true);
+      expect(Buffer.from(c.slice().buffer).equals(Buffer.from(twice.buffer)), `${M}×${K}×${N} accumulate`).toBe(true);
+      expect(start).not.toEqual(c); // (c started random: the non-accumulating call overwrote it)
+    }
+  });
+});
+
 describe('matmuls split over threads', () => {
   // Shapes large enough to be split (≥ MIN_THREADED_MACS), with rows not a multiple of 4 or of the thread count,
   // columns not a multiple of 8 (the scalar tail), and K over 256 (several k-blocks, the later ones accumulating).
@@ -91,7 +130,7 @@ describe('matmuls split over threads', () => {
     // The one-thread build imports an unshared memory: instantiating it on a shared one is a LinkError in the worker.
     const unshared = readFileSync(fileURLToPath(new URL('./wasm/kernels.wasm', import.meta.url)));
     let localRows = 0;
-    const pool = new MatmulThreads(2, memory, unshared, (_a, _b, _c, M) => { localRows += M; });
+    const pool = new MatmulThreads(2, memory, unshared, (_a, _b, _c, M) => { localRows += M; }, [65536]);
     try {
       expect(() => pool.matmul(0, 0, 0, 1024, 64, 64, 0)).toThrow(/matmul worker failed/);
       expect(localRows).toBe(512); // the caller's share ran; the worker's did not

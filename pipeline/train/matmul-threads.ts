@@ -39,12 +39,13 @@ export const MIN_THREADED_MACS = 1 << 21;
 /** A worker that has not answered in this long is taken as dead (it gets ~50 ms of work per call). */
 const ANSWER_TIMEOUT_MS = 10 * 60 * 1000;
 
-type MatmulFn = (a: number, b: number, c: number, M: number, K: number, N: number, accumulate: number) => void;
+/** c[M,N] (+)= a[M,K] · b[K,N] on the calling thread; pointers are byte offsets in the memory. */
+export type MatmulFn = (a: number, b: number, c: number, M: number, K: number, N: number, accumulate: number) => void;
 
 /** CommonJS, evaluated by each worker (eval: true, so no loader or file path is involved under tsx or vitest). */
 const WORKER_SOURCE = `
 const { workerData } = require('node:worker_threads');
-const { memory, wasm, control, block } = workerData;
+const { memory, wasm, control, block, scratch } = workerData;
 const ctl = new Int32Array(control, block * ${SLOTS} * 4, ${SLOTS});
 let matmul;
 try {
@@ -59,7 +60,7 @@ for (;;) {
   if (seen < 0) break;
   try {
     if (!matmul) throw new Error('no kernel');
-    matmul(ctl[${ARGS}] >>> 0, ctl[${ARGS + 1}] >>> 0, ctl[${ARGS + 2}] >>> 0, ctl[${ARGS + 3}], ctl[${ARGS + 4}], ctl[${ARGS + 5}], ctl[${ARGS + 6}]);
+    matmul(ctl[${ARGS}] >>> 0, ctl[${ARGS + 1}] >>> 0, ctl[${ARGS + 2}] >>> 0, ctl[${ARGS + 3}], ctl[${ARGS + 4}], ctl[${ARGS + 5}], ctl[${ARGS + 6}], scratch);
   } catch (e) {
     Atomics.store(ctl, ${FAILED}, 1);
   }
@@ -78,11 +79,13 @@ export class MatmulThreads {
   /**
    * @param threads all threads a call uses, the caller's included (so threads − 1 workers).
    * @param wasm the shared-memory build of the kernel (kernels-shared.wasm).
+   * @param scratch each worker's packing scratch in the memory (a byte offset; kernels.as.ts matmul), threads − 1 of them.
    */
-  constructor(readonly threads: number, memory: WebAssembly.Memory, wasm: Uint8Array, private readonly local: MatmulFn) {
+  constructor(readonly threads: number, memory: WebAssembly.Memory, wasm: Uint8Array, private readonly local: MatmulFn, scratch: readonly number[]) {
+    if (scratch.length !== threads - 1) throw new Error(`matmul threads: ${threads - 1} workers need ${threads - 1} scratch areas, got ${scratch.length}`);
     const control = new SharedArrayBuffer((threads - 1) * SLOTS * 4);
     for (let w = 0; w < threads - 1; w++) {
-      const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { memory, wasm, control, block: w } });
+      const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { memory, wasm, control, block: w, scratch: scratch[w] } });
       worker.unref(); // an unclosed arena must not keep the process alive
       this.workers.push(worker);
       this.blocks.push(new Int32Array(control, w * SLOTS * 4, SLOTS));

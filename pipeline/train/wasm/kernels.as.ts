@@ -5,27 +5,59 @@
  * C[M,N] = A[M,K] · B[K,N]   (accumulate = 0), or   C += A · B   (accumulate = 1).
  * Micro-kernel: 4 rows of C × 8 columns (two f32x4 accumulators per row, 8 in all, so they stay in registers);
  * each step over k loads 8 floats of B's row k once and uses them for 4 rows of A.
+ * Blocking: k in blocks of KB, and within a k-block the columns in panels of NP; each panel of B (KB × NP floats)
+ * is first copied to `scratch` as NP/8 strips of KB × 8 contiguous floats, so the micro-kernel streams B
+ * sequentially (a row of B is N floats apart: at N = 1,024 every k would fall in the same cache set) and a panel
+ * (64 KiB) stays in L2 while every 4-row block of A passes over it.
+ * Every element of C is still x = x + a·b over k in order (the same f32 operations whatever the blocking), so the
+ * bits do not depend on KB, NP, the packing or which rows a call is given (matmul-threads.test.ts).
+ * `scratch`: KB · NP floats of this thread's own.
  */
-export function matmul(a: usize, b: usize, c: usize, M: i32, K: i32, N: i32, accumulate: i32): void {
-  // Blocks of 256 along k keep the strip of B that a micro-kernel streams (256 × 8 floats) in L1.
+export function matmul(a: usize, b: usize, c: usize, M: i32, K: i32, N: i32, accumulate: i32, scratch: usize): void {
+  const N8 = N & ~7;
   for (let k0 = 0; k0 < K; k0 += KB) {
     const kb = min(KB, K - k0);
-    block(a + (<usize>k0 << 2), b + <usize>k0 * (<usize>N << 2), c, M, kb, N, K, k0 > 0 ? 1 : accumulate);
+    const acc = k0 > 0 ? 1 : accumulate;
+    const ak = a + (<usize>k0 << 2);
+    const bk = b + <usize>k0 * (<usize>N << 2);
+    for (let j0 = 0; j0 < N8; j0 += NP) {
+      const nb = min(NP, N8 - j0);
+      pack(bk + (<usize>j0 << 2), scratch, kb, N, nb);
+      panel(ak, scratch, c + (<usize>j0 << 2), M, kb, N, K, nb, acc);
+    }
+    // Columns N8..N−1 (fewer than 8), and the rows after the last multiple of 4 over all of N8, from B unpacked.
+    const M4 = M & ~3;
+    for (let i = 0; i < M4; i++) tailColumns(ak + <usize>i * (<usize>K << 2), bk, c + <usize>i * (<usize>N << 2), kb, N, N8, acc);
+    for (let i = M4; i < M; i++) rowTail(ak + <usize>i * (<usize>K << 2), bk, c + <usize>i * (<usize>N << 2), kb, N, N8, acc);
   }
 }
 
 const KB = 256;
+const NP = 64;
 
-/** C (+)= A[:, k0:k0+K] · B[k0:k0+K, :], A's rows being lda floats apart. */
-function block(a: usize, b: usize, c: usize, M: i32, K: i32, N: i32, lda: i32, accumulate: i32): void {
-  const N8 = N & ~7;
+/** scratch[s][k][0..8) = B[k][8s .. 8s+8) for the nb (a multiple of 8) columns at b, K rows N floats apart. */
+function pack(b: usize, scratch: usize, K: i32, N: i32, nb: i32): void {
+  const rowB = <usize>N << 2;
+  for (let s = 0; s < nb; s += 8) {
+    let src = b + (<usize>s << 2);
+    let dst = scratch + <usize>s * (<usize>K << 2);
+    for (let k = 0; k < K; k++) {
+      v128.store(dst, v128.load(src));
+      v128.store(dst, v128.load(src, 16), 16);
+      src += rowB;
+      dst += 32;
+    }
+  }
+}
+
+/** C[0:M4, 0:nb] (+)= A[0:M4, 0:K] · panel, A's rows being lda floats apart, the panel packed by pack(). */
+function panel(a: usize, packed: usize, c: usize, M: i32, K: i32, N: i32, lda: i32, nb: i32, accumulate: i32): void {
   const rowA = <usize>lda << 2;
   const rowBC = <usize>N << 2;
-  let i = 0;
-  for (; i + 4 <= M; i += 4) {
+  for (let i = 0; i + 4 <= M; i += 4) {
     const a0 = a + <usize>i * rowA;
     const c0 = c + <usize>i * rowBC;
-    for (let j = 0; j < N8; j += 8) {
+    for (let j = 0; j < nb; j += 8) {
       const cj = c0 + (<usize>j << 2);
       let x00 = f32x4.splat(0), x01 = f32x4.splat(0), x10 = f32x4.splat(0), x11 = f32x4.splat(0);
       let x20 = f32x4.splat(0), x21 = f32x4.splat(0), x30 = f32x4.splat(0), x31 = f32x4.splat(0);
@@ -35,7 +67,7 @@ function block(a: usize, b: usize, c: usize, M: i32, K: i32, N: i32, lda: i32, a
         x20 = v128.load(cj + 2 * rowBC); x21 = v128.load(cj + 2 * rowBC, 16);
         x30 = v128.load(cj + 3 * rowBC); x31 = v128.load(cj + 3 * rowBC, 16);
       }
-      let bp = b + (<usize>j << 2);
+      let bp = packed + <usize>j * (<usize>K << 2);
       let ap = a0;
       for (let k = 0; k < K; k++) {
         const b0 = v128.load(bp);
@@ -48,7 +80,7 @@ function block(a: usize, b: usize, c: usize, M: i32, K: i32, N: i32, lda: i32, a
         x10 = f32x4.add(x10, f32x4.mul(s1, b0)); x11 = f32x4.add(x11, f32x4.mul(s1, b1));
         x20 = f32x4.add(x20, f32x4.mul(s2, b0)); x21 = f32x4.add(x21, f32x4.mul(s2, b1));
         x30 = f32x4.add(x30, f32x4.mul(s3, b0)); x31 = f32x4.add(x31, f32x4.mul(s3, b1));
-        bp += rowBC;
+        bp += 32;
         ap += 4;
       }
       v128.store(cj, x00); v128.store(cj, x01, 16);
@@ -56,23 +88,23 @@ function block(a: usize, b: usize, c: usize, M: i32, K: i32, N: i32, lda: i32, a
       v128.store(cj + 2 * rowBC, x20); v128.store(cj + 2 * rowBC, x21, 16);
       v128.store(cj + 3 * rowBC, x30); v128.store(cj + 3 * rowBC, x31, 16);
     }
-    for (let r = 0; r < 4; r++) tailColumns(a + <usize>(i + r) * rowA, b, c + <usize>(i + r) * rowBC, K, N, N8, accumulate);
   }
-  for (; i < M; i++) {
-    const ai = a + <usize>i * rowA;
-    const ci = c + <usize>i * rowBC;
-    for (let j = 0; j < N8; j += 4) {
-      const cj = ci + (<usize>j << 2);
-      let x = accumulate ? v128.load(cj) : f32x4.splat(0);
-      let bp = b + (<usize>j << 2);
-      for (let k = 0; k < K; k++) {
-        x = f32x4.add(x, f32x4.mul(f32x4.splat(load<f32>(ai + (<usize>k << 2))), v128.load(bp)));
-        bp += rowBC;
-      }
-      v128.store(cj, x);
+}
+
+/** Columns 0..N8−1 of one row of C (a row after the last multiple of 4), four at a time, B unpacked. */
+function rowTail(ai: usize, b: usize, ci: usize, K: i32, N: i32, N8: i32, accumulate: i32): void {
+  const rowBC = <usize>N << 2;
+  for (let j = 0; j < N8; j += 4) {
+    const cj = ci + (<usize>j << 2);
+    let x = accumulate ? v128.load(cj) : f32x4.splat(0);
+    let bp = b + (<usize>j << 2);
+    for (let k = 0; k < K; k++) {
+      x = f32x4.add(x, f32x4.mul(f32x4.splat(load<f32>(ai + (<usize>k << 2))), v128.load(bp)));
+      bp += rowBC;
     }
-    tailColumns(ai, b, ci, K, N, N8, accumulate);
+    v128.store(cj, x);
   }
+  tailColumns(ai, b, ci, K, N, N8, accumulate);
 }
 
 /** Columns N8..N-1 of one row of C, scalar. */
