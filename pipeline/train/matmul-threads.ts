@@ -2,10 +2,10 @@
  * Large matmuls split by rows of C over worker threads that run the same WASM kernel on the same (shared) memory.
  *
  * Why the result is bit for bit the single-threaded one: the kernel computes every element of C by the same sequence
- * of f32 multiplies and adds over k (blocks of 256, in order) whichever rows it is handed — the 4-row micro-kernel
- * and the 1-row tail do the same arithmetic per element — so rows [m0, m1) computed on another thread are the
+ * of f32 multiplies and adds over k, in order, whichever rows it is handed (kernels.as.ts; the 4-row micro-kernel
+ * and the 1-row tail do the same arithmetic per element), so rows [m0, m1) computed on another thread are the
  * bytes the whole call would have written. A training run with --threads N therefore takes the same steps and
- * writes the same checkpoints as one with --threads 1 (arena.test.ts, train.test.ts check it).
+ * writes the same checkpoints as one with --threads 1 (matmul-threads.test.ts, resume.test.ts check it).
  *
  * Hand-off: each worker owns a control block of Int32 slots in a SharedArrayBuffer. The caller writes a call's
  * arguments, bumps the block's `posted` counter and wakes the worker (Atomics.notify); the worker runs its rows,
