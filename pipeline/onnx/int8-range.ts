@@ -42,6 +42,7 @@ async function int8Values(t: P.ITensorProto, read: ReadExternal): Promise<Int8Ar
   return undefined;
 }
 
+/** The int8 weights of the graph's int8 matmuls (INT8_WEIGHT_INPUT), and which of them leave ±S8_MAX. */
 export async function int8WeightRange(model: P.IModelProto, read: ReadExternal): Promise<Int8RangeReport> {
   const graph = model.graph;
   const initializers = new Map((graph?.initializer ?? []).map((t) => [t.name ?? '', t]));
