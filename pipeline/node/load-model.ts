@@ -12,7 +12,7 @@ import * as ort from 'onnxruntime-node';
 import type { Device } from '../core/lm/devices.ts';
 import type { CausalLM } from '../core/lm/lm.ts';
 import { OrtCausalLM, type OrtCausalLMOptions } from '../core/lm/ort-lm.ts';
-import { indexGraph } from '../onnx/graph-index.ts';
+import { indexGraph, type ReadAt } from '../onnx/graph-index.ts';
 import { int8WeightRange } from '../onnx/int8-range.ts';
 import { decodeModel } from '../onnx/onnx-edit.ts';
 import { int8PairsSaturate } from './cpu-int8.ts';
@@ -170,17 +170,13 @@ async function unsupportedOperator(message: string, root: string, dtype: Dtype, 
  */
 async function int8Warning(root: string, onnxFile: string, graph: Uint8Array, saturates: boolean | undefined): Promise<string | undefined> {
   if (saturates === false) return undefined;
-  const read = async (location: string, offset: number, length: number) => {
-    const handle = await open(join(root, 'onnx', basename(location)), 'r');
-    try {
-      const buffer = Buffer.alloc(length);
-      await handle.read(buffer, 0, length, offset);
-      return buffer;
-    } finally {
-      await handle.close();
-    }
-  };
-  const { weights, fullRange } = await int8WeightRange(decodeModel(graph), read);
+  // One open file for the weights in the ONNX file itself (graph-index.ts points them back into it); any other
+  // external-data file is opened for its reads.
+  const { weights, fullRange } = await withReads(join(root, onnxFile), (readSelf) =>
+    int8WeightRange(decodeModel(graph), (location, offset, length) =>
+      basename(location) === basename(onnxFile)
+        ? readSelf(offset, length)
+        : withReads(join(root, 'onnx', basename(location)), (read) => read(offset, length))));
   if (fullRange.length === 0) return undefined;
   const cpu = saturates ? 'this CPU (x86-64 without AVX-512 VNNI or AVX-VNNI)' : 'x86-64 CPUs without AVX-512 VNNI or AVX-VNNI';
   return `warning: ${onnxFile}: ${fullRange.length} of ${weights} int8 MatMul weights use the full 8-bit range (beyond ±64); on ${cpu} ` +
@@ -189,16 +185,21 @@ async function int8Warning(root: string, onnxFile: string, graph: Uint8Array, sa
 }
 
 /** The ONNX file's graph with its weights left in the file (external-data references to it). */
-async function graphWithoutWeights(path: string): Promise<Uint8Array> {
+function graphWithoutWeights(path: string): Promise<Uint8Array> {
+  return withReads(path, async (read, size) => (await indexGraph(read, size, basename(path))).model);
+}
+
+/** `use` with positioned reads of the file at `path` and its size; the file is open only meanwhile. */
+async function withReads<T>(path: string, use: (read: ReadAt, size: number) => Promise<T>): Promise<T> {
   const handle = await open(path, 'r');
   try {
     const { size } = await handle.stat();
-    const read = async (offset: number, length: number) => {
+    const read: ReadAt = async (offset, length) => {
       const buffer = Buffer.alloc(length);
       const { bytesRead } = await handle.read(buffer, 0, length, offset);
       return buffer.subarray(0, bytesRead);
     };
-    return (await indexGraph(read, size, basename(path))).model;
+    return await use(read, size);
   } finally {
     await handle.close();
   }
