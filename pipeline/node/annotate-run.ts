@@ -36,7 +36,7 @@ export function openRun(plan: RunPlan, outDir: string, resume?: boolean) {
   // The checkpoint as resumableCheckpoint checked it, its stats brought to today's fields (stats.ts withCurrentFields).
   const resumed = resume === true ? resumableCheckpoint(outDir, plan.config.tools) : null;
   const raised = resumed ? assertSameRun(outDir, plan as RunRecord) : null;
-  const { files, checkpoint } = RunFiles.open<RunStats>(outDir, resume ?? false);
+  const { files, checkpoint } = RunFiles.open<RunStats>(outDir, resume ?? false, resumed); // checkpoint.json read once
   if (!resumed || raised) RunFiles.writeJson(outDir, 'config.json', raised ?? plan);
   return { files, checkpoint, stats: resumed?.stats ?? emptyStats(plan.config.tools) };
 }

@@ -1,6 +1,7 @@
 /**
  * The loader warns when an int8 export has full-range MatMul weights and the CPU's int8 matmuls saturate
- * (onnx/int8-range.ts): once per load, in one line, and never for the project's own 7-bit q8 file.
+ * (onnx/int8-range.ts): once per load, in one line, once per annotate run however many worker processes load it,
+ * and never for the project's own 7-bit q8 file.
  */
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,8 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { int8WeightRange } from '../onnx/int8-range.ts';
 import { decodeModel, encodeModel, T } from '../onnx/onnx-edit.ts';
 import { S8_MAX } from '../onnx/quantize.ts';
-import { int8PairsSaturateFromCpuinfo } from './cpu-int8.ts';
+import { int8PairsSaturate, int8PairsSaturateFromCpuinfo } from './cpu-int8.ts';
 import { loadModel } from './load-model.ts';
+import { runCli } from './testing/cli-child.ts';
 
 let root: string;
 let fullRange: string;
@@ -59,6 +61,28 @@ describe('int8 exports on CPUs whose int8 matmuls saturate', () => {
     expect(await warnings(fullRange, false)).toEqual([]);
     expect(await warnings('models/default', true)).toEqual([]);
   }, 120_000);
+
+  it('checkInt8Range: false (a pool worker, whose parent warned) does not warn', async () => {
+    const lines: string[] = [];
+    const lm = await loadModel(fullRange, { dtype: 'q8', int8PairsSaturate: true, checkInt8Range: false, onWarning: (line) => lines.push(line) });
+    await lm.release();
+    expect(lines).toEqual([]);
+  }, 120_000);
+
+  it('an annotate run with two worker processes says it once, from the parent, on a CPU that saturates (none on one that does not)', async () => {
+    const sample = (await readFile('corpus/sample.jsonl', 'utf8')).trim().split('\n');
+    await writeFile(join(root, 'two.jsonl'), sample.slice(0, 2).join('\n') + '\n');
+    const run = await runCli(
+      ['annotate', 'two.jsonl', '--model', fullRange, '--dtype', 'q8', '--out', 'annotated', '--tools', 'Calculator', '--m', '2', '--workers', '2', '--chunk', '1', '--quiet'],
+      root,
+    );
+    expect(run.code).toBe(0);
+    const said = run.stderr.split('\n').filter((line) => line.startsWith('warning: onnx/model_quantized.onnx:'));
+    // This process's CPU is the child's: before the fix each of the two workers said it too (three lines).
+    expect(said).toHaveLength(int8PairsSaturate() === false ? 0 : 1);
+    const config = JSON.parse(await readFile(join(root, 'annotated/config.json'), 'utf8'));
+    expect(config.modelDtype).toBe('q8');
+  }, 600_000);
 
   it('reads the CPU from /proc/cpuinfo flags: VNNI (AVX-512 or AVX) or not', () => {
     expect(int8PairsSaturateFromCpuinfo('processor\t: 0\nflags\t\t: fpu sse2 avx2 fma\n')).toBe(true);

@@ -40,6 +40,12 @@ export interface LoadModelOptions {
   onWarning?: (line: string) => void;
   /** Whether this CPU's int8 matmuls saturate (tests pass it). @default cpu-int8.ts int8PairsSaturate() */
   int8PairsSaturate?: boolean;
+  /**
+   * Whether to check an int8 file's weights and warn (int8Warning). A process whose parent loaded the same file on
+   * the same CPU and said it already (the annotate pool's workers) passes false: one warning per run, and no second
+   * read of the weights. @default true
+   */
+  checkInt8Range?: boolean;
 }
 
 /**
@@ -58,7 +64,7 @@ export async function loadModel(model: string, options: LoadModelOptions = {}): 
   // reference into the file itself, and ONNX Runtime, told the onnx/ folder, reads the weights from the file (and
   // a real `<file>_data`, `_data_1`, … there) — one copy of the weights, in ONNX Runtime.
   const bytes = await graphWithoutWeights(join(root, onnxFile)).catch((error: Error) => fail(`${onnxFile}: ${error.message}`));
-  if (device === 'cpu' && (dtype === 'q8' || dtype === 'int8')) {
+  if (device === 'cpu' && (dtype === 'q8' || dtype === 'int8') && options.checkInt8Range !== false) {
     const warning = await int8Warning(root, onnxFile, bytes, options.int8PairsSaturate ?? int8PairsSaturate());
     if (warning) (options.onWarning ?? console.error)(warning);
   }

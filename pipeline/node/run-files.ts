@@ -44,10 +44,13 @@ export class RunFiles<S> {
     this.pending = { 'train.jsonl': [], 'calls.jsonl': [], 'errors.jsonl': [] };
   }
 
-  /** Open for a fresh run (files emptied) or a resume (truncated to the checkpoint). Throws a one-line error naming the fix. */
-  static open<S>(dir: string, resume: boolean): { files: RunFiles<S>; checkpoint: Checkpoint<S> | null } {
+  /**
+   * Open for a fresh run (files emptied) or a resume (truncated to the checkpoint: `read`, when the caller has already
+   * read and checked it, else readCheckpoint). Throws a one-line error naming the fix.
+   */
+  static open<S>(dir: string, resume: boolean, read?: Checkpoint<S> | null): { files: RunFiles<S>; checkpoint: Checkpoint<S> | null } {
     if (!resume) RunFiles.assertNoRun(dir);
-    const checkpoint = resume ? RunFiles.readCheckpoint<S>(dir) : null;
+    const checkpoint = resume ? (read !== undefined ? read : RunFiles.readCheckpoint<S>(dir)) : null;
     const fds = {} as Record<OutputFile, number>;
     const bytes = {} as Record<OutputFile, number>;
     for (const name of OUTPUT_FILES) {

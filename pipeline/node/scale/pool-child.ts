@@ -24,7 +24,8 @@ process.on('disconnect', () => void stopRunningPipelines().finally(() => process
 process.on('message', (message: ToChild) => {
   if (message.type === 'init') {
     ready = (async () => {
-      const lm = await loadModel(message.model, { dtype: message.dtype, device: message.config.device });
+      // The parent (annotate-command.ts) loads the same file on this CPU and warns once for the run.
+      const lm = await loadModel(message.model, { dtype: message.dtype, device: message.config.device, checkInt8Range: false });
       const { parts } = await createRunParts(lm, message.config, message.model);
       return parts;
     })();
