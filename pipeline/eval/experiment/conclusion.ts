@@ -118,8 +118,11 @@ function render(rows: FactorRow[]): string[] {
   return L;
 }
 
-/** The rows in words: per factor what moves, what does not, what is not measured; then what it implies. */
-function reading(rows: FactorRow[]): string[] {
+/**
+ * The rows in words: per factor what moves, what does not, what is not measured; then what it implies. Exported for
+ * conclusion.test.ts, which reads every combination of verdicts the two levers (data, pretraining) can take.
+ */
+export function reading(rows: FactorRow[]): string[] {
   const of = (f: Factor) => rows.filter((r) => r.factor === f);
   const moves = (f: Factor) => of(f).some((r) => r.verdict.startsWith('moves'));
   const up = (f: Factor) => of(f).some((r) => r.verdict === 'moves it up');
@@ -134,20 +137,25 @@ function reading(rows: FactorRow[]): string[] {
   ];
   const levers = [FACTORS.data, FACTORS.pretraining];
   const lever = (f: Factor) => (f === FACTORS.data ? 'more annotated finetuning data' : 'a longer-pretrained base');
+  const verb = (fs: Factor[], singular: string, plural: string) => `${fs.map(lever).join(' and ')} ${fs.length > 1 ? plural : singular}`;
   const sentences: string[] = [];
   // The arms that answer in their training template far more often than in the real format (the rows' x labels start "(arm)").
   const carriers = of(FACTORS.phrasing).filter((r) => r.verdict === 'moves it up').map((r) => r.x.split(' ')[0]);
   if (carriers.length) sentences.push(`${carriers.join(' and ')} answer${carriers.length > 1 ? '' : 's'} held-out subjects in the template it was finetuned on far more often than in the real format: the calls are learned, carrying them to real text is what fails`);
   const raising = levers.filter(up);
+  // A lever that only lowers a result (an interval below 0) is said so, and counts as not raising it.
+  const lowering = levers.filter((f) => moves(f) && !up(f));
+  if (lowering.length) sentences.push(`${verb(lowering, 'lowers', 'lower')} the results`);
   if (raising.length) {
-    sentences.push(`${raising.map(lever).join(' and ')} raise${raising.length > 1 ? '' : 's'} the results, so the model a user needs is this size trained on more before a larger one`);
+    sentences.push(`${verb(raising, 'raises', 'raise')} the results, so the model a user needs is this size trained on more before a larger one`);
   } else if (levers.every(measured)) {
-    sentences.push('neither more annotated finetuning data nor a longer-pretrained base moves the results: at this size the lever left is the model itself ' +
+    sentences.push('neither more annotated finetuning data nor a longer-pretrained base raises the results: at this size the lever left is the model itself ' +
       '(its size and context), so a user who needs tool use on their own text needs a larger model, not more of this training');
   } else {
-    const none = levers.filter((f) => measured(f) && !moves(f)).map(lever);
-    if (none.length) sentences.push(`${none.join(' and ')} does not move the results`);
-    sentences.push(`whether ${levers.filter((f) => !measured(f)).map(lever).join(' or ')} moves the results is not measured yet, so which model a user needs cannot be stated from these runs yet`);
+    const still = levers.filter((f) => measured(f) && !moves(f));
+    if (still.length) sentences.push(`${verb(still, 'does', 'do')} not move the results`);
+    const open = levers.filter((f) => !measured(f) && !lowering.includes(f)).map(lever);
+    sentences.push(`${open.length ? `whether ${open.join(' or ')} moves the results is not measured yet` : 'not every row is measured yet'}, so which model a user needs cannot be stated from these runs yet`);
   }
   const implication = sentences.map((x) => x[0].toUpperCase() + x.slice(1) + '.').join(' ');
   L.push(`- What it implies for the model a user needs: ${implication}`);
