@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { emptyStats } from '../core/stats.ts';
 import { CLOSE, fillBlocks, findBlocks, openMarker } from './blocks.ts';
 import { generateDocs } from './docs.ts';
-import { renderBlock, type FirstVisitRecord, type ReplicasRecord, type StartRecord, type TrainRecordProbes } from './renderers.ts';
+import { renderBlock, type FirstVisitRecord, type ReplicasRecord, type StartRecord, type TestRunRecord, type TrainRecordProbes } from './renderers.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const tmp = mkdtempSync(join(tmpdir(), 'docs-'));
@@ -69,6 +69,17 @@ describe('generated README blocks', () => {
     expect(text).toContain('1,800 steps, 3.69M tokens, 36 minutes of training (1,727 tokens/s on average); 1.87M parameters.');
     const worse = renderBlock({ source: 'x.json', view: 'trainRecord' }, JSON.stringify({ ...record, copy: { ...record.copy, gain: -0.5 } }));
     expect(worse).toContain('**−0.50** nats/token');
+  });
+
+  it('test durations: minutes for a long suite, seconds under 90 s (a 23 s suite is not "0 min")', () => {
+    const run = (wallSeconds: number): TestRunRecord => ({
+      command: 'npm test', measured: '2026-12-05T01:56:01.162Z', wallSeconds, cpuSeconds: 40, loadAverage: { before: 1.9, after: 3 },
+      cores: 2, files: 55, tests: { passed: 300, failed: 0, skipped: 0 },
+    });
+    const text = renderBlock({ source: 'tests.json', view: 'testDurations' }, JSON.stringify({ full: run(603.17), fast: { ...run(22.55), command: 'npm run test:fast' } }));
+    expect(text).toContain('`npm test` took **10 min** (603 s wall');
+    expect(text).toContain('`npm run test:fast` took **23 s** (23 s wall');
+    expect(renderBlock({ source: 'tests.json', view: 'testDurations' }, JSON.stringify({ full: run(603) }))).toContain('`npm run test:fast`: not recorded yet');
   });
 
   it('the replica differences table has one row per dtype with its tolerance', () => {

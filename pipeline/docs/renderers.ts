@@ -104,7 +104,7 @@ const views: Record<string, (source: string) => string> = {
   testDurations(source) {
     const r: TestDurations = JSON.parse(source);
     const one = (t: TestRunRecord) =>
-      `\`${t.command}\` took **${Math.round(t.wallSeconds / 60)} min** (${Math.round(t.wallSeconds)} s wall, ${Math.round(t.cpuSeconds)} CPU s; ${t.files} files, ` +
+      `\`${t.command}\` took **${t.wallSeconds < 90 ? `${Math.round(t.wallSeconds)} s` : `${Math.round(t.wallSeconds / 60)} min`}** (${Math.round(t.wallSeconds)} s wall, ${Math.round(t.cpuSeconds)} CPU s; ${t.files} files, ` +
       `${t.tests.passed} tests passed, ${t.tests.failed} failed, ${t.tests.skipped} skipped) on ${t.cores} cores at load average ${f1(t.loadAverage.before)} → ${f1(t.loadAverage.after)}, ${t.measured.slice(0, 10)}`;
     const runs = (['full', 'fast'] as const).flatMap((suite) => (r[suite] ? [one(r[suite])] : [`\`${suite === 'full' ? 'npm test' : 'npm run test:fast'}\`: not recorded yet`]));
     return `Measured by \`npm run docs:tests -- --suite full|fast\`: ${runs.join('; ')}. Wall time grows with the machine's load; CPU time much less.`;
