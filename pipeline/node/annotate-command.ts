@@ -21,6 +21,7 @@ import { listInputs } from './read-corpus.ts';
 import { packageVersions } from './package-versions.ts';
 import { resumableCheckpoint } from './resume-checks.ts';
 import { RunFiles } from './run-files.ts';
+import { type DirLock, lockDirectory } from '../io/dir-lock.ts';
 import { chooseExecution } from './run-execution.ts';
 import { printSummary, startProgress } from './run-progress.ts';
 import { searchBudgetLine } from './run-summary.ts';
@@ -64,7 +65,7 @@ export const configFromFlags = (flags: AnnotateFlags): AnnotateConfig => planCon
 export const exportFormats = exportFormatList;
 
 /** Every check that needs no model: a bad flag or --out fails in a second and changes nothing. */
-async function checkFlags(inputs: string[], flags: AnnotateFlags): Promise<{ chunkItems: number; shard: Shard | null }> {
+async function checkFlags(inputs: string[], flags: AnnotateFlags): Promise<{ chunkItems: number; shard: Shard | null; lock: DirLock | null }> {
   if (flags.export) {
     exportFormats(flags.export);
     if (flags.shard) throw new Error('--export with --shard: export after `toolformer merge` (toolformer export <out> --format …)');
@@ -80,6 +81,15 @@ async function checkFlags(inputs: string[], flags: AnnotateFlags): Promise<{ chu
   // Before the model loads, so that a wrong --out fails at once: runs are never mixed.
   if (flags.overwrite && flags.resume) throw new Error('--overwrite and --resume exclude each other: pass one');
   RunFiles.assertUsableOutDir(flags.out);
+  // One run per --out (io/dir-lock.ts), before --overwrite removes anything: a second annotate on a live run's folder is
+  // refused instead of interleaving lines and checkpoints. Shards share --out by design (own chunk files): no lock.
+  const lock = shard ? null : lockDirectory(flags.out, 'annotate run');
+  await checkOut(inputs, flags, shard).catch((e) => (lock?.release(), Promise.reject(e)));
+  return { chunkItems, shard, lock };
+}
+
+/** The checks of --out and the inputs under the run's lock; --overwrite's removal. */
+async function checkOut(inputs: string[], flags: AnnotateFlags, shard: Shard | null): Promise<void> {
   // Every input path the reader will skip, named once (stats.json counts them too).
   const skipped = skipLine(summarizeSkips(listInputs(inputs)));
   if (skipped) console.error(skipped);
@@ -97,14 +107,14 @@ async function checkFlags(inputs: string[], flags: AnnotateFlags): Promise<{ chu
     if (!flags.resume) RunFiles.assertNoRun(flags.out);
   } else if (!flags.resume) RunFiles.assertNoRun(flags.out);
   else if (!resumableCheckpoint(flags.out)) console.error(`toolformer: no checkpoint in ${flags.out}: starting a fresh run`);
-  return { chunkItems, shard };
 }
 
 export async function annotateCommand(inputs: string[], flags: AnnotateFlags): Promise<RunStats> {
   const started = performance.now();
   configFromFlags(flags); // the flags' own errors first
-  const { chunkItems, shard } = await checkFlags(inputs, flags);
-  // MCP servers: one that fails to start is a warning, not the end of the run; all are closed when it ends.
+  const { chunkItems, shard, lock } = await checkFlags(inputs, flags);
+  // MCP servers: one that fails to start is a warning, not the end of the run; all are closed when it ends. (Should
+  // the import itself fail, the lock goes at the process's exit.)
   const mcp = flags.mcp?.length
     ? await import('./mcp/run-tools.ts').then(({ connectMcpTools }) => connectMcpTools(flags.mcp!, TOOL_NAMES, (line) => console.error(`toolformer: ${line}`)))
     : undefined;
@@ -114,6 +124,7 @@ export async function annotateCommand(inputs: string[], flags: AnnotateFlags): P
     return stats;
   } finally {
     await mcp?.close();
+    lock?.release();
   }
 }
 

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, TINY_MODEL, runCli } from './testing/cli-child.ts';
 import { TEST_CAP_MS } from './testing/progress.ts';
+import { lockDirectory } from '../io/dir-lock.ts';
 
 /**
  * Fatal configuration errors stop `toolformer annotate` at once: exit code 1, one line on stderr that names the
@@ -59,5 +60,22 @@ describe('toolformer annotate: fatal configuration errors', { timeout: TEST_CAP_
     expect(code).toBe(1);
     expect(stderr).toBe('toolformer: done already holds a run (checkpoint.json, calls.jsonl): pass --resume to continue it, --overwrite to replace it, or choose another --out\n');
     expect(readFileSync(join(tmp, 'done/calls.jsonl'), 'utf8')).toBe('{"docId":"a"}\n');
+  });
+
+  it('an out dir a live run holds (io/dir-lock.ts): refused naming the holder, even with --overwrite; its files untouched', async () => {
+    // This test process stands for the first run: its pid is alive, so the lock is not stale.
+    const held = lockDirectory(join(tmp, 'held'), 'annotate run');
+    try {
+      writeFileSync(join(tmp, 'held/calls.jsonl'), '{"docId":"first"}\n');
+      for (const extra of [['--resume'], ['--overwrite']]) {
+        const { code, stderr } = await annotate('--model', TINY_MODEL, '--out', 'held', ...extra);
+        expect(code).toBe(1);
+        expect(stderr).toMatch(/^toolformer: held is in use by another annotate run \(pid \d+ on [^\n]+\)\. Wait for it to end or stop it; if that process is gone, remove held\/run\.lock\n$/);
+        expect(stderr).toContain(`(pid ${process.pid} on `);
+        expect(readFileSync(join(tmp, 'held/calls.jsonl'), 'utf8')).toBe('{"docId":"first"}\n');
+      }
+    } finally {
+      held.release();
+    }
   });
 });
