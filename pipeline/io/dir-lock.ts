@@ -98,6 +98,16 @@ export function lockDirectory(dir: string, what: string, name = 'run.lock'): Dir
   return { path, release };
 }
 
+/** `fn` while holding `<dir>/<name>` (lockDirectory), released however fn ends. */
+export async function whileLocked<T>(dir: string, what: string, name: string, fn: () => Promise<T>): Promise<T> {
+  const lock = lockDirectory(dir, what, name);
+  try {
+    return await fn();
+  } finally {
+    lock.release();
+  }
+}
+
 /** Removes `dir` and its parents up to `top` (the first folder mkdir made) while they are empty. */
 function removeIfEmpty(top: string, dir: string): void {
   for (let d = dir; ; d = resolve(d, '..')) {

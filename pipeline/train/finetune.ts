@@ -15,7 +15,7 @@
  *    then finish.ts writes the Hugging Face export (ONNX with KV cache, tokenizer, config, train-record.json, README.md
  *    model card).
  */
-import { lockDirectory } from '../io/dir-lock.ts';
+import { whileLocked } from '../io/dir-lock.ts';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import cliProgress from 'cli-progress';
@@ -80,12 +80,7 @@ interface FinetuneDataState {
 
 export async function finetune(o: FinetuneOptions, hooks: FinetuneHooks = {}): Promise<void> {
   // One trainer per --work (io/dir-lock.ts): a second one given the same folder would interleave checkpoints and log lines.
-  const lock = lockDirectory(o.work, 'training run', 'train.lock');
-  try {
-    await finetuneHeld(o, hooks);
-  } finally {
-    lock.release();
-  }
+  return whileLocked(o.work, 'training run', 'train.lock', () => finetuneHeld(o, hooks));
 }
 
 async function finetuneHeld(o: FinetuneOptions, hooks: FinetuneHooks = {}): Promise<void> {

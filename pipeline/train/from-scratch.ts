@@ -9,7 +9,7 @@
  *    (--resume continues it exactly); stop at --steps or after --minutes
  * 5. finish.ts: <work>/train-record.json, export to --out (ONNX + tokenizer + train-record.json + model card)
  */
-import { lockDirectory } from '../io/dir-lock.ts';
+import { whileLocked } from '../io/dir-lock.ts';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AdamW } from './adamw.ts';
@@ -66,12 +66,7 @@ export interface TrainModelHooks {
 /** `started`: the process's start, in ms (--minutes counts from it). */
 export async function trainModel(o: TrainModelOptions, hooks: TrainModelHooks = {}, started = Date.now()): Promise<void> {
   // One trainer per --work (io/dir-lock.ts): a second one given the same folder would interleave checkpoints and log lines.
-  const lock = lockDirectory(o.work, 'training run', 'train.lock');
-  try {
-    await trainModelHeld(o, hooks, started);
-  } finally {
-    lock.release();
-  }
+  return whileLocked(o.work, 'training run', 'train.lock', () => trainModelHeld(o, hooks, started));
 }
 
 async function trainModelHeld(o: TrainModelOptions, hooks: TrainModelHooks = {}, started = Date.now()): Promise<void> {
