@@ -38,12 +38,13 @@ export class DirInUseError extends Error {
   }
 }
 
-const isAlive = (pid: number): boolean => {
+/** Whether a process with this pid lives on this host (signal 0 checks without sending; EPERM: alive, another user's). */
+export const isAlive = (pid: number): boolean => {
   try {
     process.kill(pid, 0);
     return true;
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM'; // alive, owned by another user
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 };
 

@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { ROOT } from './corpus-files.ts';
+import { isAlive } from '../../io/dir-lock.ts';
 
 export interface Step {
   name: string;
@@ -74,18 +75,15 @@ export function withLock<T>(lock: string, fn: () => T): T {
 function lockIsStale(lock: string, pidFile: string): boolean {
   // A lock gone meanwhile has age 0: not stale, the next mkdir takes it.
   const unownedTooLong = () => Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > UNOWNED_LOCK_MS;
+  let pid: number;
   try {
-    const pid = Number(readFileSync(pidFile, 'utf8'));
-    if (!Number.isInteger(pid) || pid <= 0) return unownedTooLong();
-    process.kill(pid, 0); // throws ESRCH when no such process
-    return false;
+    pid = Number(readFileSync(pidFile, 'utf8'));
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ESRCH') return true;
-    if (code === 'ENOENT') return unownedTooLong();
-    if (code === 'EPERM') return false; // alive, another user's
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return unownedTooLong();
     throw err;
   }
+  if (!Number.isInteger(pid) || pid <= 0) return unownedTooLong();
+  return !isAlive(pid);
 }
 
 export function copyInto(dir: string, files: string[]): void {
