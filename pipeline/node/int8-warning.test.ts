@@ -7,6 +7,7 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toExternalData } from '../onnx/external-data.ts';
 import { int8WeightRange } from '../onnx/int8-range.ts';
 import { decodeModel, encodeModel, T } from '../onnx/onnx-edit.ts';
 import { S8_MAX } from '../onnx/quantize.ts';
@@ -60,6 +61,19 @@ describe('int8 exports on CPUs whose int8 matmuls saturate', () => {
     expect(line).not.toContain('\n');
     expect(await warnings(fullRange, false)).toEqual([]);
     expect(await warnings('models/default', true)).toEqual([]);
+  }, 120_000);
+
+  it('an export whose weights sit in an external `_data` file (the layout of large Hugging Face exports) warns the same', async () => {
+    const external = join(root, 'external-data');
+    await cp(fullRange, external, { recursive: true });
+    const file = join(external, 'onnx/model_quantized.onnx');
+    const { model, data, location } = toExternalData(new Uint8Array(await readFile(file)), 'model_quantized.onnx_data');
+    await writeFile(file, model);
+    await writeFile(join(external, 'onnx', location), data);
+    expect(decodeModel(model).graph!.initializer!.filter((t) => t.dataType === T.INT8 && t.externalData?.length).length).toBeGreaterThan(4);
+    const [line, ...more] = await warnings(external, true);
+    expect(more).toEqual([]);
+    expect(line).toMatch(/^warning: onnx\/model_quantized\.onnx: 1 of \d+ int8 MatMul weights use the full 8-bit range/);
   }, 120_000);
 
   it('checkInt8Range: false (a pool worker, whose parent warned) does not warn', async () => {

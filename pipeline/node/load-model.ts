@@ -6,7 +6,7 @@
  * over 2 GB) is read by ONNX Runtime from the directory itself: only the small graph passes through JavaScript.
  * Every failure is one line naming the directory and what it does hold.
  */
-import { open, readdir, readFile, stat } from 'node:fs/promises';
+import { type FileHandle, open, readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import type { Device } from '../core/lm/devices.ts';
@@ -176,13 +176,11 @@ async function unsupportedOperator(message: string, root: string, dtype: Dtype, 
  */
 async function int8Warning(root: string, onnxFile: string, graph: Uint8Array, saturates: boolean | undefined): Promise<string | undefined> {
   if (saturates === false) return undefined;
-  // One open file for the weights in the ONNX file itself (graph-index.ts points them back into it); any other
-  // external-data file is opened for its reads.
-  const { weights, fullRange } = await withReads(join(root, onnxFile), (readSelf) =>
+  // The weights in the ONNX file itself (graph-index.ts points them back into it) and those of any other external-data
+  // file: each file opened once, on its first read (an export's `_data` file holds every weight).
+  const { weights, fullRange } = await withFileReads((read) =>
     int8WeightRange(decodeModel(graph), (location, offset, length) =>
-      basename(location) === basename(onnxFile)
-        ? readSelf(offset, length)
-        : withReads(join(root, 'onnx', basename(location)), (read) => read(offset, length))));
+      read(basename(location) === basename(onnxFile) ? join(root, onnxFile) : join(root, 'onnx', basename(location)), offset, length)));
   if (fullRange.length === 0) return undefined;
   const cpu = saturates ? 'this CPU (x86-64 without AVX-512 VNNI or AVX-VNNI)' : 'x86-64 CPUs without AVX-512 VNNI or AVX-VNNI';
   return `warning: ${onnxFile}: ${fullRange.length} of ${weights} int8 MatMul weights use the full 8-bit range (beyond ±64); on ${cpu} ` +
@@ -199,17 +197,32 @@ function graphWithoutWeights(path: string): Promise<Uint8Array> {
 async function withReads<T>(path: string, use: (read: ReadAt, size: number) => Promise<T>): Promise<T> {
   const handle = await open(path, 'r');
   try {
-    const { size } = await handle.stat();
-    const read: ReadAt = async (offset, length) => {
-      const buffer = Buffer.alloc(length);
-      const { bytesRead } = await handle.read(buffer, 0, length, offset);
-      return buffer.subarray(0, bytesRead);
-    };
-    return await use(read, size);
+    return await use(readsOf(handle), (await handle.stat()).size);
   } finally {
     await handle.close();
   }
 }
+
+/** `use` with positioned reads of any file, each opened on its first read and all closed when `use` ends. */
+async function withFileReads<T>(use: (read: (path: string, offset: number, length: number) => Promise<Uint8Array>) => Promise<T>): Promise<T> {
+  const handles = new Map<string, Promise<FileHandle>>();
+  try {
+    return await use(async (path, offset, length) => {
+      let handle = handles.get(path);
+      if (!handle) handles.set(path, (handle = open(path, 'r')));
+      return readsOf(await handle)(offset, length);
+    });
+  } finally {
+    await Promise.all([...handles.values()].map((h) => h.then((f) => f.close(), () => undefined)));
+  }
+}
+
+/** Reads of `length` bytes at `offset` (fewer at the end of the file). */
+const readsOf = (handle: FileHandle): ReadAt => async (offset, length) => {
+  const buffer = Buffer.alloc(length);
+  const { bytesRead } = await handle.read(buffer, 0, length, offset);
+  return buffer.subarray(0, bytesRead);
+};
 
 /** Files of older exports that hold the decoder in another layout (with and without past in one graph). */
 const LEGACY = /^decoder(_with_past)?_model(_merged)?(_\w+)?\.onnx$/;
