@@ -69,10 +69,7 @@ function writeReportFiles(p: ReportPaths): void {
     `${(PRETRAIN.steps * 16 * 128).toLocaleString('en-US')} tokens; plan.ts PRETRAIN), ` +
     `${STEPS} steps × 16 rows × 128 tokens (${(STEPS * 16 * 128).toLocaleString('en-US')} tokens), mix ${MIX} base mixture (control: 1.0), ` +
     `seeds ${SEEDS.join(', ')}; the base-mixture corpus is a seeded quarter of corpus/ without the held-out documents.`, '');
-  const pretrained = readJson<{ step: number; tokensSeen: number; trainSeconds: number }>(join(p.longBaseCommitted, 'train-record.json'));
-  L.push(`The base pretrained 10× longer (\`npm run experiment -- pretrain\`, results/base-${LONG_BASE}/): ${pretrained
-    ? `${pretrained.step.toLocaleString('en-US')} of ${PRETRAIN.steps.toLocaleString('en-US')} steps, ${pretrained.tokensSeen.toLocaleString('en-US')} tokens, ${Math.round(pretrained.trainSeconds).toLocaleString('en-US')} train-seconds so far`
-    : 'not started'}.`, '');
+  L.push(`The base pretrained 10× longer (\`npm run experiment -- pretrain\`, results/base-${LONG_BASE}/): ${pretrainState(p)}.`, '');
 
   L.push('Reference, before any arm: the old `models/toolformer` (600 steps on C* that was 85 % KB-prose templates) on this eval set — ' +
     '[results/reference/models-toolformer.md](reference/models-toolformer.md): capitals 7 % with tools [4–12] (template "Which city is the capital of X? The answer is" 43 %, ' +
@@ -274,4 +271,23 @@ function fullDataLine(
   const total = (calls: Record<string, number>) => Object.values(calls).reduce((a, b) => a + b, 0);
   const ratio = armA ? ` — ${(total(arm.calls) / total(armA.calls)).toFixed(1)}× arm (a)'s ${total(armA.calls)} calls in ${(arm.records / armA.records).toFixed(1)}× its records` : '';
   return `${line} Arm (f): ${arm.records} records, calls ${Object.entries(arm.calls).map(([t, n]) => `${t} ${n}`).join(', ')} (${arm.heldOutCallsRemoved} calls naming a held-out subject removed)${ratio}.`;
+}
+
+/** Pretraining counters, as both trainers' train-record.json hold them (valLoss: the last validation loss, nats/token). */
+type PretrainCounters = { step: number; tokensSeen: number; trainSeconds: number; valLoss?: number };
+
+/**
+ * How far the longer pretraining is, from its committed record; when done, its validation loss beside models/default's
+ * (the same tokenizer, corpus split and validation documents: both made by `npm run train:model` with the same seed).
+ */
+function pretrainState(p: ReportPaths): string {
+  const pretrained = readJson<PretrainCounters>(join(p.longBaseCommitted, 'train-record.json'));
+  if (!pretrained) return 'not started';
+  const n = (x: number) => Math.round(x).toLocaleString('en-US');
+  const counts = `${n(pretrained.tokensSeen)} tokens, ${n(pretrained.trainSeconds)} train-seconds`;
+  if (pretrained.step < PRETRAIN.steps) return `${n(pretrained.step)} of ${n(PRETRAIN.steps)} steps, ${counts} so far`;
+  const base = readJson<PretrainCounters>(join(ROOT, 'models/default/train-record.json'));
+  const loss = (r: PretrainCounters | null) => (r?.valLoss === undefined ? '–' : r.valLoss.toFixed(2));
+  return `done, ${n(pretrained.step)} steps, ${counts} (${(pretrained.trainSeconds / 3600).toFixed(1)} hours); validation loss ${loss(pretrained)} nats/token, ` +
+    `against ${loss(base)} for models/default (${base ? `${n(base.step)} steps, ${n(base.tokensSeen)} tokens` : 'no record'})`;
 }
