@@ -4,12 +4,14 @@
  * a lever that lowers a result is never said to be unmeasured or to raise it.
  */
 import { describe, expect, it } from 'vitest';
-import { FACTORS, reading, type FactorRow, type Verdict } from './conclusion.ts';
+import { FACTORS, points, reading, type FactorRow, type Verdict } from './conclusion.ts';
+import { SEEDS } from './plan.ts';
 
 const MEASURED = { x: 0.02, y: 0.01, d: 0.01, lo: -0.01, hi: 0.03 };
 /** One row of a factor with a verdict; "not measured yet" has no result, as conclusionSection writes it. */
-function row(factor: FactorRow['factor'], verdict: Verdict, x = '(a) with tools'): FactorRow {
-  return { factor, x, y: '(a) with tools', prompts: 'p', seeds: [[1], [1]], verdict, ...(verdict === 'not measured yet' ? {} : { result: MEASURED }) };
+function row(factor: FactorRow['factor'], verdict: Verdict, x = '(a) with tools', seeds: number[] = SEEDS): FactorRow {
+  const run = verdict === 'not measured yet' ? [] : seeds;
+  return { factor, x, y: '(a) with tools', prompts: 'p', seeds: [run, SEEDS], verdict, ...(verdict === 'not measured yet' ? {} : { result: MEASURED }) };
 }
 const implication = (rows: FactorRow[]) => {
   const line = reading(rows).find((l) => l.startsWith('- What it implies'));
@@ -29,7 +31,18 @@ describe('the conclusion in words', () => {
       .toContain('A longer-pretrained base raises the results, so the model a user needs is this size trained on more');
     const neither = implication([row(FACTORS.data, 'no measurable effect'), row(FACTORS.pretraining, 'no measurable effect')]);
     expect(neither).toContain('Neither more annotated finetuning data nor a longer-pretrained base raises the results');
-    expect(neither).toContain('needs a larger model');
+    expect(neither).toContain('should expect to need a larger model');
+    // "No measurable effect" is not "no effect": the largest gain the intervals leave open is stated.
+    expect(neither).toContain(`the largest gain their intervals leave open is ${points(MEASURED.hi)} points`);
+  });
+
+  it('a lever measured on some of the planned seeds is not yet read as measured', () => {
+    expect(SEEDS.length).toBeGreaterThan(1);
+    const rows = [row(FACTORS.data, 'no measurable effect'), row(FACTORS.pretraining, 'no measurable effect', '(a-pt10x) with tools', SEEDS.slice(0, -1))];
+    const lines = reading(rows);
+    expect(lines[2]).toBe(`- Not measured yet: pretraining length (so far ${SEEDS.length - 1} of ${SEEDS.length} seeds).`);
+    expect(implication(rows)).toContain('Whether a longer-pretrained base moves the results is not measured on every seed yet');
+    expect(implication(rows)).not.toContain('larger model');
   });
 
   it('says a lowering lever lowers the results, and never leaves a list empty', () => {

@@ -12,7 +12,7 @@ import type { TrialRecord } from '../metrics.ts';
 import type { EvalPrompt } from '../tasks.ts';
 import { armKey, cell, clusteredDiff, type ArmKey, type ByArm, type ReportPaths } from './cells.ts';
 import { readJsonl } from './corpus-files.ts';
-import { reportedRuns } from './plan.ts';
+import { reportedRuns, SEEDS } from './plan.ts';
 import { SUBJECT_TOKEN_BINS, subjectTokens } from './report-sections.ts';
 
 /** The section's title (report.md: a level-2 heading; results/conclusion.md: level 1, which the README block drops). */
@@ -126,14 +126,18 @@ export function reading(rows: FactorRow[]): string[] {
   const of = (f: Factor) => rows.filter((r) => r.factor === f);
   const moves = (f: Factor) => of(f).some((r) => r.verdict.startsWith('moves'));
   const up = (f: Factor) => of(f).some((r) => r.verdict === 'moves it up');
-  const measured = (f: Factor) => of(f).every((r) => r.result);
+  // Measured: every row has a result from every planned seed on both sides (a lane part-way through its seeds is not).
+  const allSeeds = (r: FactorRow) => r.seeds.every((s) => SEEDS.every((seed) => s.includes(seed)));
+  const measured = (f: Factor) => of(f).every((r) => r.result && allSeeds(r));
   const unmeasured = (f: Factor) => of(f).every((r) => !r.result);
   const all = Object.values(FACTORS);
   const list = (fs: Factor[]) => (fs.length ? fs.join('; ') : 'none');
+  const seedsSoFar = (f: Factor) => Math.min(...of(f).flatMap((r) => r.seeds.map((s) => SEEDS.filter((seed) => s.includes(seed)).length)));
+  const partly = (f: Factor) => (unmeasured(f) ? f : `${f} (so far ${seedsSoFar(f)} of ${SEEDS.length} seeds)`);
   const L = [
     `- Moves the results: ${list(all.filter(moves))}.`,
     `- No measurable effect where measured: ${list(all.filter((f) => !moves(f) && !unmeasured(f)))}.`,
-    `- Not measured yet: ${list(all.filter((f) => !measured(f)))}.`,
+    `- Not measured yet: ${all.some((f) => !measured(f)) ? all.filter((f) => !measured(f)).map(partly).join('; ') : 'none'}.`,
   ];
   const levers = [FACTORS.data, FACTORS.pretraining];
   const lever = (f: Factor) => (f === FACTORS.data ? 'more annotated finetuning data' : 'a longer-pretrained base');
@@ -149,13 +153,18 @@ export function reading(rows: FactorRow[]): string[] {
   if (raising.length) {
     sentences.push(`${verb(raising, 'raises', 'raise')} the results, so the model a user needs is this size trained on more before a larger one`);
   } else if (levers.every(measured)) {
-    sentences.push('neither more annotated finetuning data nor a longer-pretrained base raises the results: at this size the lever left is the model itself ' +
-      '(its size and context), so a user who needs tool use on their own text needs a larger model, not more of this training');
+    // "No measurable effect" bounds the effect, it does not make it 0: say how large a gain the intervals leave open.
+    const openGain = Math.max(...levers.flatMap((f) => of(f).map((r) => r.result!.hi)));
+    sentences.push('neither more annotated finetuning data nor a longer-pretrained base raises the results ' +
+      `(the largest gain their intervals leave open is ${points(openGain)} points): at this size neither is the lever. The model's own size ` +
+      'was not varied in these runs, so it is the factor left, and a user who needs tool use on their own text should expect to need ' +
+      'a larger model rather than more of this training');
   } else {
     const still = levers.filter((f) => measured(f) && !moves(f));
     if (still.length) sentences.push(`${verb(still, 'does', 'do')} not move the results`);
-    const open = levers.filter((f) => !measured(f) && !lowering.includes(f)).map(lever);
-    sentences.push(`${open.length ? `whether ${open.join(' or ')} moves the results is not measured yet` : 'not every row is measured yet'}, so which model a user needs cannot be stated from these runs yet`);
+    const open = levers.filter((f) => !measured(f) && !lowering.includes(f));
+    const yet = open.some((f) => !unmeasured(f)) ? 'not measured on every seed yet' : 'not measured yet';
+    sentences.push(`${open.length ? `whether ${open.map(lever).join(' or ')} moves the results is ${yet}` : 'not every row is measured yet'}, so which model a user needs cannot be stated from these runs yet`);
   }
   const implication = sentences.map((x) => x[0].toUpperCase() + x.slice(1) + '.').join(' ');
   L.push(`- What it implies for the model a user needs: ${implication}`);
