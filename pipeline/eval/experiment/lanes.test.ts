@@ -33,6 +33,36 @@ describe('the lanes of npm run experiment write disjoint files', () => {
   });
 });
 
+describe('a clone where every run from the longer-pretrained base is committed', () => {
+  it('has nothing left in the pretrain lane (no pretraining from scratch); one missing result brings the base back', () => {
+    const root = mkdtempSync(join(tmpdir(), 'tf-pt-clone-'));
+    const results = join(root, 'results');
+    const files = ['trials.jsonl', 'loss.json', 'positive-trials.jsonl', 'factbook-train-cut-trials.jsonl'];
+    for (const r of LONG_BASE_RUNS) {
+      mkdirSync(join(results, 'runs', runName(r)), { recursive: true });
+      for (const f of files) writeFileSync(join(results, 'runs', runName(r), f), '');
+    }
+    const pretrainLane = () => {
+      const r = spawnSync(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'run.ts'), 'status'], {
+        encoding: 'utf8', env: { ...process.env, EXPERIMENT_RESULTS: results, EXPERIMENT_OUT: join(root, 'out'), EXPERIMENT_WORK: join(root, 'work') },
+      });
+      expect(r.status, r.stderr).toBe(0);
+      return r.stdout.slice(r.stdout.indexOf('lane pretrain:')).trim().split('\n').slice(1);
+    };
+    try {
+      const lines = pretrainLane();
+      expect(lines[0]).toMatch(/^done +pretrain base/);
+      expect(lines.at(-1)).toMatch(/^done +remove the pretraining checkpoint copy/);
+      expect(lines.length).toBeGreaterThan(LONG_BASE_RUNS.length * files.length);
+      expect(lines.filter((l) => !l.startsWith('done '))).toEqual([]);
+      rmSync(join(results, 'runs', runName(LONG_BASE_RUNS.at(-1)!), 'loss.json'));
+      expect(pretrainLane()[0]).toMatch(/^ {5} pretrain base/);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
 describe('the pretraining outlives a machine: its checkpoint travels with the committed results', () => {
   const evalLine = (step: number, valLoss: number) => JSON.stringify({ time: '2026-12-04T00:00:00Z', event: 'eval', step, valLoss });
   const trainLine = (step: number) => JSON.stringify({ event: 'train', step, loss: 5 });
