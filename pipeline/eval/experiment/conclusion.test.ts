@@ -10,8 +10,8 @@ import { SEEDS } from './plan.ts';
 const MEASURED = { x: 0.02, y: 0.01, d: 0.01, lo: -0.01, hi: 0.03 };
 /** One row of a factor with a verdict; "not measured yet" has no result, as conclusionSection writes it. */
 function row(factor: FactorRow['factor'], verdict: Verdict, x = '(a) with tools', seeds: number[] = [...SEEDS]): FactorRow {
-  const run = verdict === 'not measured yet' ? [] : seeds;
-  return { factor, x, y: '(a) with tools', prompts: 'p', seeds: [run, [...SEEDS]], verdict, ...(verdict === 'not measured yet' ? {} : { result: MEASURED }) };
+  const ran = verdict !== 'not measured yet';
+  return { factor, x, y: '(a) with tools', prompts: 'p', seeds: [ran ? seeds : [], [...SEEDS]], verdict, ...(ran ? { result: MEASURED } : {}) };
 }
 const implication = (rows: FactorRow[]) => {
   const line = reading(rows).find((l) => l.startsWith('- What it implies'));

@@ -127,17 +127,17 @@ export function reading(rows: FactorRow[]): string[] {
   const moves = (f: Factor) => of(f).some((r) => r.verdict.startsWith('moves'));
   const up = (f: Factor) => of(f).some((r) => r.verdict === 'moves it up');
   // Measured: every row has a result from every planned seed on both sides (a lane part-way through its seeds is not).
-  const allSeeds = (r: FactorRow) => r.seeds.every((s) => SEEDS.every((seed) => s.includes(seed)));
-  const measured = (f: Factor) => of(f).every((r) => r.result && allSeeds(r));
+  const seedsIn = (side: number[]) => SEEDS.filter((seed) => side.includes(seed)).length;
+  const measured = (f: Factor) => of(f).every((r) => r.result && r.seeds.every((side) => seedsIn(side) === SEEDS.length));
+  const seedsSoFar = (f: Factor) => Math.min(...of(f).flatMap((r) => r.seeds.map(seedsIn)));
   const unmeasured = (f: Factor) => of(f).every((r) => !r.result);
   const all = Object.values(FACTORS);
-  const list = (fs: Factor[]) => (fs.length ? fs.join('; ') : 'none');
-  const seedsSoFar = (f: Factor) => Math.min(...of(f).flatMap((r) => r.seeds.map((s) => SEEDS.filter((seed) => s.includes(seed)).length)));
+  const list = (items: string[]) => (items.length ? items.join('; ') : 'none');
   const partly = (f: Factor) => (unmeasured(f) ? f : `${f} (so far ${seedsSoFar(f)} of ${SEEDS.length} seeds)`);
   const L = [
     `- Moves the results: ${list(all.filter(moves))}.`,
     `- No measurable effect where measured: ${list(all.filter((f) => !moves(f) && !unmeasured(f)))}.`,
-    `- Not measured yet: ${all.some((f) => !measured(f)) ? all.filter((f) => !measured(f)).map(partly).join('; ') : 'none'}.`,
+    `- Not measured yet: ${list(all.filter((f) => !measured(f)).map(partly))}.`,
   ];
   const levers = [FACTORS.data, FACTORS.pretraining];
   const lever = (f: Factor) => (f === FACTORS.data ? 'more annotated finetuning data' : 'a longer-pretrained base');

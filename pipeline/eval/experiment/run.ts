@@ -271,10 +271,11 @@ function pretrainLane(): Step[] {
   const runs = LONG_BASE_RUNS.flatMap(perRun);
   // The base is needed only by runs not committed yet: on a clone where every one is (and the checkpoint copy is
   // gone), pretraining again would be ten CPU-hours for nothing.
+  const runsDone = () => runs.every((s) => s.done());
   const pretrain = pretrainStep();
-  const pretrained: Step = { ...pretrain, done: () => pretrain.done() || runs.every((s) => s.done()) };
+  const pretrained: Step = { ...pretrain, done: () => pretrain.done() || runsDone() };
   // Last, the committed checkpoint copy that carried the pretraining across machines (long-base.ts) is removed.
-  const snapshotGone: Step = { name: 'remove the pretraining checkpoint copy', done: () => !snapshotCommitted(), ready: () => runs.every((s) => s.done()), run: () => finishSnapshot() };
+  const snapshotGone: Step = { name: 'remove the pretraining checkpoint copy', done: () => !snapshotCommitted(), ready: runsDone, run: () => finishSnapshot() };
   return [pretrained, ...runs.map((s) => ({ ...s, ready })), snapshotGone];
 }
 
