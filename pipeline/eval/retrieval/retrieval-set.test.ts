@@ -10,6 +10,7 @@ import { mathjsSpecs } from '../../core/tools/catalogs/mathjs/index.ts';
 import { mulberry32 } from '../../core/random.ts';
 import { bootstrap, ndcgAt, recallAt } from './metrics.ts';
 import { readRequests, retrievalTable } from './table.ts';
+import { docsVocabularyShare, sharedDocWords } from './vocabulary.ts';
 
 describe('retrieval evaluation', () => {
   const requests = readRequests();
@@ -25,6 +26,26 @@ describe('retrieval evaluation', () => {
     }
     expect(new Set(requests.map((r) => r.text)).size).toBe(requests.length);
     expect(requests.filter((r) => r.kind === 'report').length).toBeGreaterThanOrEqual(30);
+  });
+
+  it('the blind set: ≥ 100 natural requests, gold tools served, split by id parity, none sharing a stemmed word with its gold tools\' names or descriptions', () => {
+    const blind = readRequests(resolve(import.meta.dirname, 'blind-requests.jsonl'));
+    const tools = new Map(mathjsSpecs().map((s) => [s.name, s]));
+    expect(blind.length).toBeGreaterThanOrEqual(100);
+    expect(new Set(blind.map((r) => r.text)).size).toBe(blind.length);
+    for (const r of blind) {
+      expect(r.split).toBe(r.id % 2 === 1 ? 'dev' : 'test');
+      for (const g of r.gold) expect(tools.has(g), `${r.id}: ${g}`).toBe(true);
+      expect(sharedDocWords(r.text, r.gold.map((g) => tools.get(g)!)), `${r.id}: ${r.text}`).toEqual([]);
+    }
+    expect(docsVocabularyShare(blind, tools)).toEqual({ shared: 0, requests: blind.length });
+    // The check sees a borrowed word through the stemmer (planted: "averages" is not borrowed, "means" is).
+    expect(sharedDocWords('What do 3 and 5 average out to?', [tools.get('mean')!])).toEqual([]);
+    expect(sharedDocWords('What means do 3 and 5 have, arithmetically?', [tools.get('mean')!])).toEqual(['mean']);
+    expect(sharedDocWords('The remainders of 17 by 5', [tools.get('mod')!])).toEqual(['remainder']);
+    // The old set borrows: most of its requests share a word with their gold tools' docs.
+    const old = docsVocabularyShare(requests, tools);
+    expect(old.shared / old.requests).toBeGreaterThan(0.5);
   });
 
   it('NDCG@k and recall@k', () => {
