@@ -9,6 +9,7 @@ import { readJsonl } from '../../io/jsonl.ts';
 import type { EvalPrompt, KbFact } from '../tasks.ts';
 import { factbookTrainCutPrompts, positiveControlPrompts } from './derived-sets.ts';
 import { buildEvalSet, type Phrasing } from './eval-sets.ts';
+import { freshInFormatPrompts } from './fresh-set.ts';
 import { chooseHeldOut, type CorpusDoc, type HeldOut } from './heldout.ts';
 
 export const ROOT = resolve(import.meta.dirname, '../../..');
@@ -21,6 +22,11 @@ export const PHRASINGS_FILE = join(HERE, 'phrasings.json');
 export const POSITIVE_FILE = join(HERE, 'positive-control.jsonl');
 /** The Factbook cloze with the training-format cut (derived-sets.ts factbookTrainCutPrompts), from the committed eval set. */
 export const FACTBOOK_TRAIN_CUT_FILE = join(HERE, 'factbook-train-cut.jsonl');
+
+/** The fresh in-format set of the pretraining dose–response (fresh-set.ts), committed with the pre-registration. */
+export const FRESH_FILE = join(HERE, 'fresh-in-format.jsonl');
+/** Its pretraining exposure (write-fresh-set.ts): per prompt and summed, committed beside it. */
+export const FRESH_EXPOSURE_FILE = join(HERE, 'fresh-in-format-exposure.json');
 
 /** The repository's JSONL reader (file:line errors). */
 export { readJsonl };
@@ -75,4 +81,10 @@ export function positiveControlSet(): EvalPrompt[] {
 export function factbookTrainCutSet(): EvalPrompt[] {
   if (!existsSync(FACTBOOK_TRAIN_CUT_FILE)) writeJsonl(FACTBOOK_TRAIN_CUT_FILE, factbookTrainCutPrompts(evalSet().prompts, corpus.factbook(), encoder()));
   return readJsonl<EvalPrompt>(FACTBOOK_TRAIN_CUT_FILE);
+}
+
+/** The committed fresh in-format set (written when missing; write-fresh-set.ts rewrites it and its exposure). */
+export function freshSet(): EvalPrompt[] {
+  if (!existsSync(FRESH_FILE)) writeJsonl(FRESH_FILE, freshInFormatPrompts({ kb: readKb(), heldOut: heldOut(), factbook: corpus.factbook(), encode: encoder() }));
+  return readJsonl<EvalPrompt>(FRESH_FILE);
 }

@@ -48,20 +48,33 @@ const CONVENTIONAL_FIELDS = 2;
  * before the capital or nothing fits.
  */
 export function factbookTrainCut(doc: CorpusDoc, encode: (s: string) => number[], maxTokens = MAX_PROMPT_TOKENS): string | null {
-  const at = doc.text.indexOf(`${CUE} `);
+  return factbookSectionCut(doc, CUE, encode, maxTokens, { countryLine: true });
+}
+
+/**
+ * Any Factbook section cut before the line that starts with `cue` (a "\n"-led field label such as "\nPopulation:"),
+ * in the corpus's own format: the header ("X: People and Society."), then the lines nearest the cue, ending with the
+ * cue. A "Country name:" line (government sections) is kept first and shortened as factbookTrainCut does (down to
+ * nothing when `countryLine` is not required); the lines between it (or the header) and the cue are dropped from
+ * the top until the prompt fits `maxTokens`. Null when the cue is not in the text, when `countryLine` is required and
+ * absent, or when nothing fits.
+ */
+export function factbookSectionCut(doc: CorpusDoc, cue: string, encode: (s: string) => number[], maxTokens = MAX_PROMPT_TOKENS,
+  opts: { countryLine?: boolean } = {}): string | null {
+  const at = doc.text.indexOf(`${cue} `);
   if (at < 0) return null;
   const [header, ...body] = doc.text.slice(0, at).split('\n');
   const countryAt = body.findIndex((l) => l.startsWith('Country name:'));
-  if (countryAt < 0) return null;
-  let fields = body[countryAt].split('; ');
+  if (countryAt < 0 && opts.countryLine) return null;
+  let fields = countryAt < 0 ? [] : body[countryAt].split('; ');
   let rest = body.slice(countryAt + 1);
-  const build = () => [header, fields.join('; '), ...rest].join('\n') + CUE;
+  const build = () => [header, ...(fields.length ? [fields.join('; ')] : []), ...rest].join('\n') + cue;
   const fits = () => encode(build()).length <= maxTokens;
-  // The line's local forms and notes go first, then the lines between it and the capital (from the top, so the line
-  // right before the capital, the one every training window ends with, stays longest), then its conventional forms.
+  // The line's local forms and notes go first, then the lines between it and the cue (from the top, so the line
+  // right before the cue, the one every training window ends with, stays longest), then its conventional forms.
   while (fields.length > CONVENTIONAL_FIELDS && !fits()) fields = fields.slice(0, -1);
   while (rest.length > 0 && !fits()) rest = rest.slice(1);
-  while (fields.length > 1 && !fits()) fields = fields.slice(0, -1);
+  while (fields.length > (opts.countryLine ? 1 : 0) && !fits()) fields = fields.slice(0, -1);
   return fits() ? build() : null;
 }
 
