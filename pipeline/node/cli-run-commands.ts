@@ -6,7 +6,7 @@ import { type Command, Option } from 'commander';
 import { RUN_DEFAULTS } from '../core/run-defaults.ts';
 import { DEFAULT_INPUTS, DEFAULT_MODEL } from './package-paths.ts';
 import { checkCommandPaths } from './safe-paths.ts';
-import { EXPORT_FORMAT_NAMES, exportFormatHelp } from './export/formats.ts';
+import { DEFAULT_EXPORT_FORMAT, EXPORT_FORMAT_NAMES, exportFormatHelp } from './export/formats.ts';
 import { callPlacementOption, catalogHelp, collect, deviceOption, dtypeOption, integer, number, retrieverHelp, tauFFloorFlag } from './cli-options.ts';
 
 export function addRunCommands(program: Command): void {
@@ -76,7 +76,7 @@ function defineExport(program: Command): void {
     .command('export')
     .description('a finished annotate run as a dataset directory with a Hub dataset card: Parquet shards, chat tool-call records, or train.jsonl')
     .argument('<run>', "the run's --out directory")
-    .requiredOption(`--format <${EXPORT_FORMAT_NAMES.join('|')}>`, exportFormatHelp())
+    .option(`--format <${EXPORT_FORMAT_NAMES.join('|')}>`, exportFormatHelp(), DEFAULT_EXPORT_FORMAT)
     .option('--out <dir>', 'output directory (default <run>/export/<format>)')
     .option('--overwrite', 'replace --out if it exists')
     .option('--license <id>', "the card's licence (a Hub licence id; the corpus's own licence applies)", 'other')

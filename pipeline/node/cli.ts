@@ -9,7 +9,7 @@
  *   toolformer generate "<prompt>" [--json] | --input f --out f   generate with live tools
  *   toolformer eval --model <dir> [--trials k]   with vs without tools on held-out task families
  *   toolformer finetune --data <train.jsonl…>   finetune a model on C* and export it
- *   toolformer score <text> --call "Calculator(400/1400)" --at <offset>   the three losses of one call
+ *   toolformer score <text> --call "Calculator(400/1400)" --before <word>   the three losses of one call
  *   toolformer mcp [--http <port>]   serve the tools to MCP clients (stdio or Streamable HTTP)
  *   toolformer retrieve "<text>" [--catalog mathjs] [--json]   rank the tools for a text (tool retrieval)
  *

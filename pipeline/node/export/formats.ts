@@ -95,6 +95,11 @@ const parquet: ExportFormatSpec = {
 /** Every export format, in the order the help lists them. */
 export const EXPORT_FORMATS: readonly ExportFormatSpec[] = [parquet, chat, text];
 export const EXPORT_FORMAT_NAMES = EXPORT_FORMATS.map((f) => f.name);
+/**
+ * `toolformer export <run>` without --format: Parquet, what the Hub stores and `datasets.load_dataset` reads fastest,
+ * and the one format that keeps every field of the run (source, date, each call's losses) in a typed schema.
+ */
+export const DEFAULT_EXPORT_FORMAT = parquet.name;
 
 /** "a, b and c". */
 const spoken = (names: readonly string[]) => (names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)}` : names.join(''));
