@@ -11,12 +11,13 @@ import { basename, join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import type { Device } from '../core/lm/devices.ts';
 import type { CausalLM } from '../core/lm/lm.ts';
-import { OrtCausalLM, type OrtCausalLMOptions } from '../core/lm/ort-lm.ts';
+import { loadOrtModel, type ModelSource } from '../core/lm/load-model.ts';
+import type { OrtCausalLM, OrtCausalLMOptions } from '../core/lm/ort-lm.ts';
 import { indexGraph, type ReadAt } from '../onnx/graph-index.ts';
 import { int8WeightRange } from '../onnx/int8-range.ts';
 import { decodeModel } from '../onnx/onnx-edit.ts';
 import { int8PairsSaturate } from './cpu-int8.ts';
-import { describeModel, onnxFileOf } from '../core/lm/model-files.ts';
+import { onnxFileOf } from '../core/lm/model-files.ts';
 import { assertDeviceInstalled, deviceFailure, deviceSessionOptions } from './device.ts';
 import { availableDtypes, describeDir, resolveModel, type Dtype } from './hf-cache.ts';
 
@@ -56,29 +57,13 @@ export async function loadModel(model: string, options: LoadModelOptions = {}): 
   assertDeviceInstalled(device); // before any file is read: a missing provider fails at once
   const { dir: root, notInCache } = await resolveModel(model);
   const dtype = options.dtype ?? 'fp32';
-  const onnxFile = onnxFileOf(dtype);
   const fail = await checkModelDir(root, dtype, notInCache);
-  // The checks and refusals the web worker makes too (core/lm/model-files.ts); only reading the files is Node's.
-  const { config, tokenizer, tokenizerConfig, generationConfig } = await describeModel({ json: jsonReader(root, fail) }, dtype, fail);
-  // Only the graph passes through JavaScript (onnx/graph-index.ts): every large initializer becomes an external-data
-  // reference into the file itself, and ONNX Runtime, told the onnx/ folder, reads the weights from the file (and
-  // a real `<file>_data`, `_data_1`, … there) — one copy of the weights, in ONNX Runtime.
-  const bytes = await graphWithoutWeights(join(root, onnxFile)).catch((error: Error) => fail(`${onnxFile}: ${error.message}`));
-  if (device === 'cpu' && (dtype === 'q8' || dtype === 'int8') && options.checkInt8Range !== false) {
-    const warning = await int8Warning(root, onnxFile, bytes, options.int8PairsSaturate ?? int8PairsSaturate());
-    if (warning) (options.onWarning ?? console.error)(warning);
-  }
-
   const threads = options.threads ?? 1;
   try {
-    return await OrtCausalLM.create(ort, {
-      id: model,
-      model: bytes,
-      file: onnxFile,
-      config,
-      tokenizer,
-      tokenizerConfig,
-      generationConfig,
+    // The sequence the web worker runs too (core/lm/load-model.ts); only the source and the session options are Node's.
+    const { lm } = await loadOrtModel(ort, directorySource(model, root, fail), {
+      dtype,
+      refuse: fail,
       sessionOptions: {
         intraOpNumThreads: threads,
         interOpNumThreads: 1,
@@ -91,21 +76,53 @@ export async function loadModel(model: string, options: LoadModelOptions = {}): 
         // model widened to GPT-2 small's blocks (Transpose layout) 0.123 against 0.162 and 361 MiB loaded against 467.
         // In `npm start`'s two workers without it, scoring at GPT-2 small's cost took twice the CPU per sequence of the
         // pipeline before (pipeline/bench/results/old-vs-new-start-gpt2-small*.md).
-        extra: { session: { model_external_initializers_file_folder_path: join(root, 'onnx') } },
         ...(device === 'cpu' ? {} : deviceSessionOptions(device)),
       },
-      ...options.lm,
+      lm: options.lm,
+      inspect: async ({ file }, onnx) => {
+        if (device !== 'cpu' || (dtype !== 'q8' && dtype !== 'int8') || options.checkInt8Range === false) return;
+        const warning = await int8Warning(root, file, onnx.model, options.int8PairsSaturate ?? int8PairsSaturate());
+        if (warning) (options.onWarning ?? console.error)(warning);
+      },
     });
+    return lm;
   } catch (error) {
+    if (isRefusal(error)) throw error;
     const message = (error as Error).message.split('\n')[0];
     const deviceProblem = deviceFailure(device, message);
     if (deviceProblem) throw new Error(deviceProblem);
-    return fail((await unsupportedOperator(message, root, dtype, onnxFile)) ?? message);
+    return fail((await unsupportedOperator(message, root, dtype, onnxFileOf(dtype))) ?? message);
   }
+}
+
+/**
+ * The model directory as core's ModelSource: JSON files read whole, and only the ONNX file's graph passes through
+ * JavaScript (onnx/graph-index.ts): every large initializer becomes an external-data reference into the file itself,
+ * and ONNX Runtime, told the onnx/ folder, reads the weights from the file (and a real `<file>_data`, `_data_1`, …
+ * there) — one copy of the weights, in ONNX Runtime.
+ */
+function directorySource(id: string, root: string, fail: Fail): ModelSource {
+  return {
+    id,
+    json: jsonReader(root, fail),
+    async onnx(file) {
+      const model = await graphWithoutWeights(join(root, file)).catch((error: Error) => fail(`${file}: ${error.message}`));
+      return { model, sessionOptions: { extra: { session: { model_external_initializers_file_folder_path: join(root, 'onnx') } } } };
+    },
+  };
 }
 
 /** Why loading fails, as one line: the problem, what the directory holds, what was expected. */
 type Fail = (problem: string) => never;
+
+/** Errors `fail` made (already one line naming the directory): passed on as they are. */
+const REFUSALS = new WeakSet<object>();
+const isRefusal = (error: unknown): boolean => typeof error === 'object' && error !== null && REFUSALS.has(error);
+function refusal(message: string): Error {
+  const error = new Error(message);
+  REFUSALS.add(error);
+  return error;
+}
 
 /**
  * The directory exists and holds config.json, tokenizer.json and the dtype's ONNX file, or a one-line error saying
@@ -118,7 +135,7 @@ async function checkModelDir(root: string, dtype: Dtype, notInCache: string | un
   const listing = exists ? await describeDir(root) : '';
   const fail: Fail = (problem) => {
     const has = exists ? ` The directory has: ${listing}.` : '';
-    throw new Error(
+    throw refusal(
       `cannot load model from ${root}: ${problem.replace(/[.\s]+$/, '')}.${has} Expected a Hugging Face ONNX causal-LM directory with ` +
         `${required.join(', ')} (run \`npx tsx pipeline/onnx/tiny-random.ts\` for a test model, or pass --model <dir> or an org/name in the local Hugging Face cache)`,
     );

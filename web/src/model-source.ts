@@ -3,6 +3,7 @@
  * origin by URL (/models/<name>/), or Files the user opened from disk (a directory input or a dropped folder; File
  * objects cross to the worker by structured clone, and their bytes are read only when asked). Worker-side.
  */
+import type { ModelSource as CoreModelSource, OnnxFile, ReadProgress } from '../../pipeline/core/lm/load-model.ts';
 import { FILE_LIST, streamChunks, type DigestFile } from './model-digest.ts';
 import type { FolderFile } from './model-folder.ts';
 
@@ -15,13 +16,12 @@ export interface ExternalDataEntry {
   data: string | Uint8Array;
 }
 
-export interface ModelSource {
+/** Core's model source (core/lm/load-model.ts: what loadOrtModel reads) and what the page's other features read. */
+export interface ModelSource extends CoreModelSource {
   /** Shown on the page and recorded as CausalLM.id: the URL, or "disk:<folder name>". */
   readonly id: string;
   /** A file's bytes, reporting progress in bytes. */
-  bytes(path: string, onProgress?: (done: number, total: number) => void): Promise<Uint8Array>;
-  /** A JSON file, parsed; undefined for a missing optional one. */
-  json(path: string, optional?: boolean): Promise<Record<string, unknown> | undefined>;
+  bytes(path: string, onProgress?: ReadProgress): Promise<Uint8Array>;
   /** An external-data file for onnxruntime-web, under its own name (`model_q4f16.onnx_data` for onnx/ that). */
   externalData(path: string): Promise<ExternalDataEntry>;
   /** Every file of the folder, streamed (the model digest: model-digest.ts). By URL, from the folder's FILE_LIST. */
@@ -29,7 +29,20 @@ export interface ModelSource {
 }
 
 export function openSource(spec: ModelSourceSpec, base: string): ModelSource {
-  return spec.kind === 'url' ? urlSource(spec.url, base) : fileSource(spec.name, spec.files);
+  const source = spec.kind === 'url' ? urlSource(spec.url, base) : fileSource(spec.name, spec.files);
+  return { ...source, onnx: (file, externalData, onProgress) => onnxFile(source, file, externalData, onProgress) };
+}
+
+/**
+ * The ONNX file whole, and onnxruntime-web's externalData: the announced external-data files, and the file itself
+ * under its own name — the one-session scoring graph references the weights in it (OrtCausalLMOptions.weightsFile),
+ * so ONNX Runtime copies them once and no re-encoded copy of the model is made.
+ */
+async function onnxFile(source: Omit<ModelSource, 'onnx'>, file: string, externalData: readonly string[], onProgress?: ReadProgress): Promise<OnnxFile> {
+  const model = await source.bytes(file, onProgress);
+  const name = file.split('/').at(-1)!;
+  const entries = await Promise.all(externalData.map((path) => source.externalData(path)));
+  return { model, weightsFile: name, sessionOptions: { externalData: [...entries, { path: name, data: model }] } };
 }
 
 /** GET a same-origin file, reporting progress by Content-Length. */
@@ -66,7 +79,7 @@ const parseJson = (path: string, bytes: Uint8Array): Record<string, unknown> => 
   }
 };
 
-function urlSource(url: string, base: string): ModelSource {
+function urlSource(url: string, base: string): Omit<ModelSource, 'onnx'> {
   const root = url.replace(/\/$/, '');
   return {
     id: root,
@@ -97,7 +110,7 @@ function urlSource(url: string, base: string): ModelSource {
   };
 }
 
-function fileSource(name: string, files: readonly FolderFile[]): ModelSource {
+function fileSource(name: string, files: readonly FolderFile[]): Omit<ModelSource, 'onnx'> {
   const byPath = new Map(files.map((f) => [f.path, f.file]));
   const get = (path: string): File => {
     const file = byPath.get(path);

@@ -6,7 +6,7 @@
  */
 import type { CausalLM } from '../../pipeline/core/lm/lm.ts';
 import type { BackendChoice } from './backend.ts';
-import type { ExternalDataEntry, ModelSource } from './model-source.ts';
+import type { ModelSource } from './model-source.ts';
 import type { Ort } from './ort-web.ts';
 import type { Request } from './protocol.ts';
 
@@ -17,9 +17,9 @@ export interface LoadedModel {
   lm: CausalLM;
   /** Where the model came from; the bench reads its ONNX file again (the tab keeps no copy of the weights in JavaScript). */
   source: ModelSource;
-  /** The ONNX file's path in the folder ("onnx/model_q4f16.onnx") and its external data. */
+  /** The ONNX file's path in the folder ("onnx/model_q4f16.onnx") and its external-data files' paths. */
   file: string;
-  externalData: ExternalDataEntry[];
+  externalData: readonly string[];
 }
 
 /** Per request type, its handler; the worker answers these after the model is loaded. */

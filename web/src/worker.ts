@@ -9,15 +9,16 @@ import { defaultConfig } from '../../pipeline/core/default-config.ts';
 import { ToolExecutor } from '../../pipeline/core/stages/execute.ts';
 import { generate, type Generation } from '../../pipeline/core/generate/generate.ts';
 import type { Dtype } from '../../pipeline/core/lm/dtypes.ts';
-import type { CausalLM, DecodeState, HiddenStateLM } from '../../pipeline/core/lm/lm.ts';
-import { describeModel, type ModelDescription } from '../../pipeline/core/lm/model-files.ts';
-import { OrtCausalLM, type OrtModule } from '../../pipeline/core/lm/ort-lm.ts';
+import type { CausalLM, HiddenStateLM } from '../../pipeline/core/lm/lm.ts';
+import { loadOrtModel, readOnce, type LoadedOrtModel, type ModelSource as CoreModelSource } from '../../pipeline/core/lm/load-model.ts';
+import type { OrtModule } from '../../pipeline/core/lm/ort-lm.ts';
+import { withDecoderFeeds } from '../../pipeline/core/lm/wrap-decoder.ts';
 import { generateWithToolkens } from '../../pipeline/core/toolkens/generate.ts';
 import type { KnowledgeBase } from '../../pipeline/core/tools/qa/qa.ts';
 import { chooseBackend, fallbackToWasm, type BackendChoice, type BackendEnv } from './backend.ts';
 import { browserParts, type BrowserParts } from './browser-parts.ts';
 import { scoreGolden } from './golden.ts';
-import { openSource, type ExternalDataEntry } from './model-source.ts';
+import { openSource } from './model-source.ts';
 import { loadOrt, sessionOptions, type Ort } from './ort-web.ts';
 import type { GenerateParams, GenerateResult, PieceKind, Reply, Request } from './protocol.ts';
 import { TOOL_SPECS } from './tool-specs.ts';
@@ -46,31 +47,30 @@ function env(): BackendEnv {
 }
 
 /**
- * The model's sessions on this backend. `model` says what the folder holds (core/lm/model-files.ts, the same checks
- * and refusals as the CLI's loader); `file` is the ONNX file's name inside onnx/.
+ * The model's sessions on this backend, by the loading sequence the CLI runs too (core/lm/load-model.ts: the same
+ * checks and refusals); `source` says where the folder's files come from.
  */
-async function createLM(ort: Ort, id: string, bytes: Uint8Array, model: ModelDescription, choice: BackendChoice, externalData: ExternalDataEntry[], kvCache?: 'cpu', hiddenStates = false) {
-  const file = model.file.slice('onnx/'.length);
-  return OrtCausalLM.create(ort as unknown as OrtModule, {
-    id,
-    model: bytes,
-    file: model.file,
-    // WebGPU: the KV cache stays on the device between decoding steps (present.* as gpu-buffer outputs).
-    cacheLocation: choice.backend === 'webgpu' && kvCache !== 'cpu' ? 'gpu-buffer' : 'cpu',
-    // The one-session scoring graph references the weights in `bytes` itself, passed again as external data
-    // under the file's own name: ONNX Runtime copies them once, and no re-encoded copy of the model is made.
-    weightsFile: file,
-    config: model.config,
-    tokenizer: model.tokenizer,
-    tokenizerConfig: model.tokenizerConfig,
-    generationConfig: model.generationConfig,
-    sessionOptions: { ...sessionOptions(choice.backend), externalData: [...externalData, { path: file, data: bytes }] },
-    // The in-graph log-prob head (a second session with the same weights) stalls the explorer on WebGPU
-    // (measured: > 120 s on SwiftShader, where the log-softmax graph path passes the e2e test in ~18 s); WASM uses the head.
-    logProbs: hiddenStates ? 'js' : choice.backend === 'webgpu' ? 'graph' : 'head',
-    hiddenStates,
+function createLM(ort: Ort, source: CoreModelSource, dtype: string, choice: BackendChoice, options: { kvCache?: 'cpu'; hiddenStates?: boolean; onProgress?: FileProgress } = {}) {
+  const hiddenStates = options.hiddenStates ?? false;
+  return loadOrtModel(ort as unknown as OrtModule, source, {
+    dtype,
+    sessionOptions: sessionOptions(choice.backend),
+    onProgress: options.onProgress,
+    lm: {
+      // WebGPU: the KV cache stays on the device between decoding steps (present.* as gpu-buffer outputs).
+      cacheLocation: choice.backend === 'webgpu' && options.kvCache !== 'cpu' ? 'gpu-buffer' : 'cpu',
+      // The in-graph log-prob head (a second session with the same weights) stalls the explorer on WebGPU
+      // (measured: > 120 s on SwiftShader, where the log-softmax graph path passes the e2e test in ~18 s); WASM uses the head.
+      logProbs: hiddenStates ? 'js' : choice.backend === 'webgpu' ? 'graph' : 'head',
+      hiddenStates,
+    },
   });
 }
+
+type FileProgress = (file: string, done: number, total: number) => void;
+/** Progress of reading a model file for request `id`, shown under the file's name inside onnx/ (after `prefix`). */
+const fileProgress = (id: number, prefix = ''): FileProgress => (file, done, total) =>
+  post({ id, type: 'progress', stage: `${prefix}${file.slice('onnx/'.length)}`, done, total });
 
 /**
  * The page's model with the LM head's input h as an extra output (toolkens need h), in a session of its own, made
@@ -80,10 +80,9 @@ async function createLM(ort: Ort, id: string, bytes: Uint8Array, model: ModelDes
 let hiddenLM: Promise<HiddenStateLM> | null = null;
 function hiddenStateLM(id: number): Promise<HiddenStateLM> {
   hiddenLM ??= (async () => {
-    const { ort, source, choice, externalData, dtype } = loaded!;
-    const model = await describeModel(source, dtype);
-    const bytes = await source.bytes(model.file, (done, total) => post({ id, type: 'progress', stage: `hidden states: ${model.file}`, done, total }));
-    return createLM(ort, source.id, bytes, model, choice, externalData, 'cpu', true);
+    const { ort, source, choice, dtype } = loaded!;
+    const { lm } = await createLM(ort, source, dtype, choice, { kvCache: 'cpu', hiddenStates: true, onProgress: fileProgress(id, 'hidden states: onnx/') });
+    return lm as unknown as HiddenStateLM;
   })();
   hiddenLM.catch(() => (hiddenLM = null));
   return hiddenLM;
@@ -98,27 +97,26 @@ async function load(req: Extract<Request, { type: 'load' }>) {
   }
   const ort = await loadOrt(choice.threads);
   const source = openSource(req.source, self.location.href);
-  const model = await describeModel(source, req.dtype ?? 'fp32');
-  const file = model.file;
-  const bytes = await source.bytes(file, (done, total) =>
-    post({ id: req.id, type: 'progress', stage: file.slice('onnx/'.length), done, total }));
-  const externalData = await Promise.all(model.externalData.map((path) => source.externalData(path)));
-  post({ id: req.id, type: 'progress', stage: 'session', done: 0, total: 1 });
-  let lm: CausalLM;
+  // Read once: a WebGPU failure retries on WASM with the same bytes (the loaded model keeps the plain source).
+  const once = readOnce(source);
+  const create = () => createLM(ort, once, req.dtype ?? 'fp32', choice, { kvCache: req.kvCache, onProgress: fileProgress(req.id) });
+  let created: LoadedOrtModel;
   try {
-    lm = await createLM(ort, source.id, bytes, model, choice, externalData, req.kvCache);
+    created = await create();
   } catch (e) {
     if (choice.backend !== 'webgpu') throw e;
     choice = fallbackToWasm(env(), e);
     try {
-      lm = await createLM(ort, source.id, bytes, model, choice, externalData, req.kvCache);
+      created = await create();
     } catch (again) {
       // onnxruntime-web starts its WASM runtime once per worker: when that start was what failed, the fallback only
       // says "previous call to 'initWasm()' failed" — name the first error too.
       throw new Error(`${again instanceof Error ? again.message : String(again)} (after WebGPU failed: ${e instanceof Error ? e.message : String(e)})`);
     }
   }
-  loaded = { ort, choice, lm, source, file, externalData, kvCache: req.kvCache, dtype: model.dtype };
+  const { lm, model } = created;
+  const file = model.file;
+  loaded = { ort, choice, lm, source, file, externalData: model.externalData, kvCache: req.kvCache, dtype: model.dtype };
   post({ id: req.id, type: 'progress', stage: 'tools', done: 0, total: 1 });
   const { registry } = await getParts(lm);
   return {
@@ -155,15 +153,9 @@ function modelAt(url: string | null, id: number): Promise<CausalLM> {
   if (base === loaded!.source.id) return Promise.resolve(loaded!.lm);
   let lm = otherModels.get(base);
   if (!lm) {
-    lm = (async () => {
-      const source = openSource({ kind: 'url', url: base }, self.location.href);
-      // The same checks as the page's model, in the page's weight format, with its external data.
-      const model = await describeModel(source, loaded!.dtype);
-      const bytes = await source.bytes(model.file, (done, total) =>
-        post({ id, type: 'progress', stage: model.file.slice('onnx/'.length), done, total }));
-      const externalData = await Promise.all(model.externalData.map((path) => source.externalData(path)));
-      return createLM(loaded!.ort, base, bytes, model, loaded!.choice, externalData, loaded!.kvCache);
-    })();
+    // The same checks as the page's model, in the page's weight format, with its external data.
+    const source = openSource({ kind: 'url', url: base }, self.location.href);
+    lm = createLM(loaded!.ort, source, loaded!.dtype, loaded!.choice, { kvCache: loaded!.kvCache, onProgress: fileProgress(id) }).then((m) => m.lm);
     lm.catch(() => otherModels.delete(base));
     otherModels.set(base, lm);
   }
@@ -172,40 +164,11 @@ function modelAt(url: string | null, id: number): Promise<CausalLM> {
 
 /**
  * `lm` whose decoder reports every token fed after the prompt (chosen ones and inserted results: what
- * generate()'s maxNewTokens counts), for the Inference panel's "tokens generated" line. A HiddenStateLM stays one
- * (its decoder states keep `hidden`), for generation with toolkens.
+ * generate()'s maxNewTokens counts), for the Inference panel's "tokens generated" line. Everything else is `lm`'s own
+ * (core/lm/wrap-decoder.ts), so a HiddenStateLM stays one.
  */
 function countingDecoder<L extends CausalLM>(lm: L, onTokens: (fed: number) => void): L {
-  const open = lm.openDecoder?.bind(lm);
-  const hidden = lm as Partial<HiddenStateLM>;
-  const counting: CausalLM & Partial<HiddenStateLM> = {
-    id: lm.id,
-    maxLength: lm.maxLength,
-    bosId: lm.bosId,
-    eosIds: lm.eosIds,
-    get cacheStats() { return lm.cacheStats; },
-    encode: (text) => lm.encode(text),
-    decode: (ids) => lm.decode(ids),
-    score: (batch) => lm.score(batch),
-    sample: (prompt, options) => lm.sample(prompt, options),
-    ...(hidden.hiddenSize !== undefined ? { hiddenSize: hidden.hiddenSize, hiddenStates: (ids: readonly number[]) => hidden.hiddenStates!(ids) } : {}),
-    openDecoder: open && (async (prompt): Promise<DecodeState> => {
-      const state = await open(prompt);
-      let fed = 0;
-      return {
-        get logits() { return state.logits; },
-        get hidden() { return state.hidden; },
-        get length() { return state.length; },
-        async feed(ids) {
-          await state.feed(ids);
-          fed += ids.length;
-          onTokens(fed);
-        },
-        release: () => state.release?.(),
-      };
-    }),
-  };
-  return counting as L;
+  return withDecoderFeeds(lm, (fed) => onTokens(fed));
 }
 
 /** The page's model's digest (the CLI's), computed once per worker; request `id` shows its progress. */

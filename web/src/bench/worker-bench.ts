@@ -13,9 +13,9 @@ import { rawForwardThroughput } from './raw-forward.ts';
 /** Scoring throughput (CausalLM.score on [batch × length] teacher-forced rows) and the raw forward limit. */
 async function bench(req: Extract<Request, { type: 'bench' }>, loaded: LoadedModel): Promise<BenchResult> {
   const { lm, ort, choice, source, file, externalData } = loaded;
-  const modelBytes = await source.bytes(file);
+  const onnx = await source.onnx(file, externalData);
   const scoreTps = await scoreThroughput(lm, benchRows(lm, req.batch, req.length), req.repeats);
-  const session = await ort.InferenceSession.create(modelBytes, { ...sessionOptions(choice.backend), ...(externalData.length ? { externalData } : {}) });
+  const session = await ort.InferenceSession.create(onnx.model, { ...sessionOptions(choice.backend), ...onnx.sessionOptions });
   const forwardTps = await rawForwardThroughput(ort, session, req.batch, req.length, req.repeats);
   await session.release();
   return {
