@@ -21,7 +21,7 @@
 import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import type { InputLimits } from '../core/config.ts';
-import type { Doc } from '../core/document.ts';
+import { DOCUMENT_DATE_FORMS, type Doc, isDocumentDate } from '../core/document.ts';
 import { type Listed, type SkippedFiles, listCorpusFiles, summarizeSkips } from './corpus-files.ts';
 import { CorruptStreamError, DEFAULT_MAX_ZSTD_WINDOW_BYTES, WindowTooLargeError, decompressedChunks } from './corpus-formats/compressed.ts';
 import { remapColumns } from './corpus-formats/index.ts';
@@ -81,7 +81,6 @@ export const DEFAULT_INPUT_LIMITS: Required<InputLimits> = {
 };
 /** Bytes inspected for NUL to call a file binary. */
 const SNIFF_BYTES = 8192;
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /**
  * How each kind of corpus file is read, by name suffix (matched case-insensitively, the longest first): a new kind is
@@ -322,8 +321,8 @@ function parseRecord(value: unknown, listed: ListedFile, line: number, seen: Map
     }
   }
   const date = rec.date as string | undefined | null;
-  if (typeof date === 'string' && !isValidDate(date)) {
-    return err('wrong-type', file, line, `"date" is ${JSON.stringify(date.slice(0, 40))}, expected YYYY-MM-DD or YYYY`);
+  if (typeof date === 'string' && !isDocumentDate(date)) {
+    return err('wrong-type', file, line, `"date" is ${JSON.stringify(date.slice(0, 40))}, expected ${DOCUMENT_DATE_FORMS}`);
   }
   if (rec.text === null) return err('wrong-type', file, line, '"text" is null, expected a string');
   const id = typeof rec.id === 'string' && rec.id !== '' ? rec.id : `${listed.idBase}:${line}`;
@@ -347,14 +346,6 @@ function checkDoc(doc: Doc, file: string, line: number, idBase: string, seen: Ma
   }
   seen.set(doc.id, idBase);
   return { kind: 'doc', doc, file, line };
-}
-
-/** A real calendar day in YYYY-MM-DD ("2023-02-30" is rejected). */
-function isValidDate(s: string): boolean {
-  if (/^\d{4}$/.test(s)) return true; // only the year is known (ISO 8601 reduced precision)
-  if (!DATE.test(s)) return false;
-  const d = new Date(`${s}T00:00:00Z`);
-  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
 }
 
 function err(code: CorpusErrorCode, file: string, line: number | undefined, reason: string): CorpusError {

@@ -37,7 +37,7 @@ function explorerConfig(params: Partial<Pick<AnalyzeParams, 'k' | 'm' | 'seed' |
   });
 }
 
-/** The tools a run uses: those asked for and the own call's, known to the registry. */
+/** The tools a run uses: those asked for and the own call's (analyzeText refuses an own call's unknown tool). */
 const runTools = (parts: BrowserParts, tools: readonly string[], own?: { tool: string } | null) =>
   [...new Set([...tools, ...(own ? [own.tool] : [])])].filter((t) => parts.registry.get(t));
 
@@ -50,6 +50,9 @@ export async function analyzeText(p: BrowserParts, params: AnalyzeParams, post: 
   const t0 = performance.now();
   const { lm } = p;
   const tauMin = params.tauMin ?? TAU_F_SLIDER_MIN;
+  if (params.own && !p.registry.get(params.own.tool)) {
+    throw new Error(`your own call's tool "${params.own.tool}" is not one of the page's tools: ${p.registry.tools.map((t) => t.name).join(', ')}`);
+  }
   const own = params.own && params.own.at >= 0 && params.own.at <= params.text.length ? params.own : null;
   p.setOwn(own);
   const tools = runTools(p, params.tools, own);

@@ -51,10 +51,11 @@ function statusText({ job, analysis, filled }: ExplorerModel): string {
   }
 }
 
-/** The tool checkboxes, in the registry's order (once the tools are known). */
+/** The tool checkboxes and the own call's tool list, in the registry's order (once the tools are known). */
 export function renderTools(view: ExplorerView, model: ExplorerModel, on: Pick<ExplorerHandlers, 'tool'>): void {
   view.toolSet.replaceChildren(view.toolSet.querySelector('legend')!,
     ...(model.tools ?? []).map((t) => toolBox(t, model.settings.tools?.has(t.name) ?? true, on)));
+  view.ownTool.replaceChildren(h('option', { value: '' }, 'none'), ...(model.tools ?? []).map((t) => h('option', { value: t.name }, t.name)));
 }
 
 /** The own-call inputs, from the settings (after the registry's worked example became the own call). */

@@ -6,6 +6,7 @@ import { fmt, h, logSlider, slider } from '../dom.ts';
 import { createScatter, type Scatter } from './scatter.ts';
 import type { ExplorerState, ToolInfo } from './state.ts';
 import { TAU_F_SLIDER_MIN } from '../../analysis-types.ts';
+import { DOCUMENT_DATE_FORMS, isDocumentDate } from '../../../../pipeline/core/document.ts';
 
 /** What the user did; mount.ts turns each into a state change and a render. */
 export interface ExplorerHandlers {
@@ -32,7 +33,8 @@ export interface ExplorerView {
   sampleSelect: HTMLSelectElement;
   dateInput: HTMLInputElement;
   toolSet: HTMLFieldSetElement;
-  ownTool: HTMLInputElement;
+  /** The run's tools (renderTools fills them) and "none". */
+  ownTool: HTMLSelectElement;
   ownInput: HTMLInputElement;
   ownAt: HTMLInputElement;
   runButton: HTMLButtonElement;
@@ -66,11 +68,16 @@ export function buildView(root: HTMLElement, settings: ExplorerState, on: Explor
   textArea.addEventListener('input', () => on.text(textArea.value));
   const sampleSelect = h('select', { id: 'ex-sample', 'data-testid': 'ex-sample' }, h('option', { value: '' }, 'type your own…'));
   sampleSelect.addEventListener('change', () => on.sample(sampleSelect.value));
-  const dateInput = h('input', { type: 'date', id: 'ex-date', 'data-testid': 'ex-date', value: settings.date });
-  dateInput.addEventListener('change', () => on.date(dateInput.value));
+  // Text, not type=date: a corpus sample's date may be a year only (SOTU: "1867"), which a date input blanks.
+  const dateInput = h('input', { type: 'text', id: 'ex-date', 'data-testid': 'ex-date', value: settings.date, size: 10, placeholder: 'YYYY-MM-DD', title: DOCUMENT_DATE_FORMS });
+  dateInput.addEventListener('change', () => {
+    const value = dateInput.value.trim();
+    dateInput.setCustomValidity(value === '' || isDocumentDate(value) ? '' : `A document date is ${DOCUMENT_DATE_FORMS}.`);
+    if (dateInput.reportValidity()) on.date(value);
+  });
   const toolSet = h('fieldset', {}, h('legend', {}, 'Tools'));
 
-  const ownTool = h('input', { type: 'text', id: 'ex-own-tool', 'data-testid': 'ex-own-tool', value: settings.own?.tool ?? '', size: 10 });
+  const ownTool = h('select', { id: 'ex-own-tool', 'data-testid': 'ex-own-tool' }, h('option', { value: '' }, 'none'));
   const ownInput = h('input', { type: 'text', id: 'ex-own-input', 'data-testid': 'ex-own-input', value: settings.own?.input ?? '', size: 28 });
   const ownAt = h('input', { type: 'number', id: 'ex-own-at', 'data-testid': 'ex-own-at', min: 0, value: settings.own?.at ?? 0 });
   const readOwn = () =>
@@ -147,7 +154,7 @@ export function buildView(root: HTMLElement, settings: ExplorerState, on: Explor
       h('legend', {}, 'Propose calls (re-runs the model)'),
       h('div', { class: 'grid' }, k.root, m.root, lmContext, programmatic)),
     h('fieldset', {},
-      h('legend', {}, 'Your own call (scored beside the proposed ones; tool empty = none)'),
+      h('legend', {}, 'Your own call (scored beside the proposed ones)'),
       h('div', { class: 'grid' },
         h('label', { for: 'ex-own-tool' }, 'Tool', ownTool),
         h('label', { for: 'ex-own-input' }, 'Argument', ownInput),
