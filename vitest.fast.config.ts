@@ -12,7 +12,7 @@ const SLOW = [
   /onnxruntime|load-model|loadModel|ort-web|transformers/, // an ONNX Runtime session
   /models\/|tiny-random|MODEL\b|_MODEL/, // a model directory
   /child_process|cli-child|runCli|spawn|execFile|runProcess|apertium|redis/i, // a subprocess or a server
-  /playwright|\/e2e\/|buildApp|serveApp/, // a browser or a web build
+  /playwright|\/e2e\/|buildApp|buildAndServe|serveApp|serveDev/, // a browser or a web build
   /runAnnotate|annotate-run|finetune|trainSteps|gpt2\.ts|kernel/, // a whole run, training or the WASM kernel
 ];
 

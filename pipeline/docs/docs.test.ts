@@ -50,6 +50,9 @@ describe('generated README blocks', () => {
     expect(text).toContain('Calculator: 0 of 100 calls sampled at its worked examples parsed; no LM sampling for Calculator');
     expect(text).not.toContain('QA: 40 of 100');
     expect(text).toContain('30 documents read, 0 bad records, 10 documents with a kept call, 41.9 s');
+    // The last lines: where the data is and how to look at it, as annotate prints them.
+    expect(text).toContain('wrote out/start/: train.jsonl (the finetuning data: 10 documents with their kept calls inlined), calls.jsonl');
+    expect(text).toContain("look at it: `npm run web`, then open out/start/calls.jsonl in the page's run viewer");
     const row = text.split('\n').find((l) => l.startsWith('Calculator  '))!.trim().split(/\s+/);
     // tool docs positions lm programmatic scored ≥τ_f control kept …
     expect(row.slice(5, 9)).toEqual(['2468', '19', '-12', '7']);

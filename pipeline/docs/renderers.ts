@@ -3,7 +3,7 @@
  * dropped: the README has its own heading); a JSON source needs a view, one function per view below.
  */
 import type { RunStats } from '../core/stats.ts';
-import { runSummary } from '../node/run-summary.ts';
+import { runFilesLines, runSummary } from '../node/run-summary.ts';
 import { type LmContext, lmContextNotice } from '../core/sampling/lm-context.ts';
 import { DEFAULT_SAMPLING_GATE, probeNotices, type SamplingCounts } from '../core/sampling/sampling-gate.ts';
 import type { Block } from './blocks.ts';
@@ -31,6 +31,8 @@ export interface StartRecord {
 }
 
 const f2 = (x: number) => x.toFixed(2);
+/** `npm start`'s --out (package.json "start"), named in the last lines it prints. */
+const START_OUT = 'out/start';
 
 const views: Record<string, (source: string) => string> = {
   /** The lines `npm start` prints, in a code block. */
@@ -49,6 +51,7 @@ const views: Record<string, (source: string) => string> = {
       ...probe,
       '',
       ...runSummary(r.stats, r.annotateSeconds),
+      ...runFilesLines(START_OUT, r.stats),
       '```',
     ].join('\n');
   },

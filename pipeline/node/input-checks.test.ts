@@ -8,7 +8,8 @@ import { TEST_CAP_MS } from './testing/progress.ts';
 /**
  * Inputs a user gets wrong and the CLI used to accept silently (issue 49 item 8), run as the user runs them: the
  * bundled model, real small texts, the CLI as a child process. `score`: where the call goes (--before a word, or an
- * --at that splits one: a warning), a tool it cannot run (named before the model loads); `export` without --format.
+ * --at that splits one: a warning), a tool it cannot run (named before the model loads); `export` without --format;
+ * and where `annotate` says its data is (item 9).
  */
 const TEXT = 'Languages: Hindi 41%, Bengali 8.1%, Telugu 7.2%.';
 const CALL = 'QA("What language is spoken in India?")';
@@ -71,13 +72,18 @@ describe('toolformer score: a tool it cannot run', { timeout: TEST_CAP_MS }, () 
   });
 });
 
-describe('toolformer export without --format', { timeout: TEST_CAP_MS }, () => {
+describe('toolformer annotate\'s last lines, and export without --format', { timeout: TEST_CAP_MS }, () => {
   const tmp = mkdtempSync(join(tmpdir(), 'input-checks-'));
   afterAll(() => rmSync(tmp, { recursive: true, force: true }));
   beforeAll(async () => {
     writeFileSync(join(tmp, 'corpus.jsonl'), '{"id":"a","text":"We paid 30 dollars for 3 books, 10 dollars each."}\n');
     const run = await runCli(['annotate', 'corpus.jsonl', '--model', TINY_MODEL, '--out', 'run', '--tools', 'Calculator', '--no-lm-proposals', '--quiet', '--workers', '1'], tmp);
     expect(run.code).toBe(0);
+    // annotate's last lines (issue 49 item 9): where the data is and how to look at it.
+    expect(run.stdout.trimEnd().split('\n').slice(-2)).toEqual([
+      'wrote run/: train.jsonl (the finetuning data: 0 documents with their kept calls inlined), calls.jsonl (every candidate call with its losses and the reason it was kept or dropped), errors.jsonl, stats.json, config.json',
+      "look at it: `npm run web`, then open run/calls.jsonl in the page's run viewer; `toolformer export run` makes it a Hub dataset (Parquet)",
+    ]);
   }, TEST_CAP_MS);
 
   it('writes Parquet, the default its help names', async () => {

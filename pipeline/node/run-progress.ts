@@ -1,7 +1,7 @@
 import { SingleBar } from 'cli-progress';
 import type { AnnotateConfig } from '../core/config.ts';
 import type { RunStats } from '../core/stats.ts';
-import { runSummary, searchBudgetLine } from './run-summary.ts';
+import { runFilesLines, runSummary, searchBudgetLine } from './run-summary.ts';
 
 /** A progress bar on a terminal, a line every 10 s otherwise, nothing with --quiet. */
 export function startProgress(total: number, quiet?: boolean) {
@@ -24,8 +24,7 @@ export function startProgress(total: number, quiet?: boolean) {
 }
 
 export function printSummary(stats: RunStats, out: string, seconds: number, config: Pick<AnnotateConfig, 'maxDocTokens'>): void {
-  console.log(['', ...runSummary(stats, seconds)].join('\n'));
-  console.log(`wrote ${out}/{train,calls,errors}.jsonl, config.json, stats.json`);
+  console.log(['', ...runSummary(stats, seconds), ...runFilesLines(out, stats)].join('\n'));
   // A warning, once per run: the documents whose search was cut (stats.json has the same).
   const cut = searchBudgetLine(stats, config.maxDocTokens);
   if (cut) console.error(cut);

@@ -58,3 +58,15 @@ export function runSummary(stats: RunStats, seconds: number): string[] {
     `reasons — ${reasons.join(' | ')}`,
   ];
 }
+
+/**
+ * The last lines `annotate` prints: where the run's files are, what each holds, and how to look at them (the web
+ * app's run viewer reads calls.jsonl, not train.jsonl). train.jsonl holds the documents with a kept call.
+ */
+export function runFilesLines(out: string, stats: Pick<RunStats, 'docsWithKeptCall'>): string[] {
+  const docs = `${stats.docsWithKeptCall} document${stats.docsWithKeptCall === 1 ? '' : 's'}`;
+  return [
+    `wrote ${out}/: train.jsonl (the finetuning data: ${docs} with their kept calls inlined), calls.jsonl (every candidate call with its losses and the reason it was kept or dropped), errors.jsonl, stats.json, config.json`,
+    `look at it: \`npm run web\`, then open ${out}/calls.jsonl in the page's run viewer; \`toolformer export ${out}\` makes it a Hub dataset (Parquet)`,
+  ];
+}
