@@ -19,6 +19,7 @@ import { resolveModel } from './hf-cache.ts';
 import { assertDeviceInstalled } from './device.ts';
 import { loadModel } from './load-model.ts';
 import { modelDigest } from './scale/run-digest.ts';
+import { toolkenNumbersMeaning } from './toolkens-meaning.ts';
 
 export interface ToolkensTrainOptions {
   model: string;
@@ -118,6 +119,7 @@ export async function toolkensTrain(inputs: readonly string[], o: ToolkensTrainO
     const card = cardPath(o.out);
     writeFileSync(card, toolkensCard(toolkens, trained.history, trained.bestEpoch, { features: featureCpu, train: trainCpu }));
     log(`toolkens: ${tools.join(', ')} → ${o.out} (${bytes.length} bytes), card ${card}; CPU ${featureCpu.toFixed(1)} s hidden states + ${trainCpu.toFixed(1)} s training\n`);
+    for (const line of toolkenNumbersMeaning(trained)) log(`${line}\n`);
     return { file: o.out, card, toolkens, history: trained.history, initialLoss: trained.initialLoss, cpuSeconds: { features: featureCpu, train: trainCpu } };
   } finally {
     await lm.release();
