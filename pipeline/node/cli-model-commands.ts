@@ -1,5 +1,5 @@
 /**
- * The model's commands: example (the worked example), score, generate, eval, toolkens train, loss and finetune.
+ * The model's commands: example (the worked example), score, generate, eval, toolkens train, loss, finetune and convert.
  */
 import type { Command } from 'commander';
 import { judge } from '../core/scoring/judge.ts';
@@ -16,6 +16,7 @@ export function addModelCommands(program: Command): void {
   defineToolkens(program);
   defineLoss(program);
   defineFinetune(program);
+  defineConvert(program);
 }
 
 function defineExample(program: Command): void {
@@ -183,5 +184,20 @@ function defineFinetune(program: Command): void {
       const { finetune } = await import('../train/finetune.ts');
       const rebuild = opts.rebuild ?? `npx toolformer finetune ${process.argv.slice(3).filter((a) => a !== '--resume').join(' ')}`;
       await finetune({ ...opts, rebuild });
+    });
+}
+
+function defineConvert(program: Command): void {
+  program
+    .command('convert')
+    .description('write a model folder this project makes (GPT-2, Llama, Qwen2; float32 onnx/model.onnx) as one GGUF file for llama.cpp, tokenizer inside')
+    .argument('<model>', 'Hugging Face ONNX causal-LM directory')
+    .requiredOption('--to <format>', 'output format: gguf')
+    .option('--dtype <type>', 'matrix storage: f32, f16 or q8_0 (norms, biases and position embeddings stay f32)', 'f32')
+    .option('--out <file>', 'the .gguf file (default out/gguf/<model folder>-<dtype>.gguf)')
+    .action(async (model: string, opts: { to: string; dtype: string; out?: string }) => {
+      checkCommandPaths({ inputs: [['convert', model]], outputs: [['--out', opts.out]], directories: true });
+      const { convertCommand } = await import('./convert-command.ts');
+      console.log(await convertCommand(model, opts));
     });
 }
