@@ -9,7 +9,7 @@ import { clusteredWilson, wilson } from '../metrics.ts';
 import type { Cluster, TrialRecord } from '../metrics.ts';
 import { ARM_NAMES } from './arms.ts';
 import { readJsonl } from './corpus-files.ts';
-import { SEEDS, runName, type LONG_BASE, type Run } from './plan.ts';
+import { BASES, SEEDS, runName, type BaseId, type Run } from './plan.ts';
 
 /** Where the report reads a run's files (paths.ts `paths` in practice; a test may point elsewhere). */
 export interface ReportPaths {
@@ -23,22 +23,32 @@ export interface ReportPaths {
   overlapInputs: string;
   /** The longer-pretrained base's committed train-record.json and evals.jsonl (long-base.ts). */
   longBaseCommitted: string;
+  /** Any pretrained base's committed record folder (results/base-<id>/). */
+  baseCommitted(id: BaseId): string;
   eval(r: Run): string;
   loss(r: Run): string;
   committed(r: Run): string;
   model(r: Run): string;
 }
 
-/** A column of the report: an arm, or an arm finetuned from the longer-pretrained base (`a-pt10x`). */
-export type ArmKey = Run['arm'] | `${Run['arm']}-${typeof LONG_BASE}`;
+/** A column of the report: an arm, or an arm finetuned from a longer-pretrained base (`a-pt10x`, `a-pt3x`, `a-pt10x-p2`). */
+export type ArmKey = Run['arm'] | `${Run['arm']}-${BaseId}`;
+/** Each arm with its longer-pretrained bases' runs beside it (3×, 10×, 10× with pretraining seed 2). */
+const withBases = (arm: Run['arm']): ArmKey[] => [arm, `${arm}-pt3x`, `${arm}-pt10x`, `${arm}-pt10x-p2`];
 /** The arms in the order of the report's columns, each longer-pretrained-base arm beside its models/default one. */
-export const ORDER: ArmKey[] = ['a', 'a-pt10x', 'b', 'c', 'd', 'd-pt10x', 'e', 'f', 'control', 'control-pt10x'];
+export const ORDER: ArmKey[] = [...withBases('a'), 'b', 'c', ...withBases('d'), 'e', 'f', ...withBases('control')];
 /** The column a run belongs to. */
 export const armKey = (r: Pick<Run, 'arm' | 'base'>): ArmKey => (r.base ? `${r.arm}-${r.base}` : r.arm);
 /** The arm of a column (its finetuning data), whatever its base. */
 export const armOf = (k: ArmKey): Run['arm'] => k.split('-')[0] as Run['arm'];
+/** The base of a column (absent: models/default). */
+export const baseOf = (k: ArmKey): BaseId | undefined => (k.includes('-') ? (k.slice(k.indexOf('-') + 1) as BaseId) : undefined);
 /** The column's name in words: the arm's data, and the base when it is not models/default. */
-export const armLabel = (k: ArmKey): string => `${ARM_NAMES[armOf(k)]}${k.includes('-') ? ', base pretrained 10× longer' : ''}`;
+export const armLabel = (k: ArmKey): string => {
+  const base = baseOf(k);
+  const seed = base && BASES[base].seed !== 1 ? ` (pretraining seed ${BASES[base].seed})` : '';
+  return `${ARM_NAMES[armOf(k)]}${base ? `, base pretrained ${BASES[base].dose} longer${seed}` : ''}`;
+};
 /** The baselines, evaluated without tools too: (d) and the control, on either base. */
 export const isBaseline = (k: ArmKey): boolean => armOf(k) === 'd' || armOf(k) === 'control';
 /** The control a run's held-out loss is compared with: the control of the same seed, finetuned from the same base. */

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { commitPretrainRecord, finishSnapshot, pretrainArgs, restoreSnapshot, snapshotCommitted } from './long-base.ts';
 import { readCheckpoint, writeCheckpoint } from '../../train/checkpoint.ts';
 import { paths } from './paths.ts';
-import { FULL_CORPUS_RUNS, LIMIT_RUNS, LONG_BASE_RUNS, PRETRAIN, reportedRuns, runName, schedule, type Run } from './plan.ts';
+import { BASES, DOSE_BASES, DOSE_EXISTING_RUNS, DOSE_RUNS, FULL_CORPUS_RUNS, LIMIT_RUNS, LONG_BASE_RUNS, PRETRAIN, reportedRuns, runName, schedule, type Run } from './plan.ts';
 import { withLock } from './steps.ts';
 
 describe('the lanes of npm run experiment write disjoint files', () => {
@@ -33,6 +33,70 @@ describe('the lanes of npm run experiment write disjoint files', () => {
   });
 });
 
+/** One lane's lines of `run.ts status` (its header dropped). */
+function laneLines(stdout: string, lane: string): string[] {
+  const from = stdout.slice(stdout.indexOf(`lane ${lane}:`)).split('\n').slice(1);
+  const end = from.findIndex((l) => l.startsWith('lane '));
+  return (end < 0 ? from : from.slice(0, end)).filter((l) => l.trim() !== '');
+}
+
+/** `run.ts status` against a results folder (the clone's committed files), with empty out and work folders. */
+function status(root: string, results: string): string {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'run.ts'), 'status'], {
+    encoding: 'utf8', env: { ...process.env, EXPERIMENT_RESULTS: results, EXPERIMENT_OUT: join(root, 'out'), EXPERIMENT_WORK: join(root, 'work') },
+  });
+  expect(r.status, r.stderr).toBe(0);
+  return r.stdout;
+}
+
+describe('the dose lane (issue 47 item 2, preregistration.md)', () => {
+  it('pretrains each new base with its own steps, seed and folders, and its runs write no other lane\'s files', () => {
+    expect(DOSE_BASES).toEqual(['pt3x', 'pt10x-p2']);
+    const arg = (args: string[], flag: string) => args[args.indexOf(flag) + 1];
+    for (const [id, steps, seed] of [['pt3x', 5400, 1], ['pt10x-p2', 18000, 2], ['pt10x', 18000, 1]] as const) {
+      const args = pretrainArgs(id);
+      expect([arg(args, '--steps'), arg(args, '--seed')]).toEqual([String(steps), String(seed)]);
+      expect([BASES[id].steps, BASES[id].seed]).toEqual([steps, seed]);
+      expect([arg(args, '--out'), arg(args, '--work')]).toEqual([paths.base(id), paths.baseWork(id)]);
+      expect(args).toContain('--resume');
+    }
+    expect(new Set(DOSE_BASES.map(paths.baseWork)).size).toBe(2);
+    expect(DOSE_BASES.map(paths.baseWork)).not.toContain(paths.longBaseWork);
+    const others = [...schedule(), ...LIMIT_RUNS, ...FULL_CORPUS_RUNS, ...LONG_BASE_RUNS];
+    const files = (r: Run) => [paths.model(r), paths.work(r), paths.eval(r), paths.loss(r), paths.committed(r)];
+    const taken = new Set(others.flatMap(files));
+    for (const r of DOSE_RUNS) for (const f of files(r)) expect(taken.has(f), f).toBe(false);
+    expect(DOSE_RUNS.map(runName).slice(0, 3)).toEqual(['a-pt3x-s1', 'd-pt3x-s1', 'control-pt3x-s1']);
+    expect(DOSE_RUNS.map(runName).at(-1)).toBe('control-pt10x-p2-s3');
+    expect(reportedRuns().map(runName)).toEqual(expect.arrayContaining(DOSE_RUNS.map(runName)));
+  });
+
+  it('on a fresh clone it starts with the inputs, then the 3× base; with every result committed it has nothing left, and one missing fresh-set result brings back only what it needs', () => {
+    const root = mkdtempSync(join(tmpdir(), 'tf-dose-'));
+    const results = join(root, 'results');
+    const put = (r: Run, files: string[]) => {
+      mkdirSync(join(results, 'runs', runName(r)), { recursive: true });
+      for (const f of files) writeFileSync(join(results, 'runs', runName(r), f), '');
+    };
+    try {
+      const fresh = laneLines(status(root, results), 'dose');
+      expect(fresh.filter((l) => !l.startsWith('done ')).slice(0, 4).map((l) => l.slice(6))).toEqual(['inputs', 'annotate corpus', 'arms a, d', expect.stringMatching(/^pretrain base pt3x \(5,400 steps, seed 1,/)]);
+      expect(fresh.some((l) => /^ {5} pretrain base pt10x-p2 \(18,000 steps, seed 2,/.test(l))).toBe(true);
+      expect(fresh.some((l) => /re-export base pt10x from its final checkpoint/.test(l))).toBe(true);
+      for (const r of DOSE_RUNS) put(r, ['trials.jsonl', 'loss.json', 'positive-trials.jsonl', 'factbook-train-cut-trials.jsonl', 'fresh-trials.jsonl']);
+      for (const r of DOSE_EXISTING_RUNS) put(r, ['trials.jsonl', 'loss.json', 'fresh-trials.jsonl']);
+      const all = laneLines(status(root, results), 'dose');
+      expect(all.filter((l) => !l.startsWith('done '))).toEqual([]);
+      // The first 10× base's run without its fresh set: the inputs and the re-export come back, no pretraining does.
+      rmSync(join(results, 'runs', 'd-pt10x-s2', 'fresh-trials.jsonl'));
+      const open = laneLines(status(root, results), 'dose').filter((l) => !l.startsWith('done ')).map((l) => l.slice(6));
+      expect(open).toEqual(['inputs', 'annotate corpus', 'arms a, d', expect.stringMatching(/^re-export base pt10x/), 'finetune d-pt10x-s2', 'fresh in-format set d-pt10x-s2']);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
 describe('a clone where every run from the longer-pretrained base is committed', () => {
   it('has nothing left in the pretrain lane (no pretraining from scratch); one missing result brings the base back', () => {
     const root = mkdtempSync(join(tmpdir(), 'tf-pt-clone-'));
@@ -42,13 +106,7 @@ describe('a clone where every run from the longer-pretrained base is committed',
       mkdirSync(join(results, 'runs', runName(r)), { recursive: true });
       for (const f of files) writeFileSync(join(results, 'runs', runName(r), f), '');
     }
-    const pretrainLane = () => {
-      const r = spawnSync(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'run.ts'), 'status'], {
-        encoding: 'utf8', env: { ...process.env, EXPERIMENT_RESULTS: results, EXPERIMENT_OUT: join(root, 'out'), EXPERIMENT_WORK: join(root, 'work') },
-      });
-      expect(r.status, r.stderr).toBe(0);
-      return r.stdout.slice(r.stdout.indexOf('lane pretrain:')).trim().split('\n').slice(1);
-    };
+    const pretrainLane = () => laneLines(status(root, results), 'pretrain');
     try {
       const lines = pretrainLane();
       expect(lines[0]).toMatch(/^done +pretrain base/);

@@ -1,6 +1,6 @@
 /**
- * The pretraining confound (issue 31 item 4): a base of models/default's size, config, tokenizer and data mixture
- * pretrained 10× longer (plan.ts PRETRAIN), by the project's own trainer (`npm run train:model`, pipeline/train), one
+ * The pretraining confound (issue 31 item 4) and its dose–response (issue 47 item 2): bases of models/default's size,
+ * config, tokenizer and data mixture pretrained longer (plan.ts BASES: 10×, 3×, and 10× with another seed), by the project's own trainer (`npm run train:model`, pipeline/train), one
  * chunk per step process: `train:model --resume` for PRETRAIN.chunkMinutes, which checkpoints every
  * PRETRAIN.ckptEvery steps and at its deadline, then exports the model as it stands. A killed chunk loses at most
  * the steps since the last checkpoint; the next chunk resumes exactly (pipeline/train/resume.test.ts). The step is
@@ -18,7 +18,7 @@ import { join, relative } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { ROOT } from './corpus-files.ts';
 import { paths } from './paths.ts';
-import { LONG_BASE, PRETRAIN, TRAIN_THREADS } from './plan.ts';
+import { BASES, LONG_BASE, PRETRAIN, TRAIN_THREADS, type BaseId } from './plan.ts';
 import { readJson, writeText, type Step } from './steps.ts';
 import { CHECKPOINT_FILE } from '../../train/checkpoint.ts';
 
@@ -29,37 +29,69 @@ export interface PretrainRecord {
   trainSeconds: number;
 }
 
-/** The steps the longer-pretrained base has taken so far (its trainer's record; 0 before the first chunk). */
-const trainedSteps = (): number => readJson<PretrainRecord>(join(paths.longBaseWork, 'train-record.json'))?.step ?? 0;
+/** The steps a base has taken so far (its trainer's record; 0 before the first chunk). */
+const trainedSteps = (id: BaseId): number => readJson<PretrainRecord>(join(paths.baseWork(id), 'train-record.json'))?.step ?? 0;
 
-/** Whether the base is pretrained to the end and exported (the finetunes from it may start). */
-export const longBaseReady = (): boolean =>
-  (readJson<PretrainRecord>(join(paths.longBase, 'train-record.json'))?.step ?? 0) >= PRETRAIN.steps && existsSync(join(paths.longBase, 'onnx/model.onnx'));
+/** Whether a base is pretrained to the end and exported (the finetunes from it may start). */
+export const baseReady = (id: BaseId): boolean =>
+  (readJson<PretrainRecord>(join(paths.base(id), 'train-record.json'))?.step ?? 0) >= BASES[id].steps && existsSync(join(paths.base(id), 'onnx/model.onnx'));
+/** Whether the 10× base of issue 31 is ready. */
+export const longBaseReady = (): boolean => baseReady(LONG_BASE);
 
-/** The train:model arguments of every chunk; the same in each, so that the resumed run is the run that was started. */
-export function pretrainArgs(): string[] {
-  return ['--steps', String(PRETRAIN.steps), '--work', paths.longBaseWork, '--out', paths.longBase,
+/** The train:model arguments of every chunk of a base; the same in each, so that the resumed run is the run that was started. */
+export function pretrainArgs(id: BaseId = LONG_BASE): string[] {
+  return ['--steps', String(BASES[id].steps), '--seed', String(BASES[id].seed), '--work', paths.baseWork(id), '--out', paths.base(id),
     '--minutes', String(PRETRAIN.chunkMinutes), '--ckpt-every', String(PRETRAIN.ckptEvery), '--eval-every', String(PRETRAIN.evalEvery),
     '--threads', TRAIN_THREADS, '--resume'];
 }
 
-export function pretrainStep(): Step {
+/** One `train:model --resume` chunk of a base, in the foreground. */
+function runChunk(id: BaseId): void {
+  const args = pretrainArgs(id).map((a) => (a.startsWith(ROOT) ? relative(ROOT, a) : a));
+  console.error(`[experiment] $ npm run train:model -- ${args.join(' ')}`);
+  const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'pipeline/train/cli.ts'), ...args], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+  if (r.status !== 0) throw new Error(`train:model exited ${r.status ?? r.signal}`);
+}
+
+export function pretrainStep(id: BaseId = LONG_BASE): Step {
+  const dirs = dirsOf(id);
   return {
-    name: `pretrain base ${LONG_BASE} (${PRETRAIN.steps.toLocaleString('en-US')} steps, one chunk of ${PRETRAIN.chunkMinutes} min)`,
-    done: longBaseReady,
+    name: `pretrain base ${id} (${BASES[id].steps.toLocaleString('en-US')} steps, seed ${BASES[id].seed}, one chunk of ${PRETRAIN.chunkMinutes} min)`,
+    done: () => baseReady(id),
     run: () => {
-      restoreSnapshot();
-      const before = trainedSteps();
-      const args = pretrainArgs().map((a) => (a.startsWith(ROOT) ? relative(ROOT, a) : a));
-      console.error(`[experiment] $ npm run train:model -- ${args.join(' ')}`);
-      const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'pipeline/train/cli.ts'), ...args], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
-      if (r.status !== 0) throw new Error(`train:model exited ${r.status ?? r.signal}`);
-      commitPretrainRecord();
+      restoreSnapshot(dirs);
+      const before = trainedSteps(id);
+      runChunk(id);
+      commitPretrainRecord(dirs);
       // A chunk shorter than the trainer's start-up and probes takes no step: fail (the steps loop stops after three
       // tries) rather than loop for ever.
-      if (trainedSteps() === before && !longBaseReady()) {
-        throw new Error(`pretrain: a chunk of ${PRETRAIN.chunkMinutes} min took no step (still at step ${before}); give it more minutes`);
+      if (trainedSteps(id) === before && !baseReady(id)) {
+        throw new Error(`pretrain ${id}: a chunk of ${PRETRAIN.chunkMinutes} min took no step (still at step ${before}); give it more minutes`);
       }
+    },
+  };
+}
+
+/**
+ * A finished base exported again from the final checkpoint a commit holds (its copy is removed from the tree once the
+ * base's runs are committed): the checkpoint and tokenizer written into the work folder from `git show`, then one
+ * chunk, which resumes at the last step, takes none and exports. Nothing is committed (the record is already).
+ */
+export function reexportStep(id: BaseId, commit: string): Step {
+  const dirs = dirsOf(id);
+  return {
+    name: `re-export base ${id} from its final checkpoint (commit ${commit.slice(0, 7)})`,
+    done: () => baseReady(id),
+    run: () => {
+      if (!existsSync(join(dirs.work, CHECKPOINT_FILE))) {
+        for (const [work, committed] of snapshotFiles(dirs)) {
+          const r = spawnSync('git', ['show', `${commit}:${relative(ROOT, committed)}`], { cwd: ROOT, maxBuffer: 1 << 30 });
+          if (r.status !== 0) throw new Error(`git show ${commit}:${relative(ROOT, committed)} failed: ${r.stderr}`);
+          writeText(work, gunzipSync(r.stdout));
+        }
+      }
+      runChunk(id);
+      if (!baseReady(id)) throw new Error(`re-export ${id}: the checkpoint of ${commit} is not the base's last step`);
     },
   };
 }
@@ -69,7 +101,8 @@ export interface PretrainDirs {
   work: string;
   committed: string;
 }
-const DIRS: PretrainDirs = { work: paths.longBaseWork, committed: paths.longBaseCommitted };
+export const dirsOf = (id: BaseId): PretrainDirs => ({ work: paths.baseWork(id), committed: paths.baseCommitted(id) });
+const DIRS: PretrainDirs = dirsOf(LONG_BASE);
 
 /**
  * results/base-pt10x/: the trainer's train-record.json as of the last chunk (step, tokens, train-seconds, final

@@ -1,7 +1,7 @@
 /** Where the experiment's files live ($EXPERIMENT_OUT, default out/experiment; checkpoints in .cache/experiment). */
 import { join } from 'node:path';
 import { ROOT } from './corpus-files.ts';
-import { LONG_BASE, runName, type Run } from './plan.ts';
+import { LONG_BASE, runName, type BaseId, type Run } from './plan.ts';
 import { RESULTS } from './report.ts';
 
 export const OUT = process.env.EXPERIMENT_OUT ?? join(ROOT, 'out/experiment');
@@ -18,7 +18,11 @@ export const paths = {
   /** The data-volume arm: every non-held-out corpus document, annotated (plan.ts FULL_CORPUS_RUNS). */
   fullInput: join(OUT, 'data/full-corpus-input.jsonl'),
   annFull: join(OUT, 'ann/full'),
-  /** The longer-pretrained base (plan.ts PRETRAIN): the exported model, its trainer's work folder, its committed record. */
+  /** A pretrained base (plan.ts BASES): the exported model, its trainer's work folder, its committed record. */
+  base: (id: BaseId) => join(OUT, 'models', `base-${id}`),
+  baseWork: (id: BaseId) => join(WORK, `base-${id}`),
+  baseCommitted: (id: BaseId) => join(RESULTS, `base-${id}`),
+  /** The same for the 10× base of issue 31 (plan.ts LONG_BASE). */
   longBase: join(OUT, 'models', `base-${LONG_BASE}`),
   longBaseWork: join(WORK, `base-${LONG_BASE}`),
   longBaseCommitted: join(RESULTS, `base-${LONG_BASE}`),

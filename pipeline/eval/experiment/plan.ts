@@ -31,7 +31,7 @@ export const LOSS_TOKENS = Number(process.env.EXPERIMENT_LOSS_TOKENS ?? 60_000);
  * One finetune; `steps` only for the runs that measure a limit (absent: STEPS); `base` only for the runs finetuned
  * from the longer-pretrained base (absent: models/default).
  */
-export type Run = { arm: Arm | 'control'; seed: number; steps?: number; base?: typeof LONG_BASE };
+export type Run = { arm: Arm | 'control'; seed: number; steps?: number; base?: BaseId };
 
 /**
  * Runs beyond the grid that measure what limits the result (issue 20: "what limits it, with evidence"): the best arm,
@@ -65,19 +65,49 @@ export const FULL_CORPUS_RUNS: Run[] = SEEDS.map((seed) => ({ arm: 'f', seed }))
  * control are finetuned on it as in the grid. The env overrides are for smoke tests only.
  */
 export const LONG_BASE = 'pt10x';
+/** Smoke tests shorten every base's pretraining to this many steps. */
+const SMOKE_PRETRAIN_STEPS = process.env.EXPERIMENT_PRETRAIN_STEPS ? Number(process.env.EXPERIMENT_PRETRAIN_STEPS) : null;
 export const PRETRAIN = {
-  steps: Number(process.env.EXPERIMENT_PRETRAIN_STEPS ?? 18_000),
+  steps: SMOKE_PRETRAIN_STEPS ?? 18_000,
   chunkMinutes: Number(process.env.EXPERIMENT_PRETRAIN_MINUTES ?? 30),
   ckptEvery: 100,
   evalEvery: 500,
 } as const;
+
+/**
+ * The pretrained bases beyond models/default, by id (a run's `base`; folders `base-<id>`). pt10x is issue 31's; pt3x
+ * and pt10x-p2 are the pretraining dose–response of issue 47 (preregistration.md): 3× models/default's steps with
+ * the 10× base's pretraining seed, and a second 10× base with another pretraining seed. Each: train:model's defaults
+ * but `--steps` (the cosine schedule over that total) and `--seed`, in PRETRAIN's chunks.
+ */
+export const BASES = {
+  pt10x: { steps: PRETRAIN.steps, seed: 1, dose: '10×' },
+  pt3x: { steps: SMOKE_PRETRAIN_STEPS ?? 5_400, seed: 1, dose: '3×' },
+  'pt10x-p2': { steps: PRETRAIN.steps, seed: 2, dose: '10×' },
+} as const;
+export type BaseId = keyof typeof BASES;
+/**
+ * The commit whose results/base-pt10x/checkpoint.bin.gz is the 10× base's final checkpoint (step 18,000; removed from
+ * the tree once its runs were committed): the dose lane re-exports the base from it to evaluate the fresh set.
+ */
+export const LONG_BASE_FINAL_COMMIT = '33ac1d00eaa24083627e5b774589aff00f466f56';
+
 /**
  * Threads of every training process (pretraining chunks and finetunes): `--threads`, a count or auto. Any count writes
  * the same bytes (pipeline/train/matmul-threads.ts), so a lane may change it between chunks.
  */
 export const TRAIN_THREADS = process.env.EXPERIMENT_THREADS ?? 'auto';
+/** (a), (d) and the control from a base, seed 1 of each first. */
+const armsOn = (base?: BaseId): Run[] => SEEDS.flatMap((seed) => (['a', 'd', 'control'] as const).map((arm) => ({ arm, seed, ...(base ? { base } : {}) })));
 /** (a), (d) and the control from the longer-pretrained base, seed 1 of each first. */
-export const LONG_BASE_RUNS: Run[] = SEEDS.flatMap((seed) => (['a', 'd', 'control'] as const).map((arm) => ({ arm, seed, base: LONG_BASE })));
+export const LONG_BASE_RUNS: Run[] = armsOn(LONG_BASE);
 
-/** The runs the report's arm tables show: the grid, then the data-volume arm, then the longer-pretrained base's. */
-export const reportedRuns = (): Run[] => [...schedule(), ...FULL_CORPUS_RUNS, ...LONG_BASE_RUNS];
+/** The dose–response's new bases, in the order the dose lane pretrains them (preregistration.md). */
+export const DOSE_BASES: BaseId[] = ['pt3x', 'pt10x-p2'];
+/** Its runs on the new bases: (a), (d), control × 3 seeds each. */
+export const DOSE_RUNS: Run[] = DOSE_BASES.flatMap(armsOn);
+/** Its runs that exist already (1× on models/default, the first 10× on pt10x): each gets the fresh set too. */
+export const DOSE_EXISTING_RUNS: Run[] = [...armsOn(), ...LONG_BASE_RUNS];
+
+/** The runs the report's arm tables show: the grid, the data-volume arm, the longer-pretrained bases'. */
+export const reportedRuns = (): Run[] => [...schedule(), ...FULL_CORPUS_RUNS, ...LONG_BASE_RUNS, ...DOSE_RUNS];

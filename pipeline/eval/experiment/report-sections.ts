@@ -15,6 +15,11 @@ import { MAX_PROMPT_TOKENS } from './eval-sets.ts';
 import { pretrainingOverlap, type PretrainingOverlap } from './overlap.ts';
 import { LIMIT_RUNS, STEPS, reportedRuns, runName, type Run } from './plan.ts';
 
+
+/** The line naming the runs a derived-set section still lacks, and the command whose lane runs them. */
+const stillToRun = (missing: Run[]): string =>
+  `Still to run (their models must be finetuned again on this machine; \`npm run experiment\`, or \`npm run experiment -- <lane>\` for a lane's runs, does it): ${missing.map(runName).join(', ')}.`;
+
 /**
  * The eval set's overlap with models/default's pretraining: it saw the corpus's train split (pipeline/train/data.ts
  * splitDocs), measured, not assumed. Returns the section's lines and the numbers (kept in summary.json).
@@ -49,7 +54,7 @@ export function positiveControlSection(p: ReportPaths): string[] {
     const called = cell(trialsOf.map((ts) => ts.filter((t) => t.tools)), () => true, (t) => t.calls.length > 0);
     L.push(`| ${label} | ${runs.map((r) => r.run.seed).join(', ')} | ${withTools.byPrompt.size} | ${cci(withTools, false)} | ${cci(without, false)} | ${cci(called, false)} |`);
   }
-  if (missing.length) L.push('', `Still to run (their models must be finetuned again on this machine; \`npm run experiment\` does it): ${missing.map(runName).join(', ')}.`);
+  if (missing.length) L.push('', stillToRun(missing));
   return L;
 }
 
@@ -108,7 +113,7 @@ export function factbookCutSection(p: ReportPaths): string[] {
     ];
     L.push(`| ${label} | ${runs.map((r) => r.run.seed).join(', ')} | ${cells.map((c) => cci(c, false)).join(' | ')} |`);
   }
-  if (missing.length) L.push('', `Still to run (their models must be finetuned again on this machine; \`npm run experiment\` does it): ${missing.map(runName).join(', ')}.`);
+  if (missing.length) L.push('', stillToRun(missing));
   return L;
 }
 

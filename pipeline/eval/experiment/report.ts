@@ -11,6 +11,7 @@ import type { TrialRecord } from '../metrics.ts';
 import type { EvalPrompt } from '../tasks.ts';
 import { armLabel, armLossCost, runLosses, cci, cell, clusteredDiff, controlOf, isBaseline, lossDiff, ORDER, pct, readJson, show, trials, trialsByArm, type ArmKey, type ByArm, type Cell, type ReportPaths, type RunLoss } from './cells.ts';
 import { CONCLUSION_TITLE, conclusionSection } from './conclusion.ts';
+import { DOSE_TITLE, doseSection } from './dose.ts';
 import { FINDINGS_TITLE, costSection, findingsSection, loopIntro, type ModelShape } from './findings.ts';
 import { HERE, PROMPTS_FILE, ROOT, readJsonl } from './corpus-files.ts';
 import type { OverlapReport } from './overlap.ts';
@@ -116,6 +117,8 @@ function writeReportFiles(p: ReportPaths): void {
   L.push('', ...positive, '');
   L.push('', ...factbookCut, '');
   L.push('', ...limitsSection(p, losses), '');
+  const dose = doseSection(p);
+  L.push('', `## ${DOSE_TITLE}`, '', ...dose.lines, '');
   const conclusion = conclusionSection(p, byArm, prompts);
   L.push('', `## ${CONCLUSION_TITLE}`, '', ...conclusion.lines, '');
   writeText(join(RESULTS, 'report.md'), L.join('\n') + '\n');
@@ -128,10 +131,11 @@ function writeReportFiles(p: ReportPaths): void {
   // conclusion for the eval README's block after the main table.
   writeText(join(RESULTS, 'positive.md'), positive.join('\n') + '\n');
   writeText(join(RESULTS, 'factbook-cut.md'), factbookCut.join('\n') + '\n');
+  writeText(join(RESULTS, 'dose.md'), [`# ${DOSE_TITLE}`, '', ...dose.lines].join('\n') + '\n');
   writeText(join(RESULTS, 'conclusion.md'), [`# ${CONCLUSION_TITLE}`, '', ...conclusion.lines].join('\n') + '\n');
 
   // Small numbers for the next session (the eval/ and models/ folders stay under out/, not committed).
-  const summary: Record<string, unknown> = { generated: new Date().toISOString(), steps: STEPS, seeds: SEEDS, annotation: stats, kbAnnotation: kbStats, fullAnnotation: fullStats && { docsRead: fullStats.docsRead, docsWithKeptCall: fullStats.docsWithKeptCall, tools: Object.fromEntries(Object.entries(fullStats.tools).map(([t, x]) => [t, { kept: x.kept }])) }, fullArm, arms: armStats, overlap, pretrainingOverlap: pretraining, losses: Object.fromEntries([...losses].map(([k, v]) => [k, { tokens: v.tokens, meanNll: v.meanNll }])), conclusion: conclusion.factors };
+  const summary: Record<string, unknown> = { generated: new Date().toISOString(), steps: STEPS, seeds: SEEDS, annotation: stats, kbAnnotation: kbStats, fullAnnotation: fullStats && { docsRead: fullStats.docsRead, docsWithKeptCall: fullStats.docsWithKeptCall, tools: Object.fromEntries(Object.entries(fullStats.tools).map(([t, x]) => [t, { kept: x.kept }])) }, fullArm, arms: armStats, overlap, pretrainingOverlap: pretraining, losses: Object.fromEntries([...losses].map(([k, v]) => [k, { tokens: v.tokens, meanNll: v.meanNll }])), conclusion: conclusion.factors, dose: dose.rows };
   summary.evals = Object.fromEntries(runs.filter(done).map((r) => {
     const e = readJson<{ families: unknown[] }>(join(p.committed(r), 'eval.json')) ?? readJson<{ families: unknown[] }>(join(p.eval(r), 'eval.json'));
     return [runName(r), { model: relative(ROOT, p.model(r)), families: e?.families }];

@@ -21,10 +21,10 @@ import { copyFileSync, cpSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { trainDocs } from '../tasks.ts';
 import { armAll, armNoCalls, armRandom, callsPerTool, mentionsAny, withoutHeldOutCalls, withoutHeldOutRows, type CallRow, type TrainRecord } from './arms.ts';
-import { ROOT, corpus, evalSet, factbookTrainCutSet, heldOut, positiveControlSet, readJsonl, readKb, writeJsonl, FACTBOOK_TRAIN_CUT_FILE, HELDOUT_FILE, POSITIVE_FILE, PROMPTS_FILE } from './corpus-files.ts';
+import { ROOT, corpus, evalSet, factbookTrainCutSet, freshSet, heldOut, positiveControlSet, readJsonl, readKb, writeJsonl, FACTBOOK_TRAIN_CUT_FILE, FRESH_FILE, HELDOUT_FILE, POSITIVE_FILE, PROMPTS_FILE } from './corpus-files.ts';
 import { heldOutSubjects, isHeldOutDoc, type CorpusDoc } from './heldout.ts';
-import { ANNOTATE, FULL_CORPUS_RUNS, LIMIT_RUNS, LONG_BASE_RUNS, LOSS_TOKENS, MIX, STEPS, TRAIN_THREADS, runName, schedule, type Run } from './plan.ts';
-import { finishSnapshot, longBaseReady, pretrainStep, snapshotCommitted } from './long-base.ts';
+import { ANNOTATE, DOSE_BASES, DOSE_EXISTING_RUNS, DOSE_RUNS, FULL_CORPUS_RUNS, LIMIT_RUNS, LONG_BASE, LONG_BASE_FINAL_COMMIT, LONG_BASE_RUNS, LOSS_TOKENS, MIX, STEPS, TRAIN_THREADS, runName, schedule, type BaseId, type Run } from './plan.ts';
+import { baseReady, dirsOf, finishSnapshot, longBaseReady, pretrainStep, reexportStep, snapshotCommitted } from './long-base.ts';
 import { RESULTS, writeReport } from './report.ts';
 import { overlapReport } from './overlap.ts';
 import { elementSplit } from '../tasks.ts';
@@ -148,16 +148,16 @@ function writeOverlap(fromInputs: boolean): void {
   writeJson(fromInputs ? paths.overlapInputs : paths.overlap, overlapReport(set.prompts, set.phrasings, texts));
 }
 
-function finetuneStep(r: Run): Step {
+function finetuneStep(r: Run, sets: readonly DerivedSet[] = DERIVED_SETS): Step {
   const model = paths.model(r);
   const work = paths.work(r);
   return {
     name: `finetune ${runName(r)}`,
     done: () => (existsSync(join(model, 'onnx/model.onnx')) && existsSync(join(model, 'train-record.json'))) ||
-      ['trials.jsonl', 'loss.json', ...DERIVED_SETS.map((d) => d.trialsFile)].every((f) => existsSync(join(paths.committed(r), f))),
+      ['trials.jsonl', 'loss.json', ...sets.map((d) => d.trialsFile)].every((f) => existsSync(join(paths.committed(r), f))),
     run: () => {
       const resume = existsSync(join(work, 'checkpoint.bin')) ? ['--resume'] : []; // the trainer's one checkpoint file
-      const base = r.base ? ['--base', paths.longBase] : []; // else the CLI's default, models/default
+      const base = r.base ? ['--base', paths.base(r.base)] : []; // else the CLI's default, models/default
       toolformer(['finetune', ...base, '--data', ...armFiles(r.arm), '--corpus', paths.baseCorpus, '--out', model, '--work', work,
         '--steps', String(r.steps ?? STEPS), '--seed', String(r.seed), '--mix', String(r.arm === 'control' ? 1 : MIX), '--quiet',
         // Probes at step 0 and at the end only (each costs ≈ 7 CPU-seconds); checkpoints every 20 steps.
@@ -207,6 +207,14 @@ export const DERIVED_SETS: DerivedSet[] = [
 ];
 
 /**
+ * The fresh in-format set of the pretraining dose–response (fresh-set.ts, preregistration.md): evaluated on the dose
+ * lane's runs only (the other runs' finetunes would all count as not done without it).
+ */
+export const FRESH_SET: DerivedSet = { label: 'fresh in-format set', dir: 'fresh', trialsFile: 'fresh-trials.jsonl', file: FRESH_FILE, ensure: freshSet };
+/** Every derived set of a dose-lane run. */
+const DOSE_SETS: DerivedSet[] = [...DERIVED_SETS, FRESH_SET];
+
+/**
  * A derived set on the run's model, with and without tools. Runs whose model is gone (a fresh machine) finetune
  * again first: finetuneStep is not done until every derived set's trials are committed, and the finetune is
  * deterministic in its seed (a-s1 refinetuned on 2026-12-02 wrote the committed train-record.json's losses again).
@@ -253,12 +261,14 @@ function lossStep(r: Run): Step {
  *   main      the grid, the limit run, the data-volume arm (f)
  *   pretrain  the longer-pretrained base in chunks, then (a), (d) and the control finetuned from it (issue 31 item 4);
  *             it reads the arms, base corpus and held-out text the main lane writes, and waits for them
+ *   dose      the pretraining dose–response (issue 47 item 2, preregistration.md): the 3× base, its runs, the fresh set
+ *             on the existing 1× and 10× runs, then the second 10× base (pretraining seed 2) and its runs
  */
-export const LANES = ['main', 'pretrain'] as const;
+export const LANES = ['main', 'pretrain', 'dose'] as const;
 export type Lane = (typeof LANES)[number];
 
 export function steps(lane: Lane = 'main'): Step[] {
-  return lane === 'pretrain' ? pretrainLane() : mainLane();
+  return lane === 'pretrain' ? pretrainLane() : lane === 'dose' ? doseLane() : mainLane();
 }
 
 const perRun = (r: Run): Step[] => [finetuneStep(r), evalStep(r), lossStep(r), ...DERIVED_SETS.map((d) => derivedStep(r, d))];
@@ -279,13 +289,49 @@ function pretrainLane(): Step[] {
   return [pretrained, ...runs.map((s) => ({ ...s, ready })), snapshotGone];
 }
 
+/** The main lane's first steps, up to arms (a) and (d): what every finetune of (a), (d) or the control reads. */
+const armInputs = (): Step[] => [
+  { name: 'held-out lists and eval set', done: () => existsSync(PROMPTS_FILE) && existsSync(HELDOUT_FILE), run: () => void evalSet() },
+  { name: 'inputs', done: () => [paths.input, paths.baseCorpus, paths.kbInput, paths.heldText].every(existsSync), run: writeInputs },
+  annotateStep('annotate corpus', paths.input, paths.annCorpus),
+  { name: 'arms a, d', done: () => existsSync(paths.arm('a')) && existsSync(paths.arm('d')), run: writeArmsAD },
+];
+
+/**
+ * The dose lane (plan.ts DOSE_BASES, preregistration.md). It makes its own inputs (the main lane's first steps,
+ * deterministic, the annotation restored from its committed snapshot) so it runs alone on a fresh clone. Per new
+ * base: pretraining in chunks, then (a), (d), control × 3 seeds with every eval and the fresh set. Between the two
+ * bases, the fresh set on the runs that exist (1× and the first 10×): each finetuned again (deterministic in its seed;
+ * the 10× base re-exported from its final committed checkpoint). Last, each new base's checkpoint copy is removed
+ * once its runs are committed.
+ */
+function doseLane(): Step[] {
+  const perDoseRun = (r: Run): Step[] => [finetuneStep(r, DOSE_SETS), evalStep(r), lossStep(r), ...DOSE_SETS.map((d) => derivedStep(r, d))];
+  const freshOnly = (r: Run): Step[] => [finetuneStep(r, [FRESH_SET]), derivedStep(r, FRESH_SET)];
+  const baseSteps = (id: BaseId): Step[] => {
+    const runs = DOSE_RUNS.filter((r) => r.base === id).flatMap(perDoseRun);
+    const runsDone = () => runs.every((s) => s.done());
+    const pretrain = pretrainStep(id);
+    const snapshotGone: Step = { name: `remove the checkpoint copy of base ${id}`, done: () => !snapshotCommitted(dirsOf(id)), ready: runsDone, run: () => finishSnapshot(dirsOf(id)) };
+    return [{ ...pretrain, done: () => pretrain.done() || runsDone() }, ...runs.map((s) => ({ ...s, ready: () => baseReady(id) })), snapshotGone];
+  };
+  // The runs on the 10× base wait for its re-export, which is needed only while one of them lacks the fresh set.
+  const existing = DOSE_EXISTING_RUNS.flatMap((r) => freshOnly(r).map((s) => (r.base ? { ...s, ready: () => baseReady(r.base!) } : s)));
+  const onLongBase = DOSE_EXISTING_RUNS.filter((r) => r.base === LONG_BASE).flatMap(freshOnly);
+  const reexport = reexportStep(LONG_BASE, LONG_BASE_FINAL_COMMIT);
+  const longBaseUsed: Step = { ...reexport, done: () => reexport.done() || onLongBase.every((s) => s.done()) };
+  const rest = [...baseSteps(DOSE_BASES[0]), longBaseUsed, ...existing, ...DOSE_BASES.slice(1).flatMap(baseSteps)];
+  // On a clone where every result is committed, the inputs are not needed either.
+  const inputs = armInputs().map((s) => ({ ...s, done: () => s.done() || rest.every((r) => r.done()) }));
+  return [...inputs, ...rest];
+}
+
 function mainLane(): Step[] {
+  const [evalSetStep, inputs, ...arms] = armInputs();
   const out: Step[] = [
-    { name: 'held-out lists and eval set', done: () => existsSync(PROMPTS_FILE) && existsSync(HELDOUT_FILE), run: () => void evalSet() },
-    { name: 'inputs', done: () => [paths.input, paths.baseCorpus, paths.kbInput, paths.heldText].every(existsSync), run: writeInputs },
+    evalSetStep, inputs,
     { name: 'overlap of the eval set with the plain inputs', done: () => existsSync(paths.overlapInputs), run: () => writeOverlap(true) },
-    annotateStep('annotate corpus', paths.input, paths.annCorpus),
-    { name: 'arms a, d', done: () => existsSync(paths.arm('a')) && existsSync(paths.arm('d')), run: writeArmsAD },
+    ...arms,
   ];
   const runs = schedule();
   // Seed 1 of (a) and (d) first, then the KB prose annotation and the other arms' files, then everything else.
