@@ -9,7 +9,7 @@
  *
  * Written into a temporary sibling directory and renamed into place, so a killed export leaves no half dataset.
  */
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { datasetCard } from '../../core/export/card.ts';
 import type { ExportDoc } from '../../core/export/dataset-record.ts';
@@ -63,6 +63,7 @@ export async function exportRun(runDir: string, options: ExportOptions, specs: r
   const out = resolve(options.out ?? join(runDir, 'export', format.name));
   assertNotRunOrAbove(out, runDir);
   if (existsSync(out) && !options.overwrite) throw new Error(`${out} already exists: pass --overwrite to replace it, or choose another --out`);
+  assertReplaceable(out);
   const tmp = join(dirname(out), `.${basename(out)}.tmp-${process.pid}`);
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(join(tmp, 'data'), { recursive: true });
@@ -85,6 +86,7 @@ export async function exportRun(runDir: string, options: ExportOptions, specs: r
       body: cardBody(run, options, format, counts, files),
     });
     writeFileSync(join(tmp, 'README.md'), card);
+    writeFileSync(join(tmp, EXPORT_MARKER), `${JSON.stringify({ run: resolve(runDir), format: format.name })}\n`);
     if (existsSync(out)) rmSync(out, { recursive: true });
     mkdirSync(dirname(out), { recursive: true });
     renameSync(tmp, out);
@@ -92,6 +94,22 @@ export async function exportRun(runDir: string, options: ExportOptions, specs: r
   } catch (e) {
     rmSync(tmp, { recursive: true, force: true });
     throw e;
+  }
+}
+
+/**
+ * The file every export writes into its folder: `--overwrite` replaces only a folder that holds it (an earlier
+ * export) or an empty one, never a folder of the user's own files (hidden, so `load_dataset(<dir>)` ignores it).
+ */
+export const EXPORT_MARKER = '.toolformer-export.json';
+
+/** `--overwrite` onto an existing `out`: only an earlier export (its marker file) or an empty folder is replaced. */
+function assertReplaceable(out: string): void {
+  if (!existsSync(out)) return;
+  if (!lstatSync(out).isDirectory()) throw new Error(`--out ${out} is a file, not an earlier export: --overwrite replaces only a folder an export made; pass another --out`);
+  const names = readdirSync(out);
+  if (names.length > 0 && !names.includes(EXPORT_MARKER)) {
+    throw new Error(`--out ${out} holds files no export made (no ${EXPORT_MARKER}; ${names.length} entries, e.g. ${names.slice(0, 3).join(', ')}): --overwrite replaces only an earlier export; pass another --out`);
   }
 }
 

@@ -3,7 +3,7 @@
  * Through bin.mjs (tsx registered in-process), so the child is one process and a SIGKILL stops all of it.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { childProgress, whileProgressing } from './progress.ts';
@@ -47,3 +47,45 @@ export function spawnCli(args: string[], cwd: string, env?: NodeJS.ProcessEnv, o
 }
 
 export const runCli = (args: string[], cwd: string, env?: NodeJS.ProcessEnv): Promise<CliResult> => spawnCli(args, cwd, env).done;
+
+/** A CLI run with the child's peak resident set, MB (GNU time's maximum RSS of the node process). */
+export interface MeasuredCliResult extends CliResult {
+  peakRssMb: number;
+}
+
+/**
+ * `toolformer <args…>` under `/usr/bin/time -f %M` (the child's peak RSS, as `npm run bench:bombs` measures it),
+ * bounded by progress like runCli. Its own process group, killed whole if the wait gives up.
+ */
+export async function runCliMeasured(args: string[], cwd: string, env?: NodeJS.ProcessEnv): Promise<MeasuredCliResult> {
+  const scratch = mkdtempSync(join(tmpdir(), 'cli-rss-'));
+  const report = join(scratch, 'time.txt');
+  const ownCache = (env ?? process.env).TOOLFORMER_CACHE ? null : join(scratch, 'cache');
+  const childEnv = ownCache ? { ...(env ?? process.env), TOOLFORMER_CACHE: ownCache } : (env ?? process.env);
+  const child = spawn('/usr/bin/time', ['-f', '%M', '-o', report, process.execPath, BIN, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: childEnv, detached: true });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d: Buffer) => (stdout += d));
+  child.stderr!.on('data', (d: Buffer) => (stderr += d));
+  const exited = new Promise<CliResult>((res, rej) => {
+    child.on('error', rej);
+    child.on('close', (code, signal) => res({ code, signal, stdout, stderr }));
+  });
+  const out = args.indexOf('--out');
+  const folders = [...(out >= 0 && args[out + 1] ? [resolve(cwd, args[out + 1])] : []), ...(cwd === ROOT ? [] : [cwd])];
+  try {
+    const result = await whileProgressing(exited, childProgress(child, folders), { what: `toolformer ${args[0] ?? ''}`, child, lastWords: () => stderr });
+    // time writes "Command exited with non-zero status N" before the number when the command fails.
+    const kb = Number(readFileSync(report, 'utf8').trim().split('\n').at(-1));
+    return { ...result, peakRssMb: kb / 1024 };
+  } catch (error) {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // the group is gone already
+    }
+    throw error;
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
