@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DirInUseError, lockDirectory } from './dir-lock.ts';
@@ -63,5 +63,28 @@ describe('lockDirectory', () => {
     writeFileSync(join(kept, 'train.jsonl'), '');
     held.release();
     expect(existsSync(join(kept, 'train.jsonl'))).toBe(true);
+  });
+});
+
+/** Issue 46: a lock file that is not a lock is named for what it is, in one line, and nothing waits or loads it whole. */
+describe('a lock file that is not a lock', () => {
+  it.each([
+    ['a FIFO', (p: string) => spawnSync('mkfifo', [p]), /has a lock that names no live annotate run \(its lock file is a FIFO, not a regular file: not read\)/],
+    ['a folder', (p: string) => mkdirSync(p), /\(its lock file is a directory, not a regular file: not read\)/],
+    ['2 MiB of JSON text', (p: string) => writeFileSync(p, `{"pid":1,"host":"${'x'.repeat(2 << 20)}"}\n`), /\(its lock file is \d+ bytes, over the 65536-byte cap: not read\)/],
+    ['not JSON', (p: string) => writeFileSync(p, 'garbage\n'), /\(its lock file is not JSON: not a lock this project wrote\)/],
+    ['pid 0', (p: string) => writeFileSync(p, JSON.stringify({ pid: 0, host: hostname(), since: 'now', command: 'x' })), /\(its lock file names no process \(pid 0\)\)/],
+  ])('%s: refused, naming what the file is and the path to remove', (_name, make, message) => {
+    const dir = scratch();
+    const path = join(dir, 'run.lock');
+    make(path);
+    expect(() => lockDirectory(dir, 'annotate run')).toThrow(message);
+    expect(() => lockDirectory(dir, 'annotate run')).toThrow(`if no other annotate run uses the folder, remove ${path}`);
+  });
+
+  it('an empty lock file is being written by its owner', () => {
+    const dir = scratch();
+    writeFileSync(join(dir, 'run.lock'), '');
+    expect(() => lockDirectory(dir, 'annotate run')).toThrow(/is in use by another annotate run \(its lock file is being written\)/);
   });
 });

@@ -11,9 +11,13 @@
  * ends, and on process exit. The lock is a plain file in the folder, so it needs no library and no server; the one
  * window it leaves is two processes taking over the same stale lock in the same instant.
  */
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmdirSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, rmdirSync, rmSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
+import { readBoundedFile } from './bounded-read.ts';
+
+/** A lock file is one short JSON line; more than this is not one of ours. */
+const MAX_LOCK_BYTES = 64 << 10;
 
 export interface LockOwner {
   pid: number;
@@ -30,11 +34,18 @@ export interface DirLock {
   release(): void;
 }
 
-/** The folder is held by a live process (or one on another host). */
+const BEING_WRITTEN = 'its lock file is being written';
+
+/**
+ * The folder is held by a live process (or one on another host), or its lock file cannot be read as a lock: `owner`
+ * is null then and `problem` says what the file is instead (a FIFO, too big, not JSON, pid 0; empty: being written).
+ */
 export class DirInUseError extends Error {
-  constructor(readonly dir: string, readonly lockPath: string, readonly owner: LockOwner | null, what: string) {
-    const who = owner ? `pid ${owner.pid} on ${owner.host} since ${owner.since}: ${owner.command}` : 'its lock file is being written';
-    super(`${dir} is in use by another ${what} (${who}). Wait for it to end or stop it; if that process is gone, remove ${lockPath}`);
+  constructor(readonly dir: string, readonly lockPath: string, readonly owner: LockOwner | null, what: string, problem = BEING_WRITTEN) {
+    const who = owner ? `pid ${owner.pid} on ${owner.host} since ${owner.since}: ${owner.command}` : problem;
+    super(owner || problem === BEING_WRITTEN
+      ? `${dir} is in use by another ${what} (${who}). Wait for it to end or stop it; if that process is gone, remove ${lockPath}`
+      : `${dir} has a lock that names no live ${what} (${problem}): if no other ${what} uses the folder, remove ${lockPath}`);
   }
 }
 
@@ -48,14 +59,30 @@ export const isAlive = (pid: number): boolean => {
   }
 };
 
-function readOwner(path: string): LockOwner | null {
+/** The lock's holder, or why the file names none (through io/bounded-read.ts: a FIFO or a 1 GiB file is not read). */
+function readLock(path: string): { owner: LockOwner } | { owner: null; problem: string } {
+  let text: string;
   try {
-    const o = JSON.parse(readFileSync(path, 'utf8')) as LockOwner;
-    return Number.isInteger(o.pid) && o.pid > 0 && typeof o.host === 'string' ? o : null;
-  } catch {
-    return null; // gone meanwhile, or half-written by its owner right now
+    text = readBoundedFile(path, 'its lock file', MAX_LOCK_BYTES).toString('utf8');
+  } catch (e) {
+    if ((e as Error).message === 'its lock file is missing') return { owner: null, problem: 'its lock file was removed meanwhile' };
+    return { owner: null, problem: (e as Error).message };
   }
+  // Empty: its owner is writing it right now (openSync 'wx', then one short write).
+  if (text === '') return { owner: null, problem: BEING_WRITTEN };
+  let o: Partial<LockOwner>;
+  try {
+    o = JSON.parse(text) as Partial<LockOwner>;
+  } catch {
+    return { owner: null, problem: 'its lock file is not JSON: not a lock this project wrote' };
+  }
+  if (typeof o !== 'object' || o === null) return { owner: null, problem: 'its lock file is not a JSON object: not a lock this project wrote' };
+  if (!Number.isInteger(o.pid) || (o.pid as number) <= 0) return { owner: null, problem: `its lock file names no process (pid ${JSON.stringify(o.pid)?.slice(0, 20)})` };
+  if (typeof o.host !== 'string') return { owner: null, problem: 'its lock file names no host' };
+  return { owner: o as LockOwner };
 }
+
+const readOwner = (path: string): LockOwner | null => readLock(path).owner;
 
 /**
  * Takes `<dir>/<name>` for this process, making `dir` if needed; throws DirInUseError when a live process holds it.
@@ -77,12 +104,13 @@ export function lockDirectory(dir: string, what: string, name = 'run.lock'): Dir
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
     }
-    const holder = readOwner(path);
+    const lock = readLock(path);
+    const holder = lock.owner;
     // A stale lock is taken over once; a second EEXIST means another process took it first.
     const stale = holder !== null && holder.host === owner.host && !isAlive(holder.pid);
     if (!stale || attempt > 0) {
       if (made) removeIfEmpty(resolve(made), resolve(dir));
-      throw new DirInUseError(dir, path, holder, what);
+      throw new DirInUseError(dir, path, holder, what, 'problem' in lock ? lock.problem : undefined);
     }
     rmSync(path, { force: true });
   }

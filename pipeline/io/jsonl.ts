@@ -1,9 +1,12 @@
 /**
  * JSONL files written by this project (runs' calls.jsonl / train.jsonl, training logs, C* data, eval inputs):
- * one JSON value per line, blank lines ignored. For the corpus, which may hold anything, `node/read-corpus.ts` is the
+ * one JSON value per line, blank lines ignored, read through io/bounded-read.ts (a regular file, lines capped). For the corpus, which may hold anything, `node/read-corpus.ts` is the
  * reader (byte caps, encodings, one error record per bad record).
  */
-import { readFileSync } from 'node:fs';
+import { readLinesSync, unreadLineReason } from './bounded-read.ts';
+
+/** Longest line read from the project's own JSONL files (the corpus reader's record cap is 4 MiB; texts with calls grow). */
+export const MAX_JSONL_LINE_BYTES = 16 << 20;
 
 export interface BadLine {
   file: string;
@@ -22,20 +25,36 @@ function parseLine(text: string): { value: unknown } | { reason: string } {
 }
 
 /**
+ * Each non-blank line of `file`, parsed, streamed through io/bounded-read.ts (a regular file; a line over
+ * MAX_JSONL_LINE_BYTES or a NUL run is a reason, never a string): `{line, value}` or `{line, reason}`; `what` names
+ * the file in a refusal of the file itself ("--input x.jsonl").
+ */
+export function* jsonLinesSync<T = unknown>(file: string, what = file): Generator<{ line: number; value: T } | { line: number; reason: string }> {
+  for (const line of readLinesSync(file, what, MAX_JSONL_LINE_BYTES)) {
+    if (line.kind !== 'line') {
+      yield { line: line.line, reason: unreadLineReason(line, MAX_JSONL_LINE_BYTES) };
+      continue;
+    }
+    const text = line.bytes.toString('utf8');
+    if (!text.trim()) continue;
+    const parsed = parseLine(text);
+    yield 'value' in parsed ? { line: line.line, value: parsed.value as T } : { line: line.line, reason: parsed.reason };
+  }
+}
+
+/**
  * Every record of the file, in order. A line that is not JSON — or, with `recordProblem`, a value it finds wrong
  * (`null`, `[]`, a record without a field the reader needs) — throws an Error naming `file:line`, unless `onBadLine`
  * is given: then it is reported there and skipped, and the rest is read.
  */
 export function readJsonl<T = unknown>(file: string, onBadLine?: (bad: BadLine) => void, recordProblem?: (value: unknown) => string | null): T[] {
   const records: T[] = [];
-  readFileSync(file, 'utf8').split('\n').forEach((text, i) => {
-    if (!text.trim()) return;
-    const parsed = parseLine(text);
-    const reason = 'value' in parsed ? recordProblem?.(parsed.value) ?? null : parsed.reason;
-    if (reason === null) records.push((parsed as { value: unknown }).value as T);
-    else if (onBadLine) onBadLine({ file, line: i + 1, reason });
-    else throw new Error(`${file}:${i + 1}: ${reason}`);
-  });
+  for (const item of jsonLinesSync<T>(file)) {
+    const reason = 'value' in item ? recordProblem?.(item.value) ?? null : item.reason;
+    if (reason === null) records.push((item as { value: T }).value);
+    else if (onBadLine) onBadLine({ file, line: item.line, reason });
+    else throw new Error(`${file}:${item.line}: ${reason}`);
+  }
   return records;
 }
 

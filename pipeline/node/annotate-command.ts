@@ -3,7 +3,7 @@
  * model) → the one loop (run-loop.ts) with the executor and store the flags choose → summary, export.
  */
 import { channel } from 'node:diagnostics_channel';
-import { rmSync } from 'node:fs';
+import { lstatSync, rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import type { AnnotateConfig } from '../core/config.ts';
@@ -81,11 +81,24 @@ async function checkFlags(inputs: string[], flags: AnnotateFlags): Promise<{ chu
   // Before the model loads, so that a wrong --out fails at once: runs are never mixed.
   if (flags.overwrite && flags.resume) throw new Error('--overwrite and --resume exclude each other: pass one');
   RunFiles.assertUsableOutDir(flags.out);
+  assertInputsExist(inputs);
   // One run per --out (io/dir-lock.ts), before --overwrite removes anything: a second annotate on a live run's folder is
   // refused instead of interleaving lines and checkpoints. Shards share --out by design (own chunk files): no lock.
   const lock = shard ? null : lockDirectory(flags.out, 'annotate run');
   await checkOut(inputs, flags, shard).catch((e) => (lock?.release(), Promise.reject(e)));
   return { chunkItems, shard, lock };
+}
+
+/**
+ * Every input path names something: a typo, or a glob the shell did not expand (quoted, or matching nothing), is
+ * one line and exit 1 before anything loads, not an error record in a run that reads nothing.
+ */
+function assertInputsExist(inputs: readonly string[]): void {
+  for (const path of inputs) {
+    if (lstatSync(path, { throwIfNoEntry: false })) continue; // a dangling link is the reader's `unreadable` record
+    const glob = /[*?[]/.test(path) ? ' (a pattern the shell did not expand: it matches no file, or it was quoted)' : '';
+    throw new Error(`input ${path}: no such file or directory${glob}; pass existing files or folders`);
+  }
 }
 
 /** The checks of --out and the inputs under the run's lock; --overwrite's removal. */

@@ -7,7 +7,9 @@
  * searched for in the finetuning texts (the C* files named in the model's train-record.json, and any --data):
  * the overlap is reported.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { badLineReporter, readJsonl, textRecordProblem } from '../io/jsonl.ts';
+import { readStateJson } from './safe-paths.ts';
 import { basename, join, resolve } from 'node:path';
 import { generate, stripCalls } from '../core/generate/generate.ts';
 import type { CausalLM } from '../core/lm/lm.ts';
@@ -17,7 +19,7 @@ import { TOOL_SPECS } from '../core/tools/registry.ts';
 import { readToolkens } from './toolkens-command.ts';
 import type { Device } from '../core/lm/devices.ts';
 import { loadModel } from './load-model.ts';
-import { KB_PATH } from './parts.ts';
+import { readKb } from './parts.ts';
 import { summarise, trial, type FamilySummary, type Trial, type TrialRecord } from '../eval/metrics.ts';
 import { FAMILIES, evalPrompts, factOverlap, overlap, trainDocs, type EvalPrompt, type KbFact } from '../eval/tasks.ts';
 
@@ -59,29 +61,28 @@ export interface EvalReport {
 function finetuneFiles(model: string): string[] {
   const rec = join(model, 'train-record.json');
   if (!existsSync(rec)) return [];
-  const data = JSON.parse(readFileSync(rec, 'utf8')).data as { files?: string[] } | undefined;
+  const data = (readStateJson(model, 'train-record.json', `eval: the model ${model}`, 'retrain it or remove the file') as { data?: { files?: string[] } }).data;
   return data?.files ?? [];
 }
 
 export async function runEval(o: EvalOptions): Promise<EvalReport> {
   const t0 = Date.now();
-  const kb = (JSON.parse(readFileSync(KB_PATH, 'utf8')) as { facts: KbFact[] }).facts;
+  const kb = (readKb() as { facts: KbFact[] }).facts;
   const prompts: EvalPrompt[] = o.set
-    ? readFileSync(o.set, 'utf8').split('\n').filter((l) => l.trim()).map((l, i) => {
-      const p = JSON.parse(l) as EvalPrompt;
-      if (typeof p.id !== 'string' || typeof p.prompt !== 'string' || !Array.isArray(p.answers)) throw new Error(`${o.set}:${i + 1}: not an eval prompt {id, family, prompt, answers[, tool, date]}`);
-      return p;
+    ? readJsonl<EvalPrompt>(o.set, undefined, (p) => {
+      const r = p as Partial<EvalPrompt> | null;
+      return r && typeof r.id === 'string' && typeof r.prompt === 'string' && Array.isArray(r.answers) ? null : 'not an eval prompt {id, family, prompt, answers[, tool, date]}';
     })
     : evalPrompts(kb, o.perFamily);
   const familyNames = o.set ? [...new Set(prompts.map((p) => p.family))] : FAMILIES;
   const files = [...new Set([...finetuneFiles(o.model), ...(o.data ?? [])])];
   // The KB prose (regenerated: deterministic) and every finetuning file still on disk.
   const texts = [...trainDocs(kb).map((d) => d.text), ...trainDocs(kb, { perFamily: 250 }).map((d) => d.text)];
+  // Lines without a text are not finetuning records: they cannot overlap a prompt.
+  const badData = badLineReporter('toolformer: eval --data', (line) => console.error(line));
   texts.push(...files.filter(existsSync).flatMap((f) =>
-    readFileSync(f, 'utf8').split('\n').filter(Boolean).flatMap((l) => {
-      const text = (JSON.parse(l) as { text: string }).text;
-      return [text, stripCalls(text)];
-    })));
+    readJsonl<{ text: string }>(f, badData.report, (v) => textRecordProblem(v, false)).flatMap(({ text }) => [text, stripCalls(text)])));
+  badData.done();
   const leaked = overlap(prompts, texts);
   const factsSeen = factOverlap(prompts, texts);
   const toolkens = o.toolkens ? await readToolkens(o.toolkens, o.model) : null;

@@ -7,8 +7,8 @@
  * Tools are the pipeline's (registry dispatch, Apertium for Translate when installed) with annotate's limits
  * (defaultConfig's toolTimeoutMs and toolConcurrency).
  */
-import { createReadStream, createWriteStream } from 'node:fs';
-import { createInterface } from 'node:readline';
+import { createWriteStream } from 'node:fs';
+import { jsonLinesSync } from '../io/jsonl.ts';
 import { defaultConfig } from '../core/default-config.ts';
 import { ToolExecutor } from '../core/stages/execute.ts';
 import { generate as generateWithTools, type GenerateOptions, type Generation } from '../core/generate/generate.ts';
@@ -79,21 +79,17 @@ export async function generateCommand(prompt: string | undefined, o: GenerateCom
     return;
   }
   const out = createWriteStream(o.out!);
-  const lines = createInterface({ input: createReadStream(o.input!), crlfDelay: Infinity });
-  let n = 0;
   let bad = 0;
   let written = 0;
-  for await (const line of lines) {
-    n++;
-    if (line.trim() === '') continue;
-    let rec: { id?: unknown; prompt?: unknown; date?: unknown };
-    try {
-      rec = JSON.parse(line);
-    } catch (error) {
+  // Streamed and capped (io/jsonl.ts): an over-long line or a NUL run is a bad line, never a string.
+  for (const item of jsonLinesSync<{ id?: unknown; prompt?: unknown; date?: unknown }>(o.input!, `--input ${o.input}`)) {
+    const n = item.line;
+    if ('reason' in item) {
       bad++;
-      console.error(`${o.input}:${n}: not JSON (${(error as Error).message})`);
+      console.error(`${o.input}:${n}: ${item.reason}`);
       continue;
     }
+    const rec = item.value;
     if (rec === null || typeof rec !== 'object' || typeof rec.prompt !== 'string' || rec.prompt === '') {
       bad++;
       console.error(`${o.input}:${n}: expected {"id": …, "prompt": "<non-empty string>"}`);

@@ -8,7 +8,8 @@
  *
  * `--dtype` picks the ONNX file as Hugging Face's ONNX repositories name the variants.
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
+import { READ_CAPS, readBoundedFile } from '../io/bounded-read.ts';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -55,7 +56,7 @@ export async function resolveModel(spec: string, env: NodeJS.ProcessEnv = proces
     };
   }
   const snapshots = (await readdir(join(repo, 'snapshots')).catch(() => [] as string[])).sort();
-  const ref = (await readFile(join(repo, 'refs', 'main'), 'utf8').catch(() => '')).trim();
+  const ref = refText(join(repo, 'refs', 'main'));
   const revision = ref && snapshots.includes(ref) ? ref : snapshots.length === 1 ? snapshots[0] : '';
   if (!revision) {
     const why = ref ? `refs/main is ${ref}, which has no snapshot` : 'no refs/main';
@@ -81,4 +82,13 @@ export async function describeDir(dir: string): Promise<string> {
 export async function availableDtypes(dir: string): Promise<Dtype[]> {
   const files = await readdir(join(dir, 'onnx')).catch(() => [] as string[]);
   return DTYPES.filter((d) => files.includes(DTYPE_FILES[d]));
+}
+
+/** A cache's refs/main (a 40-character revision), read under a 4 KiB cap; '' when absent or not a small regular file. */
+function refText(path: string): string {
+  try {
+    return readBoundedFile(path, path, READ_CAPS.ref).toString('utf8').trim();
+  } catch {
+    return '';
+  }
 }

@@ -6,7 +6,9 @@
  * over 2 GB) is read by ONNX Runtime from the directory itself: only the small graph passes through JavaScript.
  * Every failure is one line naming the directory and what it does hold.
  */
-import { type FileHandle, open, readdir, readFile, stat } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { type FileHandle, open, readdir, stat } from 'node:fs/promises';
+import { READ_CAPS, readBoundedFile } from '../io/bounded-read.ts';
 import { basename, join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import type { Device } from '../core/lm/devices.ts';
@@ -164,9 +166,10 @@ function jsonReader(root: string, fail: Fail) {
   return async (file: string, optional = false): Promise<Record<string, unknown> | undefined> => {
     let text: string;
     try {
-      text = await readFile(join(root, file), 'utf8');
-    } catch {
-      return optional ? undefined : fail(`cannot read ${file}`);
+      // A regular file under the cap (io/bounded-read.ts): a FIFO or /dev/zero named tokenizer.json is refused.
+      text = readBoundedFile(join(root, file), file, READ_CAPS.modelJson).toString('utf8');
+    } catch (error) {
+      return optional && !existsSync(join(root, file)) ? undefined : fail((error as Error).message.replace(/ is missing$/, ' cannot be read'));
     }
     try {
       return JSON.parse(text) as Record<string, unknown>;

@@ -19,8 +19,11 @@ export const KB_PATH = resolve(import.meta.dirname, '../data/kb.json');
  * read as JSON (`languageDetector`, eld-detector.ts: ~134 MiB less resident per process than evaluating eld/medium).
  */
 export function nodeResources(): { kb: unknown; languageDetector: LanguageDetector } {
-  return { kb: JSON.parse(readFileSync(KB_PATH, 'utf8')), languageDetector: createCompactEldDetector() };
+  return { kb: readKb(), languageDetector: createCompactEldDetector() };
 }
+
+/** The bundled knowledge base (pipeline/data/kb.json), parsed. */
+export const readKb = (): unknown => JSON.parse(readFileSync(KB_PATH, 'utf8'));
 
 /** The Node edge's parts: the knowledge base read from disk and Apertium as the translation engine. */
 export async function createNodeParts(

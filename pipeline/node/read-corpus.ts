@@ -7,7 +7,8 @@
  *           and the lines around it are read). A missing `id` becomes `<path under the inputs' root>:<line>`
  *           ("a/part.jsonl:3"), and an id already seen in another file becomes `<that path>:<id>`; blank lines are
  *           not records (a run of them is skipped in bulk); a file with no record is an `empty-text` error; a record
- *           holding a NUL byte is a `binary` error (the others still read).
+ *           holding a NUL byte is a `binary` error (the others still read); a run of NULs (1 MiB) in a line over the
+ *           cap ends the file as one `binary` error.
  *   .txt    one document per file (decision: a text file is a document; split it yourself for finer units),
  *           `id` = the file path, `source` = the file path, no date.
  *   .jsonl.gz, .jsonl.zst, .parquet   record formats of their own (corpus-formats/): the same record checks and ids;
@@ -22,6 +23,7 @@ import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import type { InputLimits } from '../core/config.ts';
 import { DOCUMENT_DATE_FORMS, type Doc, isDocumentDate } from '../core/document.ts';
+import { LineSplitter, NUL_RUN_BYTES, type RawLine } from '../io/line-splitter.ts';
 import { type Listed, type SkippedFiles, listCorpusFiles, summarizeSkips } from './corpus-files.ts';
 import { CorruptStreamError, DEFAULT_MAX_ZSTD_WINDOW_BYTES, WindowTooLargeError, decompressedChunks } from './corpus-formats/compressed.ts';
 import { remapColumns } from './corpus-formats/index.ts';
@@ -175,6 +177,10 @@ async function* readJsonl(file: ListedFile, o: ReadContext, bytes: AsyncIterable
         yield err('binary', path, undefined, 'NUL bytes in the first 8 KiB and no JSON record first: not a JSONL file');
         return;
       }
+      if (line.kind === 'nul-run') {
+        yield err('binary', path, line.line, `a run of over ${NUL_RUN_BYTES} NUL bytes from line ${line.line} on: the rest of the file is not text, not read`);
+        return;
+      }
       if (line.kind === 'too-long') {
         records++;
         yield err('too-long', path, line.line, `record is ${line.bytes} bytes, over the ${maxBytes}-byte cap`);
@@ -213,30 +219,13 @@ async function* readJsonl(file: ListedFile, o: ReadContext, bytes: AsyncIterable
   if (records === 0) yield err('empty-text', path, undefined, 'no records: the file is empty or holds only blank lines');
 }
 
-type RawLine =
-  | { kind: 'line'; line: number; bytes: Buffer }
-  | { kind: 'too-long'; line: number; bytes: number }
-  | { kind: 'binary' };
-
 /**
- * Split a file into lines of raw bytes (without "\n" or a trailing "\r"). A line longer than `maxBytes` is counted
- * but not kept: memory stays O(maxBytes + one stream chunk) whatever the file holds.
+ * The file's lines (io/line-splitter.ts: a line over `maxBytes` counted, not kept; a NUL run ends the file), or one
+ * `binary` item when the file holds NULs in its first SNIFF_BYTES and does not start like JSONL.
  */
-async function* jsonlLines(bytes: AsyncIterable<Buffer>, maxBytes: number): AsyncGenerator<RawLine> {
-  let parts: Buffer[] = [];
-  let size = 0; // bytes of the current line so far (kept or not)
-  let line = 1;
+async function* jsonlLines(bytes: AsyncIterable<Buffer>, maxBytes: number): AsyncGenerator<RawLine | { kind: 'binary' }> {
+  const split = new LineSplitter(maxBytes);
   let first = true;
-  const finish = (): RawLine => {
-    const out: RawLine =
-      size > maxBytes
-        ? { kind: 'too-long', line, bytes: size }
-        : { kind: 'line', line, bytes: trimCr(Buffer.concat(parts, size)) };
-    parts = [];
-    size = 0;
-    line++;
-    return out;
-  };
   for await (const chunk of bytes) {
     if (first) {
       first = false;
@@ -248,36 +237,12 @@ async function* jsonlLines(bytes: AsyncIterable<Buffer>, maxBytes: number): Asyn
         return;
       }
     }
-    let pos = 0;
-    while (pos < chunk.length) {
-      if (size === 0 && chunk[pos] === 10) {
-        // Blank lines are not records: a run of them is counted, not split one by one (a newline bomb is 1 GiB of them).
-        const end = endOfNewlines(chunk, pos);
-        line += end - pos;
-        pos = end;
-        continue;
-      }
-      const nl = chunk.indexOf(10, pos);
-      const end = nl === -1 ? chunk.length : nl;
-      const piece = chunk.subarray(pos, end);
-      if (size + piece.length <= maxBytes) parts.push(piece);
-      else parts = []; // over the cap: drop what we held, keep counting
-      size += piece.length;
-      if (nl === -1) break;
-      yield finish();
-      pos = nl + 1;
+    for (const line of split.push(chunk)) {
+      yield line;
+      if (line.kind === 'nul-run') return;
     }
   }
-  if (size > 0) yield finish();
-}
-
-const NEWLINES = Buffer.alloc(4096, 10);
-
-/** The index of the first byte at or after `pos` that is not "\n" (memcmp over 4 KiB runs, then byte by byte). */
-function endOfNewlines(chunk: Buffer, pos: number): number {
-  while (pos + NEWLINES.length <= chunk.length && chunk.compare(NEWLINES, 0, NEWLINES.length, pos, pos + NEWLINES.length) === 0) pos += NEWLINES.length;
-  while (pos < chunk.length && chunk[pos] === 10) pos++;
-  return pos;
+  yield* split.end();
 }
 
 /** The first byte that is not whitespace (or a UTF-8 BOM) is "{". */
@@ -287,9 +252,6 @@ function startsLikeJsonl(head: Buffer): boolean {
   return head[i] === 0x7b;
 }
 
-function trimCr(b: Buffer): Buffer {
-  return b.length > 0 && b[b.length - 1] === 13 ? b.subarray(0, b.length - 1) : b;
-}
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emptyStats } from '../core/stats.ts';
 import { statsProblem } from './resume-checks.ts';
-import { TINY_MODEL, runCli } from './testing/cli-child.ts';
+import { TINY_MODEL, runCli, runCliMeasured } from './testing/cli-child.ts';
 import { TEST_CAP_MS } from './testing/progress.ts';
 import { folderSnapshot } from './testing/folder-snapshot.ts';
 
@@ -81,6 +81,45 @@ describe('--resume of a damaged or different run: one line, every file byte-unch
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(readFileSync(join(tmp, out, 'config.json'), 'utf8')).toBe(config);
+  }, TEST_CAP_MS);
+});
+
+/** A copy of the finished run with checkpoint.json's text changed by `edit` (for keys JSON.stringify cannot write). */
+function editedCopy(name: string, edit: (text: string) => string): string {
+  cpSync(join(tmp, 'done'), join(tmp, name), { recursive: true });
+  const path = join(tmp, name, 'checkpoint.json');
+  writeFileSync(path, edit(readFileSync(path, 'utf8')));
+  return name;
+}
+
+/** Issue 46 item 5: counts past what the inputs and files hold, and `__proto__` keys, are refused before any write. */
+describe('--resume with forged counts or keys: one line, every file byte-unchanged, memory bounded', () => {
+  it.each([
+    ['items raised past the inputs', () => damagedCopy('items-raised', (c) => (c.items += 5)), /checkpoint\.json is damaged \(6 bad records \(items − docs\), but stats\.badRecords 1\)/],
+    ['docs over items', () => damagedCopy('docs-over', (c) => (c.docs = c.items + 1)), /checkpoint\.json is damaged \(4 documents of 3 input items\)/],
+    ['docs and stats.docsRead raised together', () => damagedCopy('docs-raised', (c) => ((c.docs += 1), (c.items += 1), (c.stats.docsRead += 1))), /cannot resume: the checkpoint counts 4 input items read, but the inputs hold 3/],
+    ['items, badRecords and errors.jsonl all forged: more items than the inputs hold', () => {
+      const out = damagedCopy('past-inputs', (c) => ((c.items += 2), (c.stats.badRecords += 2)));
+      const errors = join(tmp, out, 'errors.jsonl');
+      const extra = '{"file":"x","line":1,"code":"not-json","reason":"forged"}\n'.repeat(2);
+      writeFileSync(errors, readFileSync(errors, 'utf8') + extra);
+      const path = join(tmp, out, 'checkpoint.json');
+      const c = JSON.parse(readFileSync(path, 'utf8'));
+      c.bytes['errors.jsonl'] += Buffer.byteLength(extra);
+      writeFileSync(path, JSON.stringify(c));
+      return out;
+    }, /cannot resume: the checkpoint counts 5 input items read, but the inputs hold 3/],
+    ['a "__proto__" key among stats.tools', () => editedCopy('proto-tools', (t) => t.replace('"tools":{', '"tools":{"__proto__":{"docs":1},')), /checkpoint\.json is damaged \(a key named "__proto__"\)/],
+    ['a "__proto__" key in a map of counts', () => editedCopy('proto-reasons', (t) => t.replace('"reasons":{', '"reasons":{"__proto__":{"kept":1},')), /checkpoint\.json is damaged \(a key named "__proto__"\)/],
+  ] as const)('%s', async (_name, make, message) => {
+    const out = make();
+    const before = folderSnapshot(join(tmp, out));
+    const run = await runCliMeasured(['annotate', 'corpus.jsonl', '--model', TINY_MODEL, '--out', out, '--tools', 'Calculator', '--no-lm-proposals', '--quiet', '--chunk', '1', '--workers', '1', '--resume'], tmp);
+    expect(run.stderr).toMatch(oneLine);
+    expect(run.stderr).toMatch(message);
+    expect(run.code).toBe(1);
+    expect(run.peakRssMb).toBeLessThan(600);
+    expect(folderSnapshot(join(tmp, out))).toEqual(before);
   }, TEST_CAP_MS);
 });
 

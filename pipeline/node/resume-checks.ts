@@ -39,13 +39,53 @@ export function resumableCheckpoint(dir: string, tools?: readonly string[]): Che
   }
   // An earlier version's checkpoint resumes when the fields added since can be derived (stats.ts withCurrentFields).
   const stats = withCurrentFields(checkpoint.stats) as RunStats;
-  const problem = statsProblem(stats, tools ?? toolsOf(stats));
+  const unknown = tools && toolsOf(stats).find((t) => !tools.includes(t));
+  const problem = unknown ? `stats.tools.${unknown.slice(0, 40)} is not a tool of this run` : statsProblem(stats, tools ?? toolsOf(stats));
   if (problem) throw new Error(`cannot resume ${dir}: checkpoint.json is damaged or from an older toolformer-ts (stats: ${problem}): ${fix}`);
   for (const name of OUTPUT_FILES) {
     const problem = fileProblem(join(dir, name), checkpoint.bytes[name]);
     if (problem) throw new Error(`cannot resume ${dir}: ${name} ${problem}, so it is not the file this checkpoint was written for: ${fix}`);
   }
+  const counts = countsProblem(dir, checkpoint, stats);
+  if (counts) throw new Error(`cannot resume ${dir}: checkpoint.json is damaged (${counts}): ${fix}`);
   return { ...checkpoint, stats };
+}
+
+/**
+ * Why the checkpoint's counts disagree with each other, with its stats or with the files it describes, or null:
+ * every input item read is a document or a bad record (docs = stats.docsRead, items − docs = stats.badRecords = the
+ * lines of errors.jsonl), and train.jsonl holds one line per document with a kept call. A count raised by hand would
+ * otherwise skip inputs that were never annotated, with exit 0.
+ */
+function countsProblem(dir: string, checkpoint: Checkpoint<RunStats>, stats: RunStats): string | null {
+  const { items, docs } = checkpoint;
+  if (docs > items) return `${docs} documents of ${items} input items`;
+  if (stats.docsRead !== docs) return `${docs} documents, but stats.docsRead ${stats.docsRead}`;
+  if (stats.badRecords !== items - docs) return `${items - docs} bad records (items − docs), but stats.badRecords ${stats.badRecords}`;
+  const errors = linesIn(join(dir, 'errors.jsonl'), checkpoint.bytes['errors.jsonl']);
+  if (errors !== items - docs) return `${items - docs} bad records (items − docs), but errors.jsonl holds ${errors}`;
+  const train = linesIn(join(dir, 'train.jsonl'), checkpoint.bytes['train.jsonl']);
+  if (train !== stats.docsWithKeptCall) return `stats.docsWithKeptCall ${stats.docsWithKeptCall}, but train.jsonl holds ${train} documents`;
+  return null;
+}
+
+/** Line breaks in the first `length` bytes of `path` (checked to exist and be that long), read 1 MiB at a time. */
+function linesIn(path: string, length: number): number {
+  if (length === 0) return 0;
+  const block = Buffer.alloc(1 << 20);
+  const fd = openSync(path, 'r');
+  let lines = 0;
+  try {
+    for (let at = 0; at < length; ) {
+      const n = readSync(fd, block, 0, Math.min(block.length, length - at), at);
+      if (n === 0) break;
+      for (let i = block.indexOf(0x0a); i >= 0 && i < n; i = block.indexOf(0x0a, i + 1)) lines++;
+      at += n;
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return lines;
 }
 
 const toolsOf = (stats: unknown) => {

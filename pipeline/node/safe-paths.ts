@@ -13,22 +13,16 @@
  * The corpus walker (corpus-files.ts) applies the same rule to corpus inputs, skipping (named and counted) instead
  * of refusing, since a run over many files goes on past one bad path.
  */
-import { type Stats, closeSync, constants, existsSync, fstatSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
+import { type Stats, existsSync, realpathSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
+import { READ_CAPS, readBoundedFile, specialKind } from '../io/bounded-read.ts';
+
+export { readBoundedFile, specialKind };
 
 /** Kernel file systems where writes block, fail late or change the system. */
 const VIRTUAL_ROOTS = ['/proc', '/sys', '/dev'];
 /** A run's config.json, checkpoint.json, stats.json are written by us and small; more than this is not ours. */
-export const MAX_STATE_BYTES = 64 << 20;
-
-/** "a FIFO", "a socket", "a character device"… for a path that is not a regular file or directory; null otherwise. */
-export function specialKind(st: Stats): string | null {
-  if (st.isFIFO()) return 'a FIFO';
-  if (st.isSocket()) return 'a socket';
-  if (st.isCharacterDevice()) return 'a character device';
-  if (st.isBlockDevice()) return 'a block device';
-  return null;
-}
+export const MAX_STATE_BYTES = READ_CAPS.state;
 
 /**
  * Where `path` is or would be: its nearest existing ancestor with links resolved (`existing`, as given), and the
@@ -101,33 +95,6 @@ export function assertInputFile(path: string, flag: string, directory = false): 
 }
 
 /**
- * A whole regular file of at most `maxBytes`, or a one-line error (`what` names it: "--set x.jsonl", "checkpoint.json
- * of out/run"). Opened non-blocking and checked on the descriptor; read no further than `maxBytes` + 1.
- */
-export function readBoundedFile(path: string, what: string, maxBytes: number): Buffer {
-  let fd: number;
-  try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new Error(code === 'ENOENT' ? `${what} is missing` : `${what} cannot be read (${code ?? (e as Error).message})`);
-  }
-  try {
-    const st = fstatSync(fd);
-    const kind = st.isDirectory() ? 'a directory' : (specialKind(st) ?? (st.isFile() ? null : 'not a regular file'));
-    if (kind) throw new Error(`${what} is ${kind}, not a regular file: not read`);
-    if (st.size > maxBytes) throw new Error(`${what} is ${st.size} bytes, over the ${maxBytes}-byte cap: not read`);
-    const buffer = Buffer.alloc(Math.min(st.size, maxBytes) + 1);
-    let length = 0;
-    for (let n; length < buffer.length && (n = readSync(fd, buffer, length, buffer.length - length, null)) > 0; ) length += n;
-    if (length > maxBytes) throw new Error(`${what} grew past the ${maxBytes}-byte cap while read: not read`);
-    return buffer.subarray(0, length);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/**
  * A run's state file (config.json, checkpoint.json, stats.json) parsed, or one line: `<context>: <name> is …: <fix>`
  * (context "cannot resume out/run", fix "start again with another --out").
  */
@@ -138,9 +105,24 @@ export function readStateJson(dir: string, name: string, context: string, fix: s
   } catch (error) {
     throw new Error(`${context}: ${(error as Error).message}: ${fix}`);
   }
+  let value: unknown;
   try {
-    return JSON.parse(bytes.toString('utf8'));
+    value = JSON.parse(bytes.toString('utf8'), refuseProtoKeys);
   } catch (error) {
-    throw new Error(`${context}: ${name} is not valid JSON (${(error as Error).message}): ${fix}`);
+    const damaged = error instanceof ProtoKeyError ? `is damaged (${error.message})` : `is not valid JSON (${(error as Error).message})`;
+    throw new Error(`${context}: ${name} ${damaged}: ${fix}`);
   }
+  return value;
+}
+
+class ProtoKeyError extends Error {}
+
+/**
+ * JSON.parse's reviver for state files: a key `__proto__` is refused. JSON.parse makes it an own property, but the
+ * first copy or assignment by key (`stats.tools[name] = …`) sets an object's prototype instead, so the checks pass
+ * and the run crashes late, after rewriting its files.
+ */
+function refuseProtoKeys(key: string, value: unknown): unknown {
+  if (key === '__proto__') throw new ProtoKeyError('a key named "__proto__"');
+  return value;
 }

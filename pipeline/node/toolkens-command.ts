@@ -5,9 +5,10 @@
  * W_τ with Adam, and writes F (safetensors: the tool names and the model's digest in __metadata__) and F's card (.md).
  * The model directory is only read.
  */
-import { createReadStream, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { accessSync, constants, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { readLinesSync, unreadLineReason } from '../io/bounded-read.ts';
+import { MAX_JSONL_LINE_BYTES } from '../io/jsonl.ts';
 import { features, labelRecord, toolsCalled, trainText, type LabelledWindow } from '../core/toolkens/examples.ts';
 import { trainedToolkensFile } from '../core/toolkens/trained-file.ts';
 import { decodeToolkens, encodeToolkens, type Toolkens } from '../core/toolkens/file.ts';
@@ -20,6 +21,10 @@ import { assertDeviceInstalled } from './device.ts';
 import { loadModel } from './load-model.ts';
 import { modelDigest } from './scale/run-digest.ts';
 import { toolkenNumbersMeaning } from './toolkens-meaning.ts';
+import { readBoundedFile } from './safe-paths.ts';
+
+/** Largest toolkens file read: 200 tools × 16,384 wide is 13 MB; a bigger file is not one of ours. */
+export const MAX_TOOLKENS_BYTES = 64 << 20;
 
 export interface ToolkensTrainOptions {
   model: string;
@@ -61,13 +66,11 @@ async function readTexts(files: readonly string[], log: (s: string) => void): Pr
   const texts: string[] = [];
   let bad = 0;
   for (const file of files) {
-    let n = 0;
-    const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
-    for await (const line of lines) {
-      n++;
-      const text = trainText(line);
+    // Streamed and capped (io/bounded-read.ts): an over-long line or a NUL run is a bad line, never a string.
+    for (const line of readLinesSync(file, file, MAX_JSONL_LINE_BYTES)) {
+      const text = line.kind === 'line' ? trainText(line.bytes.toString('utf8')) : null;
       if (typeof text === 'string') texts.push(text);
-      else if (text === null && ++bad <= 5) log(`${file}:${n}: not a record {"text": "…"}; skipped\n`);
+      else if (text === null && ++bad <= 5) log(`${file}:${line.line}: ${line.kind === 'line' ? 'not a record {"text": "…"}' : unreadLineReason(line, MAX_JSONL_LINE_BYTES)}; skipped\n`);
     }
   }
   return { texts, bad };
@@ -83,6 +86,7 @@ export async function toolkensTrain(inputs: readonly string[], o: ToolkensTrainO
     if (!o.quiet) process.stderr.write(s);
   };
   assertDeviceInstalled(o.device ?? 'cpu'); // before the data is read: a missing provider fails at once
+  assertToolkensOut(o.out);
   const files = inputs.map(trainFile);
   const { texts, bad } = await readTexts(files, log);
   const tools = o.tools ? o.tools.split(',').map((t) => t.trim()).filter(Boolean) : toolsCalled(texts, TOOL_NAMES);
@@ -114,8 +118,13 @@ export async function toolkensTrain(inputs: readonly string[], o: ToolkensTrainO
     });
     const bytes = encodeToolkens(toolkens);
     decodeToolkens(bytes, o.out); // what is written must read back
-    writeFileSync(`${o.out}.tmp`, bytes);
-    renameSync(`${o.out}.tmp`, o.out);
+    try {
+      writeFileSync(`${o.out}.tmp`, bytes);
+      renameSync(`${o.out}.tmp`, o.out);
+    } catch (error) {
+      rmSync(`${o.out}.tmp`, { force: true });
+      throw error;
+    }
     const card = cardPath(o.out);
     writeFileSync(card, toolkensCard(toolkens, trained.history, trained.bestEpoch, { features: featureCpu, train: trainCpu }));
     log(`toolkens: ${tools.join(', ')} → ${o.out} (${bytes.length} bytes), card ${card}; CPU ${featureCpu.toFixed(1)} s hidden states + ${trainCpu.toFixed(1)} s training\n`);
@@ -133,9 +142,30 @@ export function cardPath(file: string): string {
   return file.endsWith('.safetensors') ? file.slice(0, -'.safetensors'.length) + '.md' : `${file}.md`;
 }
 
-/** Reads a toolkens file and checks it belongs to `model` (its digest) when the directory is at hand. */
-export async function readToolkens(file: string, model?: string): Promise<Toolkens> {
-  const t = decodeToolkens(new Uint8Array(readFileSync(file)), file);
+/**
+ * `--out` of `toolkens train`, before the data is read or the model loads (training takes minutes): a file path whose
+ * folder exists and is writable, not a folder; refused in one line instead of after training.
+ */
+function assertToolkensOut(out: string): void {
+  if (statSync(out, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`--out ${out} is a directory: pass a file path for the toolkens (e.g. ${join(out, 'toolkens.safetensors')})`);
+  const folder = dirname(out);
+  try {
+    if (!statSync(folder).isDirectory()) throw Object.assign(new Error('ENOTDIR'), { code: 'ENOTDIR' });
+    accessSync(folder, constants.W_OK);
+  } catch (error) {
+    throw new Error(`--out ${out}: its folder ${folder} cannot hold the file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): pass a path in a writable folder`);
+  }
+}
+
+/**
+ * Reads a toolkens file (a regular file under MAX_TOOLKENS_BYTES: a FIFO, /dev/zero or a folder is one line, not a
+ * hang), checks its rows name tools this command serves (`known`), and that it belongs to `model` (its digest) when
+ * the directory is at hand.
+ */
+export async function readToolkens(file: string, model?: string, known: readonly string[] = TOOL_NAMES): Promise<Toolkens> {
+  const t = decodeToolkens(new Uint8Array(readBoundedFile(file, `--toolkens ${file}`, MAX_TOOLKENS_BYTES)), `--toolkens ${file}`);
+  const unknown = t.tools.find((tool) => !known.includes(tool));
+  if (unknown !== undefined) throw new Error(`--toolkens ${file}: its row ${JSON.stringify(unknown.slice(0, 40))} is not a tool served here (${known.join(', ')}): retrain it with \`toolformer toolkens train --tools\``);
   if (model) {
     const { dir } = await resolveModel(model);
     const digest = modelDigest(dir);

@@ -14,7 +14,8 @@
  * moment leaves either the previous checkpoint or the new one (a stale `.tmp` is ignored and overwritten).
  */
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, renameSync, writeSync } from 'node:fs';
+import { READ_CAPS, readBoundedFile } from '../io/bounded-read.ts';
 import { dirname } from 'node:path';
 
 export const CHECKPOINT_FILE = 'checkpoint.bin';
@@ -155,5 +156,5 @@ export function readCheckpoint(path: string): Checkpoint | undefined {
     }
     return undefined;
   }
-  return decodeCheckpoint(readFileSync(path), path);
+  return decodeCheckpoint(readBoundedFile(path, path, READ_CAPS.trainingCheckpoint), path);
 }

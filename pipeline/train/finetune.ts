@@ -16,7 +16,8 @@
  *    model card).
  */
 import { whileLocked } from '../io/dir-lock.ts';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
+import { READ_CAPS, readBoundedFile, readBoundedJson } from '../io/bounded-read.ts';
 import { join, relative } from 'node:path';
 import cliProgress from 'cli-progress';
 import { mulberry32 } from '../core/random.ts';
@@ -93,9 +94,9 @@ async function finetuneHeld(o: FinetuneOptions, hooks: FinetuneHooks = {}): Prom
     if (o.quiet || !periodic) echo(line);
   });
 
-  const tokenizerJson = JSON.parse(readFileSync(join(o.base, 'tokenizer.json'), 'utf8'));
+  const tokenizerJson = readBoundedJson(join(o.base, 'tokenizer.json'), join(o.base, 'tokenizer.json'), READ_CAPS.modelJson) as never;
   const tok = BpeTokenizer.fromJSON(tokenizerJson);
-  const { config, weights } = readGpt2Onnx(readFileSync(join(o.base, 'onnx/model.onnx')), JSON.parse(readFileSync(join(o.base, 'config.json'), 'utf8')));
+  const { config, weights } = readGpt2Onnx(readBoundedFile(join(o.base, 'onnx/model.onnx'), join(o.base, 'onnx/model.onnx'), READ_CAPS.onnx), readBoundedJson(join(o.base, 'config.json'), join(o.base, 'config.json'), READ_CAPS.modelJson) as never);
   if (config.vocabSize !== tok.vocabSize) throw new Error(`finetune: tokenizer has ${tok.vocabSize} tokens, the model ${config.vocabSize}`);
   const T = config.nPositions;
 

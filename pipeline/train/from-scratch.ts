@@ -10,7 +10,8 @@
  * 5. finish.ts: <work>/train-record.json, export to --out (ONNX + tokenizer + train-record.json + model card)
  */
 import { whileLocked } from '../io/dir-lock.ts';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { READ_CAPS, readBoundedJson } from '../io/bounded-read.ts';
 import { join } from 'node:path';
 import { AdamW } from './adamw.ts';
 import { CHECKPOINT_FILE } from './checkpoint.ts';
@@ -84,7 +85,7 @@ async function trainModelHeld(o: TrainModelOptions, hooks: TrainModelHooks = {},
   const { train, val } = splitDocs(docs);
   const tokPath = join(o.work, 'tokenizer.json');
   let tok: BpeTokenizer;
-  if (existsSync(tokPath)) tok = BpeTokenizer.fromJSON(JSON.parse(readFileSync(tokPath, 'utf8')));
+  if (existsSync(tokPath)) tok = BpeTokenizer.fromJSON(readBoundedJson(tokPath, tokPath, READ_CAPS.modelJson) as never);
   else {
     tok = trainBpe(train.filter((_, i) => i % 3 === 0).map((d) => d.text), { vocabSize: num('vocab'), digitPairs: o.digitPairs });
     writeFileSync(tokPath, JSON.stringify(tok.toJSON()));

@@ -7,7 +7,8 @@
  * Both entry points call it after export; by hand: `npx tsx pipeline/train/model-card.ts [work=.cache/train]
  * [out=models/default] [--base <dir>]` (--base: where the finetuned model's base is, when not at the recorded path).
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
+import { READ_CAPS, readBoundedJson } from '../io/bounded-read.ts';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -34,12 +35,12 @@ const f2 = (x: number): string => x.toFixed(2);
  */
 export function writeModelCard(work: string, out: string, baseDir?: string): string {
   const lines = readRunLog(join(work, 'log.jsonl'));
-  const record = JSON.parse(readFileSync(join(work, 'train-record.json'), 'utf8'));
+  const record = readBoundedJson(join(work, 'train-record.json'), join(work, 'train-record.json'), READ_CAPS.state) as Record<string, any>;
   let card: string;
   if (record.base === undefined) card = scratchCard(record, lines);
   else {
     const basePath = join(baseDir ?? record.base, 'train-record.json');
-    card = finetuneCard(record, existsSync(basePath) ? JSON.parse(readFileSync(basePath, 'utf8')) : null, lines);
+    card = finetuneCard(record, existsSync(basePath) ? readBoundedJson(basePath, basePath, READ_CAPS.state) : null, lines);
   }
   writeFileSync(join(out, 'README.md'), card);
   return card;

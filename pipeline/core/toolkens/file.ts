@@ -74,8 +74,15 @@ export function decodeToolkens(bytes: Uint8Array, what = 'toolkens file'): Toolk
     tools = null;
   }
   if (!Array.isArray(tools) || tools.length !== n || !tools.every((t) => typeof t === 'string')) fail(`metadata "tools" is not a JSON array of ${n} names`);
+  const names = tools as string[];
+  const twice = names.find((t, i) => names.indexOf(t) !== i);
+  if (twice !== undefined) fail(`metadata "tools" names ${JSON.stringify(twice.slice(0, 40))} twice`);
   const weights = new Float32Array(n * C);
-  for (let i = 0; i < weights.length; i++) weights[i] = view.getFloat32(start + 4 * i, true);
+  for (let i = 0; i < weights.length; i++) {
+    weights[i] = view.getFloat32(start + 4 * i, true);
+    // NaN or ±Infinity in a row makes its toolken never (or always) win, whatever the bias: a broken file.
+    if (!Number.isFinite(weights[i])) fail(`weight ${Math.floor(i / C)},${i % C} (tool ${JSON.stringify(names[Math.floor(i / C)].slice(0, 40))}) is ${weights[i]}, not a finite number`);
+  }
   const strings = Object.fromEntries(Object.entries(meta).filter(([k]) => k !== 'tools' && k !== 'hiddenSize').map(([k, v]) => [k, String(v)]));
   return { tools: tools as string[], hiddenSize: C, weights, meta: strings };
 }

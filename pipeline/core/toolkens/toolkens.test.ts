@@ -68,6 +68,18 @@ describe('the toolkens file (safetensors layout)', () => {
     other.set(new TextEncoder().encode('"F16"'), at);
     expect(() => decodeToolkens(other, 'f')).toThrow(/^f: dtype F16, not F32/);
   });
+  it.each([
+    ['NaN', NaN],
+    ['+Infinity', Infinity],
+    ['-Infinity', -Infinity],
+  ])('refuses a %s weight, naming the row (issue 46: it was accepted and did nothing at any bias)', (_name, value) => {
+    const weights = Float32Array.from(t.weights);
+    weights[4] = value;
+    expect(() => decodeToolkens(encodeToolkens({ ...t, weights }), 'f')).toThrow(new RegExp(`^f: weight 1,1 \\(tool "Calculator"\\) is ${String(value).replace('+', '')}, not a finite number`));
+  });
+  it('refuses a tool named twice', () => {
+    expect(() => decodeToolkens(encodeToolkens({ ...t, tools: ['QA', 'QA'] }), 'f')).toThrow(/^f: metadata "tools" names "QA" twice/);
+  });
 });
 
 /**

@@ -3,9 +3,9 @@
  * original texts re-read from the run's inputs (config.json's `inputs`, checked against its `inputsDigest`).
  * Both streams are in input order (a run writes its files in input order), so the join holds one document at a time.
  */
-import { createReadStream, existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { jsonLinesSync } from '../../io/jsonl.ts';
 import type { AnnotateConfig } from '../../core/config.ts';
 import { type ExportDoc, type TrainRecord, exportDoc } from '../../core/export/dataset-record.ts';
 import type { RunStats } from '../../core/stats.ts';
@@ -41,13 +41,23 @@ export function readRun(dir: string): RunInfo {
   const fix = 'pass the --out directory of a finished `toolformer annotate` run';
   const record = readStateJson(dir, 'config.json', `cannot read the run ${dir}`, fix) as RunRecord;
   const stats = readStateJson(dir, 'stats.json', `cannot read the run ${dir}`, fix) as RunStats;
+  // train.jsonl as the run left it: the length its checkpoint records (a file grown or swapped since is not exported).
+  if (existsSync(join(dir, 'checkpoint.json'))) {
+    const recorded = (readStateJson(dir, 'checkpoint.json', `cannot read the run ${dir}`, fix) as { bytes?: Record<string, unknown> }).bytes?.['train.jsonl'];
+    const size = statSync(join(dir, 'train.jsonl')).size;
+    if (typeof recorded === 'number' && size !== recorded) {
+      throw new Error(`cannot read the run ${dir}: train.jsonl is ${size} bytes, but its checkpoint records ${recorded}: the file changed after the run; ${fix}`);
+    }
+  }
   return { dir, record, stats };
 }
 
-/** Non-empty lines of a JSONL file as parsed values, streamed. */
+/** Non-empty lines of a JSONL file as parsed values, streamed (io/jsonl.ts); a bad line is one error naming file:line. */
 export async function* jsonLines<T>(path: string): AsyncGenerator<T> {
-  const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
-  for await (const line of lines) if (line.trim() !== '') yield JSON.parse(line) as T;
+  for (const item of jsonLinesSync<T>(path)) {
+    if ('reason' in item) throw new Error(`${path}:${item.line}: ${item.reason}: the run's file is damaged`);
+    yield item.value;
+  }
 }
 
 /** train.jsonl's documents: the number of records (for shard names), without holding them. */

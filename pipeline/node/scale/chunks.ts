@@ -79,6 +79,10 @@ export async function* readChunks(plan: ChunkPlan): AsyncGenerator<Chunk> {
     }
   }
   if (chunk.items.length > 0) yield chunk;
+  // A resume whose checkpoint counts more items than the inputs hold: nothing was read, nothing is written.
+  if (items < start) {
+    throw new Error(`cannot resume: the checkpoint counts ${start} input items read, but the inputs hold ${items}: start again with --overwrite or another --out`);
+  }
 }
 
 const line = (record: unknown) => JSON.stringify(record) + '\n';

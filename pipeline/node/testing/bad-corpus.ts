@@ -45,10 +45,9 @@ export function writeBadCorpus(cwd: string): BadCorpus {
   writeMixed(w);
   const skipped = writeBrokenFiles(w);
   const hostileIds = writeGoodFiles(w);
-  // A path given on the command line that does not exist: an error record, not a fatal error.
-  errors.push({ file: 'missing.jsonl', line: null, code: 'missing-path' });
+  // (A path given on the command line that does not exist is refused before the run starts: hostile-paths.test.ts.)
   return {
-    inputs: [dir, 'missing.jsonl'],
+    inputs: [dir],
     goodIds: [idOf(sample[0]), idOf(sample[1]), idOf(sample[2]), `${dir}/c-big.jsonl:${idOf(sample[1])}`, `${dir}/i-note.txt`, ...hostileIds, idOf(sample[3])],
     errors,
     skipped,

@@ -25,11 +25,13 @@ export interface CliResult {
  * TOOLFORMER_CACHE, the child gets an empty one of its own (removed when it exits): runs that a test compares byte
  * for byte then all compute their probes (config.json's probeCache.cached false), and these tests write nothing to ~/.cache.
  */
-export function spawnCli(args: string[], cwd: string, env?: NodeJS.ProcessEnv, options: { detached?: boolean } = {}): { child: ChildProcess; done: Promise<CliResult> } {
+export function spawnCli(args: string[], cwd: string, env?: NodeJS.ProcessEnv, options: { detached?: boolean; wrapper?: string[] } = {}): { child: ChildProcess; done: Promise<CliResult> } {
   const ownCache = (env ?? process.env).TOOLFORMER_CACHE ? null : mkdtempSync(join(tmpdir(), 'toolformer-cache-'));
   const childEnv = ownCache ? { ...(env ?? process.env), TOOLFORMER_CACHE: ownCache } : (env ?? process.env);
   // detached: its own process group, so that `process.kill(-child.pid, 'SIGKILL')` stops it with its children.
-  const child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: childEnv, detached: options.detached });
+  // wrapper: a command the CLI runs under (`/usr/bin/time -f %M -o file`, runCliMeasured).
+  const [command, ...prefix] = [...(options.wrapper ?? []), process.execPath];
+  const child = spawn(command, [...prefix, BIN, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: childEnv, detached: options.detached });
   if (ownCache) child.on('close', () => rmSync(ownCache, { recursive: true, force: true }));
   let stdout = '';
   let stderr = '';
@@ -60,21 +62,9 @@ export interface MeasuredCliResult extends CliResult {
 export async function runCliMeasured(args: string[], cwd: string, env?: NodeJS.ProcessEnv): Promise<MeasuredCliResult> {
   const scratch = mkdtempSync(join(tmpdir(), 'cli-rss-'));
   const report = join(scratch, 'time.txt');
-  const ownCache = (env ?? process.env).TOOLFORMER_CACHE ? null : join(scratch, 'cache');
-  const childEnv = ownCache ? { ...(env ?? process.env), TOOLFORMER_CACHE: ownCache } : (env ?? process.env);
-  const child = spawn('/usr/bin/time', ['-f', '%M', '-o', report, process.execPath, BIN, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: childEnv, detached: true });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (d: Buffer) => (stdout += d));
-  child.stderr!.on('data', (d: Buffer) => (stderr += d));
-  const exited = new Promise<CliResult>((res, rej) => {
-    child.on('error', rej);
-    child.on('close', (code, signal) => res({ code, signal, stdout, stderr }));
-  });
-  const out = args.indexOf('--out');
-  const folders = [...(out >= 0 && args[out + 1] ? [resolve(cwd, args[out + 1])] : []), ...(cwd === ROOT ? [] : [cwd])];
+  const { child, done } = spawnCli(args, cwd, env, { detached: true, wrapper: ['/usr/bin/time', '-f', '%M', '-o', report] });
   try {
-    const result = await whileProgressing(exited, childProgress(child, folders), { what: `toolformer ${args[0] ?? ''}`, child, lastWords: () => stderr });
+    const result = await done;
     // time writes "Command exited with non-zero status N" before the number when the command fails.
     const kb = Number(readFileSync(report, 'utf8').trim().split('\n').at(-1));
     return { ...result, peakRssMb: kb / 1024 };
