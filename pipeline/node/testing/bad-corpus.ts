@@ -48,7 +48,7 @@ export function writeBadCorpus(cwd: string): BadCorpus {
   // (A path given on the command line that does not exist is refused before the run starts: hostile-paths.test.ts.)
   return {
     inputs: [dir],
-    goodIds: [idOf(sample[0]), idOf(sample[1]), idOf(sample[2]), `${dir}/c-big.jsonl:${idOf(sample[1])}`, `${dir}/i-note.txt`, ...hostileIds, idOf(sample[3])],
+    goodIds: [idOf(sample[0]), idOf(sample[1]), idOf(sample[2]), `c-big.jsonl:${idOf(sample[1])}` /* its id base is under the one input, bad-corpus/ */, `${dir}/i-note.txt`, ...hostileIds, idOf(sample[3])],
     errors,
     skipped,
   };
