@@ -40,8 +40,8 @@ function defineRetrieve(program: Command): void {
     .option('--catalog <name>', `add a tool catalog: ${catalogHelp}`)
     .option('--mcp <server>', "add an MCP server's tools (repeatable)", collect, [])
     .option('--top <n>', 'tools to show', integer('--top'), 5)
-    .option('--retriever <name>', `${RETRIEVERS.join(', ')} (fusion: BM25 + dense by reciprocal rank)`, DEFAULT_RETRIEVER)
-    .option('--json', 'one JSON object: {text, retriever, model, tools, ranking: [{name, score}]}')
+    .option('--retriever <name>', `${RETRIEVERS.join(', ')} (fusion: BM25 with WordNet expansion + dense, by reciprocal rank)`, DEFAULT_RETRIEVER)
+    .option('--json', 'one JSON object: {text, retriever, scale, model, tools, ranking: [{name, score}], builtIn?: [{name, rank, score}]}')
     .action(async (text: string, opts) => {
       const { retrieveCommand } = await import('./retrieve-command.ts');
       await retrieveCommand(text, opts);

@@ -71,6 +71,17 @@ describe.skipIf(skipWithoutChromium('tool ranking in the browser (headless Chrom
       const last = withCatalog.rankNow(texts.at(-1)!, SHOWN);
       expect(await page.locator('[data-testid^="tr-tool-"] .name').allTextContents()).toEqual(last.map((r) => r.name));
 
+      // Arithmetic in words ranks the Calculator in the top 3 among 219 tools; the other built-in tools follow the
+      // top with their place; the status says what a score is.
+      for (const request of ['What is 37 plus 48?', 'Tom had 37 apples and got 48 more. How many apples in all?']) {
+        expect((await rankInPage(page, request)).slice(0, 3).map((r) => r.name), request).toContain('Calculator');
+        const ranks = JSON.parse((await page.getAttribute('[data-testid="tr-builtin"]', 'data-ranks')) ?? '[]') as { name: string }[];
+        expect([...ranks.map((r) => r.name), 'Calculator'].sort()).toEqual(TOOL_SPECS.map((t) => t.name).sort());
+        expect(await page.textContent('[data-testid="tr-status"]')).toMatch(/Score = BM25 score: .*0 = no shared word/);
+      }
+      expect(await rankInPage(page, 'Whereupon the zebras yodelled.')).toEqual([]);
+      expect(await page.textContent('[data-testid="tr-status"]')).toMatch(/^no tool matched: none of the 219 tools/);
+
       // Without the catalog: the built-in tools only.
       await page.uncheck('[data-testid="tr-catalog"]');
       await page.waitForFunction((n) => document.querySelector('[data-testid="tr-status"]')?.getAttribute('data-tools') === n, String(TOOL_SPECS.length));

@@ -86,6 +86,7 @@ export async function buildDenseIndex(tools: readonly RetrievableTool[], encoder
 
 export class DenseRetriever implements ToolRetriever {
   readonly name = 'dense';
+  readonly scale = 'cosine similarity of the projected text and tool vectors, −1 to 1';
   constructor(
     private readonly index: DenseIndex,
     private readonly encoder: TextEncoder,

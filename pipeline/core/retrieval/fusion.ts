@@ -8,6 +8,7 @@ export const RRF_K = 60;
 
 export class FusionRetriever implements ToolRetriever {
   readonly name: string;
+  readonly scale: string;
   constructor(
     private readonly parts: readonly { retriever: ToolRetriever; weight: number }[],
     /** Every tool, in index order (ties keep it). */
@@ -15,6 +16,9 @@ export class FusionRetriever implements ToolRetriever {
     name = 'fusion',
   ) {
     this.name = name;
+    const best = parts.reduce((sum, p) => sum + p.weight, 0) / (RRF_K + 1);
+    this.scale = `reciprocal-rank fusion Σ weight / (${RRF_K} + rank) of ${parts.map((p) => `${p.retriever.name} × ${p.weight}`).join(', ')}: ` +
+      `0 to ${best.toFixed(4)} (first in every part)`;
   }
 
   async rank(text: string, top: number): Promise<RankedTool[]> {

@@ -44,12 +44,22 @@ describe('tool retrieval', () => {
   });
 
   it('fusion: Σ weight / (k + rank)', async () => {
-    const fixed = (name: string, order: string[]): ToolRetriever => ({ name, rank: async (_t, top) => order.slice(0, top).map((n, i) => ({ name: n, score: 10 - i })) });
+    const fixed = (name: string, order: string[]): ToolRetriever => ({ name, scale: '10 − rank', rank: async (_t, top) => order.slice(0, top).map((n, i) => ({ name: n, score: 10 - i })) });
     const fusion = new FusionRetriever([{ retriever: fixed('a', ['x', 'y', 'z']), weight: 1 }, { retriever: fixed('b', ['z', 'y', 'x']), weight: 0.5 }], ['x', 'y', 'z']);
     const ranked = await fusion.rank('t', 3);
     expect(ranked.map((r) => r.name)).toEqual(['x', 'y', 'z']);
     expect(ranked[0].score).toBeCloseTo(1 / (RRF_K + 1) + 0.5 / (RRF_K + 3), 12);
     expect(ranked[1].score).toBeCloseTo(1.5 / (RRF_K + 2), 12);
+    expect(fusion.scale).toBe(`reciprocal-rank fusion Σ weight / (${RRF_K} + rank) of a × 1, b × 0.5: 0 to ${(1.5 / (RRF_K + 1)).toFixed(4)} (first in every part)`);
+  });
+
+  it('expanded: a tool is found by a word only its expansion holds; without it, not at all', async () => {
+    const text = 'What is the zorbl of 3, 7 and 11?'; // planted: a word in no tool's docs
+    expect(await new Bm25Retriever(tools).rank(text, 5)).toEqual([]);
+    const expanded = new Bm25Retriever(tools, { expansions: new Map([['mean', 'zorbl ; norm']]) });
+    expect(expanded.name).toBe('expanded');
+    expect((await expanded.rank(text, 5)).map((r) => r.name)).toEqual(['mean']);
+    expect(expanded.scale).toMatch(/WordNet expansion/);
   });
 
   it('the contrastive projection learns which texts go with which tool', () => {

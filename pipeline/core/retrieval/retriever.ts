@@ -1,13 +1,14 @@
 /**
  * Tool retrieval (ToolLLM's API retriever, Qin et al. 2023): given a text — a document, the window before a
  * position, an instruction — rank the run's tools so that each document goes only through the few that fit it.
- * One interface, several retrievers: BM25 over the tools' documentation (bm25.ts), a dense retriever over the run's
+ * One interface, several retrievers: BM25 over the tools' documentation (bm25.ts), the same with each tool's
+ * WordNet expansion as a fourth field ("expanded", bm25.ts `expansions`), a dense retriever over the run's
  * own LM's hidden states with a contrastively trained projection (dense.ts), and their reciprocal-rank fusion
  * (fusion.ts). Each is built once per run from the tools (its index), then asked many times.
  */
 
 /** The retrievers a run can pick (--retriever), and the default: the best on the labelled set's dev split. */
-export const RETRIEVERS: readonly string[] = ['fusion', 'bm25', 'dense'];
+export const RETRIEVERS: readonly string[] = ['fusion', 'bm25', 'expanded', 'dense'];
 export const DEFAULT_RETRIEVER = 'fusion';
 
 /** One tool in a ranking; `score` is the retriever's own (higher is better; not comparable across retrievers). */
@@ -19,6 +20,8 @@ export interface RankedTool {
 export interface ToolRetriever {
   /** As shown in rankings and result tables: "bm25", "dense", "fusion", "names", "random". */
   readonly name: string;
+  /** What a score means and its range, in one phrase (printed beside every ranking: scores are not comparable across retrievers). */
+  readonly scale: string;
   /** The `top` best tools for `text`, best first; ties broken by the tools' order in the index. */
   rank(text: string, top: number): Promise<RankedTool[]>;
 }

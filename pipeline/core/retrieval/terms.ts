@@ -5,7 +5,7 @@
  * split off (`log10` → log, 10) and go with the numbers. Deterministic and the same in Node and the browser.
  */
 
-const STOP_WORDS: ReadonlySet<string> = new Set(
+export const STOP_WORDS: ReadonlySet<string> = new Set(
   ('a an and are as at be been but by can do does for from give has have how i if in into is it its me my need of on ' +
     'or our please should so than that the their them then there these they this those to was we what when where which ' +
     'who whose why will with would you your get find compute calculate value values number numbers').split(' '),

@@ -65,6 +65,6 @@ describe('retrieval evaluation', () => {
     const here = import.meta.dirname;
     const saved = JSON.parse(readFileSync(resolve(here, 'results.json'), 'utf8'));
     expect(`${retrievalTable(saved)}\n`).toBe(readFileSync(resolve(here, 'results.md'), 'utf8'));
-    expect(saved.requests).toBe(requests.length);
+    expect(saved.requests.labelled).toBe(requests.length);
   });
 });

@@ -7,7 +7,9 @@
  * LM's hidden states and a projection trained per run (Node: `toolformer retrieve --retriever fusion`).
  *
  * The list keeps the ranking it shows, unrounded, as JSON on its `data-ranking` attribute (names and scores): the
- * browser test compares it with Node's ranking of the same text over the same tools.
+ * browser test compares it with Node's ranking of the same text over the same tools. The built-in tools are always
+ * ranked with the catalog: those outside the top 8 follow it with their place (or "not ranked"). The status line says
+ * what a score means, and "no tool matched" when BM25 ranks none.
  */
 import type { RankedTool } from '../../../pipeline/core/retrieval/retriever.ts';
 import { fmt, h } from './dom.ts';
@@ -20,11 +22,13 @@ export interface ToolRanking {
 /** Tools shown, at most. */
 const SHOWN = 8;
 
-type Ranker = { rankNow(text: string, top: number): RankedTool[]; tools: number };
+type Ranker = { rankNow(text: string, top: number): RankedTool[]; tools: number; scale: string; builtIn: readonly string[] };
 
 export function mountToolRanking(root: HTMLElement, initialText: string): ToolRanking {
   const catalogBox = h('input', { type: 'checkbox', id: 'tr-catalog', 'data-testid': 'tr-catalog', checked: true });
   const list = h('ol', { class: 'ranking', 'data-testid': 'tr-ranking', 'aria-live': 'polite' });
+  // The built-in tools are always ranked with the catalog: those outside the top are listed after it with their place.
+  const builtInList = h('ol', { class: 'ranking', 'data-testid': 'tr-builtin' });
   const status = h('p', { class: 'muted', 'data-testid': 'tr-status' }, 'loading the retriever and the tools\' docs…');
   // Folded until opened: the retriever's modules (the registry's tools with their text heuristics, mathjs and its docs:
   // a few MB the model worker already holds in its own bundle) load on the page only for a user who looks.
@@ -33,6 +37,7 @@ export function mountToolRanking(root: HTMLElement, initialText: string): ToolRa
     h('label', { class: 'inline', for: 'tr-catalog', title: 'mathjs\'s documented functions as tools (annotate --catalog mathjs)' },
       catalogBox, ' with the mathjs catalog (215 tools)'),
     list,
+    builtInList,
     status);
   root.append(details);
 
@@ -57,26 +62,34 @@ export function mountToolRanking(root: HTMLElement, initialText: string): ToolRa
       const ranker = await rankerFor(withCatalog);
       if (id !== shown) return; // a newer text or tool set is on its way
       const started = performance.now();
-      const ranking = ranker.rankNow(text, SHOWN);
+      const all = ranker.rankNow(text, ranker.tools);
       const ms = performance.now() - started;
-      render(ranking);
+      const ranking = all.slice(0, SHOWN);
+      render(ranking, ranker.builtIn.filter((name) => !ranking.some((r) => r.name === name)).map((name) => {
+        const at = all.findIndex((r) => r.name === name);
+        return { name, rank: at < 0 ? null : at + 1, score: at < 0 ? null : all[at].score };
+      }).sort((a, b) => (a.rank ?? Infinity) - (b.rank ?? Infinity)));
       status.textContent = ranking.length === 0
-        ? `no tool shares a word with the text (BM25 over ${ranker.tools} tools)`
-        : `BM25 over ${ranker.tools} tools, ${fmt(ms)} ms: the top ${ranking.length}`;
+        ? `no tool matched: none of the ${ranker.tools} tools shares a word with the text (BM25 reads words only)`
+        : `BM25 over ${ranker.tools} tools, ${fmt(ms)} ms: the top ${ranking.length}. Score = ${ranker.scale}.`;
       status.dataset.tools = String(ranker.tools);
       status.dataset.done = String(id);
     } catch (e) {
       status.textContent = `tool retrieval failed: ${e instanceof Error ? e.message : String(e)}`;
     }
   };
-  const render = (ranking: RankedTool[]): void => {
+  const render = (ranking: RankedTool[], builtIn: { name: string; rank: number | null; score: number | null }[]): void => {
     list.dataset.ranking = JSON.stringify(ranking);
+    builtInList.dataset.ranks = JSON.stringify(builtIn);
     const best = ranking[0]?.score || 1;
     list.replaceChildren(...ranking.map((r, i) =>
       h('li', { 'data-testid': `tr-tool-${i}` },
         h('span', { class: 'name' }, r.name),
         h('span', { class: 'bar', style: `width: ${Math.round((100 * r.score) / best)}px` }),
         h('span', { class: 'score' }, fmt(r.score)))));
+    builtInList.replaceChildren(...builtIn.map((b) => (b.rank === null
+      ? h('li', { class: 'unranked' }, h('span', { class: 'name' }, b.name), h('span', { class: 'score' }, 'not ranked: no shared word'))
+      : h('li', { value: String(b.rank) }, h('span', { class: 'name' }, b.name), h('span', { class: 'score' }, fmt(b.score!))))));
   };
   catalogBox.addEventListener('change', () => void update());
   details.addEventListener('toggle', () => {
@@ -100,5 +113,5 @@ async function buildRanker(withCatalog: boolean): Promise<Ranker> {
   ]);
   const tools = [...TOOL_SPECS, ...catalog];
   const retriever = new Bm25Retriever(tools);
-  return { rankNow: (text, top) => retriever.rankNow(text, top), tools: tools.length };
+  return { rankNow: (text, top) => retriever.rankNow(text, top), tools: tools.length, scale: retriever.scale, builtIn: TOOL_SPECS.map((t) => t.name) };
 }

@@ -24,7 +24,16 @@ export const CALCULATOR_CONSTANTS: readonly number[] = [100];
 export const calculator: ToolSpec = {
   name: NAME,
   description:
-    'Computes an arithmetic expression: numbers, + - * / ^, parentheses, sqrt/abs/round/floor/ceil/exp/log/log10, pi, e; result rounded to 2 decimals.',
+    'Computes an arithmetic expression — adds (plus), subtracts (minus), multiplies (times), divides: numbers, + - * / ^, parentheses, sqrt/abs/round/floor/ceil/exp/log/log10, pi, e; result rounded to 2 decimals.',
+  // What the tool retriever indexes beside the description (pipeline/core/retrieval/): the words people use for
+  // arithmetic ("plus", "how many in all", "left"), which the description's symbols do not carry.
+  documentation: {
+    category: 'Arithmetic',
+    syntax: ['12 + 30', '(40 - 15) * 3', '400 / 1400 * 100'],
+    examples: ['a plus b', 'a minus b', 'a times b', 'a divided by b', 'the sum, difference, product or quotient of two numbers',
+      'the total: how many in all, how many more, how many are left, how many each gets', 'a percent of an amount', 'half of an amount'],
+    seeAlso: [],
+  },
   parameters: {
     type: 'object',
     properties: {

@@ -26,6 +26,12 @@ const lazyCalendar: ToolRunner = {
 export const calendar: ToolSpec = {
   name: NAME,
   description: "Returns today's date (the document's date), e.g. Today is Monday, January 30, 2023.",
+  documentation: {
+    category: 'Dates',
+    syntax: ['Calendar()'],
+    examples: ["what day of the week it is today", "today's date: the weekday, month and year", 'the current day, month or year'],
+    seeAlso: [],
+  },
   parameters: { type: 'object', properties: {}, additionalProperties: false },
   argument: { syntax: 'none' },
   create: () => lazyCalendar,

@@ -20,6 +20,13 @@ export const qa: ToolSpec = {
   name: NAME,
   description:
     'Answers a short factual question (capitals, populations, currencies, languages, elements, who/what is X) from a local knowledge base.',
+  documentation: {
+    category: 'Facts',
+    syntax: ['QA("What is the capital of Pennsylvania?")'],
+    examples: ['the capital city of a country or state', 'how many people live in a country', 'the money a country uses',
+      'the chemical symbol or atomic number of an element', 'who a famous person was'],
+    seeAlso: [],
+  },
   parameters: {
     type: 'object',
     properties: {

@@ -22,6 +22,12 @@ export const MIN_ENGLISH_RATIO = 0.1;
 export const translate: ToolSpec = {
   name: NAME,
   description: 'Translates a short non-English text into English.',
+  documentation: {
+    category: 'Language',
+    syntax: ['Translate("la casa es grande")'],
+    examples: ['what a foreign word or sentence means in English', 'a Spanish, Catalan or Galician text in English'],
+    seeAlso: [],
+  },
   parameters: {
     type: 'object',
     properties: {

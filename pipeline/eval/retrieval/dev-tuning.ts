@@ -4,16 +4,16 @@
  * matching, tool documents expanded with their see-also tools' descriptions, and pseudo-relevance feedback (the top
  * hits' descriptions added to the query). Writes pipeline/eval/retrieval/dev-tuning.{json,md}.
  *
- *   npx tsx pipeline/node/retrieval-dev-tuning.ts       (BM25 only, no model: a few seconds)
+ *   npx tsx pipeline/eval/retrieval/dev-tuning.ts       (BM25 only, no model: a few seconds)
  */
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { type Bm25Options, BM25_BOOSTS, Bm25Retriever } from '../core/retrieval/bm25.ts';
-import type { RankedTool } from '../core/retrieval/retriever.ts';
-import { mathjsSpecs } from '../core/tools/catalogs/mathjs/index.ts';
-import type { ToolSpec } from '../core/tools/spec.ts';
-import { ndcgAt } from '../eval/retrieval/metrics.ts';
-import { readRequests, RETRIEVAL_DIR } from '../eval/retrieval/table.ts';
+import { type Bm25Options, BM25_BOOSTS, Bm25Retriever } from '../../core/retrieval/bm25.ts';
+import type { RankedTool } from '../../core/retrieval/retriever.ts';
+import { mathjsSpecs } from '../../core/tools/catalogs/mathjs/index.ts';
+import type { ToolSpec } from '../../core/tools/spec.ts';
+import { ndcgAt } from './metrics.ts';
+import { readRequests, RETRIEVAL_DIR } from './table.ts';
 
 const dev = readRequests().filter((r) => r.split === 'dev');
 const tools = mathjsSpecs();

@@ -13,15 +13,15 @@
  *     document (what the window variant costs).
  * Recall over texts, 95 % bootstrap. BM25 (the fusion's main part, no model needed). W chosen on dev, test reported.
  *
- *   npx tsx pipeline/node/retrieval-per-position.ts          writes per-position.json and per-position.md there
+ *   npx tsx pipeline/eval/retrieval/per-position.ts          writes per-position.json and per-position.md there
  */
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { mulberry32 } from '../core/random.ts';
-import { Bm25Retriever } from '../core/retrieval/bm25.ts';
-import { mathjsSpecs } from '../core/tools/catalogs/mathjs/index.ts';
-import { bootstrap, type Estimate, recallAt } from '../eval/retrieval/metrics.ts';
-import { type LabelledRequest, readRequests, RETRIEVAL_DIR } from '../eval/retrieval/table.ts';
+import { mulberry32 } from '../../core/random.ts';
+import { Bm25Retriever } from '../../core/retrieval/bm25.ts';
+import { mathjsSpecs } from '../../core/tools/catalogs/mathjs/index.ts';
+import { bootstrap, type Estimate, recallAt } from './metrics.ts';
+import { type LabelledRequest, readRequests, RETRIEVAL_DIR } from './table.ts';
 
 /** Texts per made-up document. */
 const DOC_REQUESTS = 4;
