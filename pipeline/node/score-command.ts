@@ -3,7 +3,8 @@ import { hasCallOnly } from '../core/candidates.ts';
 import { defaultConfig } from '../core/default-config.ts';
 import { judge } from '../core/scoring/judge.ts';
 import { paperNames } from '../core/scoring/losses.ts';
-import type { CallPlacement } from '../core/config.ts';
+import type { AnnotateConfig, CallPlacement } from '../core/config.ts';
+import type { CausalLM } from '../core/lm/lm.ts';
 import { scorePositionsInline } from '../core/scoring/inline-scoring.ts';
 import { scorePositions } from '../core/scoring/scoring.ts';
 import { callText } from '../core/stages/stages.ts';
@@ -38,8 +39,28 @@ export async function scoreCommand(text: string, flags: ScoreFlags): Promise<voi
   // Before the model loads: a tool this command cannot run is named at once, with the ones it can.
   if (!config.tools.includes(parsed.call.tool)) throw new Error(`unknown tool "${parsed.call.tool}" in --call: the tools are ${config.tools.join(', ')}`);
   const lm = await loadModel(flags.model, { dtype: flags.dtype, device: flags.device });
+  const { texts, window, losses, tauF, inline } = await scoreCall(lm, config, text, at, parsed.call, flags);
+  const v = judge(losses, tauF);
+  console.log(`text:   ${text.slice(0, at)}⟨${texts.withResult}⟩${text.slice(at)}${inline ? ' (scored inline)' : ''}`);
+  // The score stage plans a position's window beside the longest call scored there, so a run's losses for this
+  // call can differ from these where a longer call shared its position (fewer context tokens).
+  console.log(`scored: ${JSON.stringify(lm.decode(window.next))} (the next ${window.next.length} tokens, after ${window.prefix.length} tokens of context)`);
+  console.log(`${paperNames.noCall} noCall     = ${losses.noCall.toFixed(4)}`);
+  console.log(`${paperNames.callOnly} callOnly   = ${losses.callOnly.toFixed(4)}`);
+  console.log(`${paperNames.withResult} withResult = ${losses.withResult.toFixed(4)}`);
+  console.log(`usefulness = ${v.usefulness.toFixed(4)} → ${v.kept ? 'KEPT' : 'DROPPED'} at τ_f = ${tauF}`);
+}
+
+/** One call's L_a, L_b, L_c at `at` as the score stage computes them (any CausalLM; the call executed by the tools). */
+export async function scoreCall(
+  lm: CausalLM,
+  config: AnnotateConfig,
+  text: string,
+  at: number,
+  call: { tool: string; input: string },
+  flags: Pick<ScoreFlags, 'date' | 'callPlacement'> = {},
+) {
   const { parts } = await createNodeParts(lm, config);
-  const call = { tool: parsed.call.tool, input: parsed.call.input };
   const doc = { id: 'cli', text, date: flags.date };
   const [executed] = await parts.execute([{ call, doc }]);
   if (!executed.ok) throw new Error(`${call.tool} returned an error: ${executed.error}`);
@@ -55,16 +76,7 @@ export async function scoreCommand(text: string, flags: ScoreFlags): Promise<voi
   const [scored] = await (inline ? scorePositionsInline : scorePositions)(lm, [{ window, calls: [texts] }]);
   const losses = scored.losses[0];
   if (!hasCallOnly(losses)) throw new Error('L_b was not scored'); // no callOnlyFrom: both scorers score every L_b
-  const tauF = spec.thresholds.tauF;
-  const v = judge(losses, tauF);
-  console.log(`text:   ${text.slice(0, at)}⟨${texts.withResult}⟩${text.slice(at)}${inline ? ' (scored inline)' : ''}`);
-  // The score stage plans a position's window beside the longest call scored there, so a run's losses for this
-  // call can differ from these where a longer call shared its position (fewer context tokens).
-  console.log(`scored: ${JSON.stringify(lm.decode(window.next))} (the next ${window.next.length} tokens, after ${window.prefix.length} tokens of context)`);
-  console.log(`${paperNames.noCall} noCall     = ${losses.noCall.toFixed(4)}`);
-  console.log(`${paperNames.callOnly} callOnly   = ${losses.callOnly.toFixed(4)}`);
-  console.log(`${paperNames.withResult} withResult = ${losses.withResult.toFixed(4)}`);
-  console.log(`usefulness = ${v.usefulness.toFixed(4)} → ${v.kept ? 'KEPT' : 'DROPPED'} at τ_f = ${tauF}`);
+  return { texts, window, losses, tauF: spec.thresholds.tauF, inline };
 }
 
 /**

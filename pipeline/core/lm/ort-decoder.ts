@@ -18,7 +18,8 @@ import type { CausalLM, DecodeState, Sample, SampleOptions } from './lm.ts';
 import type { DecoderGraph } from './ort-graph.ts';
 import { disposeOnDevice, onDevice, type OrtTensor, selectRows, tileRows, toHost, toInt64 } from './ort-runtime.ts';
 import { mulberry32 } from '../random.ts';
-import { pickToken, rowSeeds } from './token-math.ts';
+import { rowSeeds } from './token-math.ts';
+import { stepSampleRow, type SampleRowsState } from './sample-step.ts';
 import { continuationDecoder } from './tokens.ts';
 
 /** Decoding forward passes so far, and how many of them returned their cache on the device (gpu-buffer). */
@@ -124,32 +125,18 @@ export class OrtDecoder {
       const firstRow = floatRows(prefill.logits).subarray((kept - 1) * V, kept * V);
       let rowLogits: Float32Array[] = Array.from({ length: n }, () => firstRow);
       let active = rows; // sample index of each batch row
-      const eosTokenIds = this.graph.spec.eosTokenIds;
+      const rowState: SampleRowsState = {
+        temperature, topK, stop, rngs, samples, generated, continuation, alive,
+        eosTokenIds: this.graph.spec.eosTokenIds,
+        hasToken: (id) => this.tokenizer.hasToken(id),
+      };
 
       for (let step = 0; step < steps && active.length > 0; step++) {
         const next: number[] = [];
         const keep: number[] = []; // positions within `active` that continue
         active.forEach((row, j) => {
-          const token = pickToken(rowLogits[j], temperature, topK, rngs[row]);
-          const ids = generated.get(row)!;
-          if (eosTokenIds.includes(token)) {
-            samples[row].text = continuation(ids);
-            return;
-          }
-          // An id the tokenizer lacks (an embedding padded past the tokenizer: 49,152 rows over a 1,024-token
-          // tokenizer) decodes to nothing, so the text would no longer be what the model wrote: a caller that reads
-          // the text (alive) gets it as it stood before that id, stopped there. Random weights at 135M draw such an
-          // id first 98 % of the time, and without this every probe sample ran its 32 steps on an empty text.
-          if (alive && !this.tokenizer.hasToken(token)) return;
-          ids.push(token);
-          const text = continuation(ids);
-          const at = stop === '' ? -1 : text.indexOf(stop);
-          if (at >= 0) {
-            samples[row] = { text: text.slice(0, at), stopped: true };
-            return;
-          }
-          samples[row].text = text;
-          if (alive && !alive(text)) return; // can no longer be what the caller reads: stop, not stopped
+          const token = stepSampleRow(row, rowLogits[j], rowState);
+          if (token === undefined) return;
           keep.push(j);
           next.push(token);
         });

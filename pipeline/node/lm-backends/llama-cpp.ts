@@ -1,0 +1,92 @@
+/**
+ * The llama.cpp backend's entry: `loadLlamaCpp(path.gguf, { device, threads, … })` → a `CausalLM` over
+ * node-llama-cpp 3.21.1 (an optional dependency: its prebuilt llama.cpp binaries for CPU, Vulkan, CUDA and Metal).
+ * Node only.
+ *
+ * What it sets and why (the scores must match ONNX Runtime's within 1e-4 nats at f32):
+ * - the KV cache in float32 (node-llama-cpp's default is float16, which moves log-probs by ~1e-3) and flash attention
+ *   off (its CPU kernel rounds Q to float16);
+ * - a context of the model's training length (GPT-2's position table has no rows past it);
+ * - `sequences` parallel sequences in one context, so requests (score) and sample rows are decoded in shared
+ *   batches; their count and the batch size follow the machine and the model (`contextPlan`).
+ */
+import { availableParallelism } from 'node:os';
+import type { CausalLM } from '../../core/lm/lm.ts';
+import { LlamaCppLM, type LlamaCppModule } from './llama-cpp-lm.ts';
+
+export type LlamaCppDevice = 'cpu' | 'vulkan' | 'cuda' | 'metal' | 'auto';
+export const LLAMA_CPP_DEVICES: readonly LlamaCppDevice[] = ['cpu', 'vulkan', 'cuda', 'metal', 'auto'];
+
+export interface LlamaCppOptions {
+  /** @default 'cpu' */
+  device?: LlamaCppDevice;
+  /** CPU threads for evaluation. @default os.availableParallelism() */
+  threads?: number;
+  /** Parallel sequences (requests or sample rows decoded in one batch). @default from the KV cache size (contextPlan) */
+  sequences?: number;
+  /** Most tokens per llama.cpp decode call. @default from the vocabulary size (contextPlan) */
+  batchSize?: number;
+  /** Model id recorded in config.json. @default the path */
+  id?: string;
+}
+
+/** node-llama-cpp's `gpu` option for a device: false (CPU only), a backend name, or "auto". */
+export function gpuOption(device: LlamaCppDevice): false | 'vulkan' | 'cuda' | 'metal' | 'auto' {
+  return device === 'cpu' ? false : device;
+}
+
+/** KV cache bytes per sequence above which fewer sequences are opened (float32 cache: 2 · layers · ctx · kvDim · 4). */
+const KV_BYTES_PER_CONTEXT = 256 * 2 ** 20;
+/** Logit rows one decode may return: batchSize · vocab · 4 bytes kept under this. */
+const LOGITS_BYTES_PER_BATCH = 64 * 2 ** 20;
+
+/** Sequences and batch size for a model: as many sequences (≤ 8) as fit KV_BYTES_PER_CONTEXT, a batch that fits LOGITS_BYTES_PER_BATCH. */
+export function contextPlan(kvBytesPerSequence: number, contextSize: number, vocabSize: number): { sequences: number; batchSize: number } {
+  const sequences = Math.max(1, Math.min(8, Math.floor(KV_BYTES_PER_CONTEXT / Math.max(1, kvBytesPerSequence))));
+  const batchSize = Math.max(32, Math.min(sequences * contextSize, Math.floor(LOGITS_BYTES_PER_BATCH / (4 * vocabSize))));
+  return { sequences, batchSize };
+}
+
+/**
+ * Why a software Vulkan driver is not found: ggml-vulkan skips CPU-type devices unless GGML_VK_VISIBLE_DEVICES
+ * names them, and needs 16-bit storage, which chromium's SwiftShader lacks (Mesa's lavapipe has it).
+ */
+const VULKAN_HINT =
+  ' (a software driver is used only with GGML_VK_VISIBLE_DEVICES=0; chromium\'s SwiftShader lacks the 16-bit storage llama.cpp needs: ' +
+  'use Mesa\'s lavapipe, apt-get install mesa-vulkan-drivers, VK_ICD_FILENAMES=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json)';
+
+async function importNodeLlamaCpp(): Promise<LlamaCppModule> {
+  try {
+    return (await import('node-llama-cpp')) as unknown as LlamaCppModule;
+  } catch (error) {
+    throw new Error(`a .gguf model needs node-llama-cpp, which did not load (${(error as Error).message.split('\n')[0]}); it is an optional dependency: npm install`);
+  }
+}
+
+/** Loads a GGUF model with llama.cpp; a missing device, file or package is one thrown line naming it. */
+export async function loadLlamaCpp(path: string, options: LlamaCppOptions = {}): Promise<CausalLM> {
+  const device = options.device ?? 'cpu';
+  if (!LLAMA_CPP_DEVICES.includes(device)) throw new Error(`--device ${device} is not a llama.cpp device (${LLAMA_CPP_DEVICES.join(', ')})`);
+  const lib = await importNodeLlamaCpp();
+  let llama;
+  try {
+    llama = await lib.getLlama({ gpu: gpuOption(device), build: 'never', logLevel: lib.LlamaLogLevel.error, progressLogs: false });
+  } catch (error) {
+    throw new Error(`--device ${device}: llama.cpp cannot use it here: ${(error as Error).message.split('\n')[0]}${device === 'vulkan' ? VULKAN_HINT : ''}`);
+  }
+  if (device !== 'auto' && llama.gpu !== gpuOption(device)) {
+    throw new Error(`--device ${device}: llama.cpp loaded ${llama.gpu === false ? 'the CPU build' : llama.gpu} instead`);
+  }
+  if (device !== 'cpu' && llama.gpu !== false && (await llama.getGpuDeviceNames()).length === 0) {
+    throw new Error(`--device ${device}: llama.cpp found no ${llama.gpu} device${llama.gpu === 'vulkan' ? VULKAN_HINT : ''}`);
+  }
+  let model;
+  try {
+    // On a GPU every layer is offloaded; the count is forced (a software Vulkan driver reports 0 B of VRAM and the
+    // automatic count would keep everything on the CPU).
+    model = await llama.loadModel({ modelPath: path, gpuLayers: device === 'cpu' ? 0 : 'max', ignoreMemorySafetyChecks: device !== 'cpu' });
+  } catch (error) {
+    throw new Error(`${path}: llama.cpp cannot load it (${(error as Error).message.split('\n')[0]})`);
+  }
+  return LlamaCppLM.create(lib, llama, model, { ...options, id: options.id ?? path, threads: options.threads ?? availableParallelism() }, contextPlan);
+}
