@@ -10,13 +10,15 @@
  *   Parquet bomb      4,500 distinct ~1 MiB strings in one GZIP row group (DuckDB), read with --max-docs 2, with
  *                     a record cap under the cell size (every cell a bad record: the whole file decoded), and with a
  *                     read budget under one page (the row group refused in one line)
+ *   Parquet page bomb four columns, each one GZIP page of 256 cells of 1 MiB (4.7 MB on disk): every page declares
+ *                     more than the 128 MiB budget and is refused from its header, before it is decompressed
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { writeGzipRun, zstdRun, zstdWindowBomb } from '../node/corpus-formats/bombs.ts';
+import { writeGzipRun, writeParquetPageBomb, zstdRun, zstdWindowBomb } from '../node/corpus-formats/bombs.ts';
 import { TOOL_NAMES } from '../core/tools/registry.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -52,6 +54,7 @@ const CASES: Case[] = [
   { name: 'Parquet bomb, --max-docs 2', file: 'bomb.parquet', make: writeParquetBomb, flags: ['--max-docs', '2'] },
   { name: 'Parquet bomb, --max-record-bytes 1000000 (every cell too long)', file: 'bomb.parquet', make: () => {}, flags: ['--max-record-bytes', '1000000'] },
   { name: 'Parquet bomb, --max-row-group-bytes 1000000 (a page over the budget)', file: 'bomb.parquet', make: () => {}, flags: ['--max-row-group-bytes', '1000000'] },
+  { name: 'Parquet page bomb (text, id, source, date: one 256 MiB GZIP page each), --max-docs 2', file: 'page-bomb.parquet', make: (p) => writeParquetPageBomb(p, 256, record('last'), ['text', 'id', 'source', 'date']), flags: ['--max-docs', '2'] },
 ];
 
 function field(stderr: string, name: string): number {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeToolkens } from '../core/toolkens/file.ts';
+import { writeParquetPageBomb } from './corpus-formats/bombs.ts';
 import { TINY_MODEL, runCli, runCliMeasured } from './testing/cli-child.ts';
 
 /**
@@ -138,6 +139,21 @@ describe('a JSONL input that is one good line, then NULs: read to the NUL run on
     const errors = readFileSync(at('nul-run/errors.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
     expect(errors).toEqual([{ file: 'nul-tail.jsonl', line: 2, code: 'binary', reason: `a run of over ${MiB} NUL bytes from line 2 on: the rest of the file is not text, not read` }]);
     expect(JSON.parse(readFileSync(at('nul-run/stats.json'), 'utf8')).docsRead).toBe(1);
+  });
+});
+
+describe('a Parquet page bomb: the page refused from its header, before it is decompressed', () => {
+  it('one GZIP page of 48 cells of 1 MiB (under the record cap) against --max-row-group-bytes 8000000: one over-budget record, the next row group read', async () => {
+    writeParquetPageBomb(at('page-bomb.parquet'), 48, good);
+    const run = await runCliMeasured(['annotate', 'page-bomb.parquet', '--out', 'page-bomb', '--max-row-group-bytes', '8000000', ...annotateArgs], tmp);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.peakRssMb).toBeLessThan(600);
+    const errors = readFileSync(at('page-bomb/errors.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({ file: 'page-bomb.parquet', line: 1, code: 'over-budget' });
+    expect(errors[0].reason).toMatch(/^row group 1 of 2 \(rows 1–48\): a page declares 5\d{7} bytes decompressed, over the 8000000-byte budget/);
+    expect(JSON.parse(readFileSync(at('page-bomb/stats.json'), 'utf8')).docsRead).toBe(1);
   });
 });
 

@@ -5,7 +5,8 @@
  */
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
-import { createGzip } from 'node:zlib';
+import { createGzip, gzipSync } from 'node:zlib';
+import { parquetWriteFile } from 'hyparquet-writer';
 
 const KIB128 = 128 * 1024;
 
@@ -58,4 +59,20 @@ export async function writeGzipRun(path: string, before: string, byte: number, r
   }
   gzip.end(after);
   await done;
+}
+
+/**
+ * The Parquet page bomb (issue 46): one row group whose `columns` (text first, then e.g. id, source, date) each hold
+ * `cells` distinct cells of 1 MiB in ONE GZIP page (gzip -1 shrinks each page ~250×), then a last row `last` in a
+ * second row group. 256 cells × 4 columns is a 4.7 MB file that decodes to 1 GiB.
+ */
+export function writeParquetPageBomb(path: string, cells: number, last: string, columns: readonly string[] = ['text']): void {
+  const MiB = 1 << 20;
+  const data = [...Array.from({ length: cells }, (_, i) => `${i} `.padEnd(MiB, 'x')), last];
+  parquetWriteFile({
+    filename: path,
+    columnData: columns.map((name) => ({ name, data, type: 'STRING' as const })),
+    rowGroupSize: cells, pageSize: 1 << 30, codec: 'GZIP',
+    compressors: { GZIP: (b: Uint8Array) => new Uint8Array(gzipSync(b, { level: 1 })) },
+  });
 }

@@ -1,4 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parquetWriteFile } from 'hyparquet-writer';
@@ -120,7 +122,19 @@ describe('Parquet: cells and reads within the budget', () => {
     parquetWriteFile({ filename: path, columnData: [{ name: 'text', data, type: 'STRING' }], rowGroupSize: 2 });
     const got = await items([path], { maxRowGroupBytes: 100_000 });
     expect(summary(got)).toEqual(['doc big-page.parquet:1@1', 'doc big-page.parquet:2@2', 'over-budget@3', 'doc big-page.parquet:5@5', 'doc big-page.parquet:6@6']);
-    expect(got[2].kind === 'error' && got[2].reason).toBe('row group 2 of 3 (rows 3–4): a page decodes to over the 100000-byte budget (--max-row-group-bytes), skipped');
+    expect(got[2].kind === 'error' && got[2].reason).toMatch(/^row group 2 of 3 \(rows 3–4\): a page declares 3000\d\d bytes decompressed, over the 100000-byte budget \(--max-row-group-bytes\), skipped$/);
+  });
+
+  it.each(['GZIP', 'ZSTD', 'UNCOMPRESSED'] as const)('a %s page over the budget: one over-budget record; a compressed one refused from its header, before it is decompressed (issue 46)', async (codec) => {
+    const path = join(tmp, `bomb-${codec}.parquet`);
+    // One page of 16 cells of 64 KB (1 MB decompressed; 8 KB of GZIP) against a budget of 100 KB.
+    const compress = { GZIP: (b: Uint8Array) => new Uint8Array(gzipSync(b)), ZSTD: (b: Uint8Array) => new Uint8Array(execFileSync('zstd', ['-c', '-q'], { input: b })), UNCOMPRESSED: undefined }[codec];
+    parquetWriteFile({ filename: path, columnData: [{ name: 'text', data: texts(16, 65_536), type: 'STRING' }], pageSize: 1 << 24, codec, compressors: compress ? { [codec]: compress } : {} });
+    const got = await items([path], { maxRowGroupBytes: 100_000 });
+    expect(summary(got)).toEqual(['over-budget@1']);
+    // A compressed page is refused by its declared size; an uncompressed one (read as it is on disk) by the strings made.
+    const reason = codec === 'UNCOMPRESSED' ? /a page decodes to over the 100000-byte budget/ : /a page declares 10\d{5} bytes decompressed, over the 100000-byte budget/;
+    expect(got[0].kind === 'error' && got[0].reason).toMatch(reason);
   });
 
   it('a cell over the record cap is a too-long bad record (never a string); the rows around it are read', async () => {

@@ -10,7 +10,8 @@
  * a `source` or `date` column of another type (a struct, a number) is not read.
  * A row group that cannot be decoded is one `corrupt` error for its rows; the next row group is read.
  */
-import { type FileMetaData, type ParquetParsers, type SchemaElement, asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects, parquetSchema } from 'hyparquet';
+import { decompress as decompressZstd } from 'fzstd';
+import { type Compressors, type FileMetaData, type ParquetParsers, type SchemaElement, asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects, parquetSchema } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 
 export const PARQUET_SUFFIX = '.parquet';
@@ -50,8 +51,29 @@ class BadCell {
   ) {}
 }
 
-/** One read decoded more string bytes than its budget: a page too big to read within it. */
-class OverBudget extends Error {}
+/**
+ * One read decoded more string bytes than its budget, or a page's header declares more than the budget
+ * (`pageBytes`, checked before a byte of it is decompressed).
+ */
+class OverBudget extends Error {
+  constructor(readonly pageBytes?: number) {
+    super('over budget');
+  }
+}
+
+/**
+ * hyparquet-compressors' decompressors, each refusing a page whose header declares more than `maxPageBytes` before
+ * decompressing it (a 37 MB file of four ~2 GiB GZIP pages peaked at 8 GB: pages were decompressed whole before the
+ * strings were counted), and each writing into an output of the declared size, ZSTD included (fzstd would otherwise
+ * grow its output to whatever the frame holds), so a header that lies cannot grow it either.
+ */
+function budgetedCompressors(maxPageBytes: number): Compressors {
+  const codecs: Compressors = { ...compressors, ZSTD: (input, length) => decompressZstd(input, new Uint8Array(length)) };
+  return Object.fromEntries(Object.entries(codecs).map(([codec, decompress]) => [codec, (input: Uint8Array, length: number) => {
+    if (length > maxPageBytes) throw new OverBudget(length);
+    return decompress!(input, length);
+  }]));
+}
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
@@ -63,7 +85,8 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
  * slice, and a consumer that stops (`--max-docs`) stops the decoding. Strings are made by our own parser: a cell over
  * `maxCellBytes` or not valid UTF-8 is a bad record of its own (never a string, never U+FFFD), and the bytes of the
  * strings made count against the budget; a read that passes it (one page bigger than the budget, or metadata that
- * lied) is stopped, and the rest of its row group is one `over-budget` error.
+ * lied) is stopped, and the rest of its row group is one `over-budget` error. A compressed page whose header declares
+ * more than the budget is refused the same way before it is decompressed (budgetedCompressors).
  */
 export async function* parquetRecords(path: string, columns: RecordColumns = {}, budget: ParquetBudget = {}): AsyncGenerator<RawRecordItem> {
   const maxCell = budget.maxCellBytes ?? Infinity;
@@ -106,6 +129,7 @@ export async function* parquetRecords(path: string, columns: RecordColumns = {},
       return new BadCell('invalid-utf8', bytes.length);
     }
   };
+  const decompressors = budgetedCompressors(maxRead);
   let start = 0;
   const groups = metadata.row_groups.length;
   for (const [g, group] of metadata.row_groups.entries()) {
@@ -119,12 +143,13 @@ export async function* parquetRecords(path: string, columns: RecordColumns = {},
       let objects: Record<string, unknown>[];
       decoded = 0;
       try {
-        objects = await parquetReadObjects({ file, metadata, columns: wanted, rowStart: from, rowEnd: to, compressors, useOffsetIndex: true, parsers: { stringFromBytes } as Partial<ParquetParsers> });
+        objects = await parquetReadObjects({ file, metadata, columns: wanted, rowStart: from, rowEnd: to, compressors: decompressors, useOffsetIndex: true, parsers: { stringFromBytes } as Partial<ParquetParsers> });
         if (objects.length !== to - from) throw new Error(`decoded ${objects.length} of its ${to - from} rows`);
       } catch (e) {
         // The rest of the row group, in one line: the same page (or damage) would stop every later slice too.
+        const page = e instanceof OverBudget && e.pageBytes !== undefined ? `a page declares ${e.pageBytes} bytes decompressed,` : 'a page decodes to';
         yield e instanceof OverBudget
-          ? { kind: 'error', code: 'over-budget', row: from + 1, reason: `${where(from)}: a page decodes to over the ${maxRead}-byte budget (--max-row-group-bytes), skipped` }
+          ? { kind: 'error', code: 'over-budget', row: from + 1, reason: `${where(from)}: ${page} over the ${maxRead}-byte budget (--max-row-group-bytes), skipped` }
           : { kind: 'error', code: 'corrupt', row: from + 1, reason: `${where(from)} cannot be decoded, skipped: ${message(e)}` };
         break;
       }
