@@ -1,7 +1,9 @@
 /**
  * Vite plugin: serve the repository's model and corpus files from the app's own origin.
  *
- * - dev and preview: `/models/<name>/…` → `<repo>/models/<name>/…`, `/corpus/sample.jsonl` → `<repo>/corpus/…`
+ * - dev and preview: `/models/<name>/…` → `<repo>/models/<name>/…`, `/corpus/sample.jsonl` → `<repo>/corpus/…`,
+ *   `/out/<run>/…` → `<repo>/out/<run>/…` and `/out/.runs.json`, the runs with a calls.jsonl (the run viewer's
+ *   "Open the last run")
  * - build: copies `models/default/` (and `models/tiny-random/`, used by the tests) and the sample corpus into the
  *   output, so `vite preview` and any static host serve the same paths.
  *
@@ -21,9 +23,30 @@ export const isolationHeaders: Record<string, string> = {
 };
 
 /** URL prefix → directory in the repo. */
-interface Mount {
+export interface Mount {
   prefix: string;
   dir: string;
+}
+
+/** What the dev and preview servers serve from the repository: `/models/…` and `/corpus/…`. */
+export const repoMounts = (repoRoot: string): Mount[] => [
+  { prefix: '/models/', dir: resolve(repoRoot, 'models') },
+  { prefix: '/corpus/', dir: resolve(repoRoot, 'corpus') },
+  // Runs (the run viewer's "Open the last run"); the servers only, never copied into a build.
+  { prefix: '/out/', dir: resolve(repoRoot, 'out') },
+];
+
+/** The run list the run viewer reads (src/ui/run-viewer.ts): `/out/.runs.json`. */
+export const RUNS_LIST = '.runs.json';
+
+/** `{ runs: [{ path, modified }] }`: every `<run>/calls.jsonl` under `outDir` (one level), newest first. */
+export function runList(outDir: string): string {
+  const runs = existsSync(outDir)
+    ? readdirSync(outDir, { withFileTypes: true }).filter((d) => d.isDirectory() && existsSync(join(outDir, d.name, 'calls.jsonl')))
+      .map((d) => ({ path: `${d.name}/calls.jsonl`, modified: statSync(join(outDir, d.name, 'calls.jsonl')).mtimeMs }))
+      .sort((a, b) => b.modified - a.modified)
+    : [];
+  return JSON.stringify({ runs });
 }
 
 const MODELS_IN_BUILD = ['default', 'tiny-random', 'toolformer'];
@@ -70,6 +93,12 @@ function middleware(mounts: Mount[]): Connect.NextHandleFunction {
     const file = normalize(join(mount.dir, url.slice(mount.prefix.length)));
     // Refuse `..` escapes out of the mounted directory.
     if (!file.startsWith(mount.dir + sep) && file !== mount.dir) return next();
+    if (mount.prefix === '/out/' && url === `/out/${RUNS_LIST}`) {
+      for (const [k, v] of Object.entries(isolationHeaders)) res.setHeader(k, v);
+      res.setHeader('Content-Type', 'application/json');
+      res.end(runList(mount.dir));
+      return;
+    }
     const listed = dirname(file);
     if (basename(file) === FILE_LIST && listed.startsWith(mount.dir + sep) && existsSync(listed) && statSync(listed).isDirectory()) {
       for (const [k, v] of Object.entries(isolationHeaders)) res.setHeader(k, v);
@@ -86,10 +115,7 @@ function middleware(mounts: Mount[]): Connect.NextHandleFunction {
 }
 
 export function repoFiles(repoRoot: string): Plugin {
-  const mounts: Mount[] = [
-    { prefix: '/models/', dir: resolve(repoRoot, 'models') },
-    { prefix: '/corpus/', dir: resolve(repoRoot, 'corpus') },
-  ];
+  const mounts = repoMounts(repoRoot);
   let outDir = '';
   return {
     name: 'toolformer-repo-files',

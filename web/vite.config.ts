@@ -7,6 +7,8 @@
  *   `.wasm` files are found by Vite through `new URL(…, import.meta.url)` inside the package and emitted as assets:
  *   nothing is fetched from a CDN.
  * - `/models/` and `/corpus/` are served from the repo (see repo-files-plugin.ts).
+ * - Compressed responses: a brotli sibling of every compressible output file, served by `vite preview`; `.wasm` and
+ *   `.onnx` compressed on the fly by the dev server (precompress-plugin.ts).
  * - The dev server pre-bundles every dependency before the first page load: its scan starts from index.html and the
  *   model worker (which the page loads through `new URL('./worker.ts', import.meta.url)`, a path the scan does not
  *   follow). Without the worker entry the worker's dependencies (mathjs, minisearch, …) are found only when the
@@ -15,11 +17,18 @@
  */
 import { fileURLToPath } from 'node:url';
 import { dirname, resolve } from 'node:path';
+import { existsSync, realpathSync } from 'node:fs';
 import { defineConfig } from 'vite';
-import { isolationHeaders, repoFiles } from './repo-files-plugin.ts';
+import { precompress } from './precompress-plugin.ts';
+import { isolationHeaders, repoFiles, repoMounts } from './repo-files-plugin.ts';
 
 const webDir = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(webDir, '..');
+/**
+ * Where node_modules really is: a git worktree may link it to another checkout's, and the dev server refuses files
+ * outside `fs.allow` by their real path (onnxruntime-web's .wasm then fails to load).
+ */
+const modulesDir = existsSync(resolve(repoRoot, 'node_modules')) ? realpathSync(resolve(repoRoot, 'node_modules')) : null;
 
 /**
  * Rolldown warns ([PLUGIN_TIMINGS]) when a plugin's hooks take long, which on a loaded 2-core machine is every
@@ -27,20 +36,27 @@ const repoRoot = resolve(webDir, '..');
  */
 const quietChecks = { bundlerTimings: false };
 
-/** Put onnxruntime-web alone in a chunk named `ort`. */
+/**
+ * onnxruntime-web alone in its chunks: `ort-wasm` (the `onnxruntime-web/wasm` entry, WASM backend only) and `ort` (the
+ * full entry with WebGPU, taken only when WebGPU was chosen: ort-web.ts). Each entry is a self-contained bundle.
+ */
 const ortChunk = {
   codeSplitting: {
-    groups: [{ name: 'ort', test: /node_modules[\\/]onnxruntime-(web|common)[\\/]/, priority: 10 }],
+    groups: [
+      { name: 'ort-wasm', test: /node_modules[\\/]onnxruntime-web[\\/]dist[\\/]ort\.wasm\./, priority: 20 },
+      { name: 'ort', test: /node_modules[\\/]onnxruntime-(web|common)[\\/]/, priority: 10 },
+    ],
   },
 };
 
 export default defineConfig({
   root: webDir,
   base: './',
-  plugins: [repoFiles(repoRoot)],
+  // precompress first: its servers' middleware answers with the compressed file before repo-files streams the raw one.
+  plugins: [precompress({ headers: isolationHeaders, mounts: repoMounts(repoRoot) }), repoFiles(repoRoot)],
   server: {
     headers: isolationHeaders,
-    fs: { allow: [repoRoot] },
+    fs: { allow: modulesDir ? [repoRoot, modulesDir] : [repoRoot] },
   },
   preview: { headers: isolationHeaders },
   worker: {

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { emptyStats } from '../core/stats.ts';
 import { CLOSE, fillBlocks, findBlocks, openMarker } from './blocks.ts';
 import { generateDocs } from './docs.ts';
-import { renderBlock, type FirstVisitRecord, type ReplicasRecord, type StartRecord, type TestRunRecord, type TrainRecordProbes } from './renderers.ts';
+import { renderBlock, type FirstVisitBuildRecord, type FirstVisitRecord, type ReplicasRecord, type StartRecord, type TestRunRecord, type TrainRecordProbes } from './renderers.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const tmp = mkdtempSync(join(tmpdir(), 'docs-'));
@@ -97,6 +97,18 @@ describe('generated README blocks', () => {
     expect(text).toContain('Transformers.js 4.3.2 log p| over the 19 scored tokens');
     expect(text).toContain('| fp32 | `model.onnx` | 1.0e-6 | 1e-4 |');
     expect(text).toContain('| fp16 | `model_fp16.onnx` | 4.1e-3 | 1e-2 |');
+  });
+
+  it("web/README's production first-visit sentence carries the recorded bytes, time and funnel", () => {
+    const record: FirstVisitBuildRecord = {
+      measured: '2026-12-05T13:40:00.000Z', command: 'npm run docs:web (web/e2e/explorer-first.test.ts)', server: 'the production build',
+      cores: 2, loadAverage: 3.14, browser: 'Chromium 156', backend: 'wasm', firstVisitBytes: 10_194_093, firstResultSeconds: 20.44,
+      funnel: '80 proposed → 50 executed → 50 scored → 2 kept', executed: 50, kept: 2,
+    };
+    const text = renderBlock({ source: 'first-visit-build.json', view: 'firstVisitBuild' }, JSON.stringify(record));
+    expect(text).toContain('**10.19 MB**');
+    expect(text).toContain('**20.4 s**: 80 proposed → 50 executed → 50 scored → 2 kept.');
+    expect(text).toContain('`web/e2e/explorer-first.test.ts`');
   });
 
   it("web/README's first-visit sentences carry the recorded times and counts, and say when the page reloaded", () => {

@@ -73,6 +73,17 @@ const views: Record<string, (source: string) => string> = {
         `${r.scored} calls reached scoring and ${r.keptAtTauF05} ${r.keptAtTauF05 === 1 ? 'is' : 'are'} kept at τ_f 0.5.`,
     ].join('\n');
   },
+  /**
+   * The production build's first visit (web/e2e/results/first-visit-build.json, recorded by `npm run docs:web`):
+   * bytes sent until the explorer's first result, and the time to it.
+   */
+  firstVisitBuild(source) {
+    const r: FirstVisitBuildRecord = JSON.parse(source);
+    return `Measured ${r.measured.slice(0, 10)} by \`${r.command.split(' (')[0]}\` (\`${r.command.split(' (')[1]?.replace(/\)$/, '') ?? ''}\`) on a ${r.cores}-core machine at load ` +
+      `average ${f1(r.loadAverage)}, ${r.browser}, ${r.backend.toUpperCase()}, ${r.server}: a first visit to the default page downloads ` +
+      `**${(r.firstVisitBytes / 1e6).toFixed(2)} MB** (headers and bodies as sent, counted on the server's sockets) until the explorer's first ` +
+      `result, which shows after **${f1(r.firstResultSeconds)} s**: ${r.funnel}.`;
+  },
   /** A trained model's held-out probes and its run (`<model>/train-record.json`, written by `npm run train:model`). */
   trainRecord(source) {
     const r: TrainRecordProbes = JSON.parse(source);
@@ -152,6 +163,24 @@ export interface TestRunRecord {
   tests: { passed: number; failed: number; skipped: number };
 }
 export type TestDurations = Partial<Record<'fast' | 'full', TestRunRecord>>;
+
+/** What web/e2e/explorer-first.test.ts records (RECORD_WEB=1, `npm run docs:web`). */
+export interface FirstVisitBuildRecord {
+  measured: string;
+  command: string;
+  server: string;
+  cores: number;
+  loadAverage: number;
+  browser: string;
+  backend: string;
+  /** Bytes the preview server wrote to its sockets from navigation to the explorer's first result. */
+  firstVisitBytes: number;
+  firstResultSeconds: number;
+  /** The status line's funnel at that result, e.g. "80 proposed → 50 executed → 50 scored → 2 kept". */
+  funnel: string;
+  executed: number;
+  kept: number;
+}
 
 /** What web/e2e/first-visit.test.ts records (RECORD_WEB=1, `npm run docs:web`). */
 export interface FirstVisitRecord {

@@ -11,7 +11,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { launch, openPage, setSlider, skipWithoutChromium, textOf } from './browser.ts';
+import { launch, openPage, setSlider, skipWithoutChromium, textOf, FUNNEL } from './browser.ts';
 import { buildApp, repoRoot, serveApp, type Served } from './serve.ts';
 import { TEST_CAP_MS, waitWhileProgressing } from './progress-wait.ts';
 
@@ -54,7 +54,7 @@ describe.skipIf(skipWithoutChromium(GROUP))(GROUP, () => {
       // The explorer's first run, the default text with every tool, finishes (within this test's timeout).
       await waitWhileProgressing(page, () => document.querySelector('[data-testid="ex-status"]')?.getAttribute('data-done'));
       const first = await attr(page, 'ex-status', 'data-done');
-      expect(await text(page, 'ex-status')).toMatch(/^Scored \d+ candidate calls over \d+ tokens/);
+      expect(await text(page, 'ex-status')).toMatch(FUNNEL);
       // One strip per tool whose pre-filter passed (Translate's wants non-English text; this one is English).
       const strips = await page.locator('[data-testid^="ex-strip-"] .strip').count();
       expect(strips).toBeGreaterThan(0);
@@ -91,7 +91,7 @@ describe.skipIf(skipWithoutChromium(GROUP))(GROUP, () => {
         const done = document.querySelector('[data-testid="ex-status"]')?.getAttribute('data-done');
         return done && done !== before;
       }, first);
-      expect(await text(page, 'ex-status')).toMatch(/^Scored \d+ candidate calls over \d+ tokens/);
+      expect(await text(page, 'ex-status')).toMatch(FUNNEL);
       await expect.poll(() => text(page, 'load-status')).toMatch(/reloaded after cancel/);
       expect(await text(page, 'backend')).toBe('backend: wasm');
 

@@ -67,6 +67,12 @@ export async function openPage(browser: Browser, url: string): Promise<OpenPage>
   return { page, errors, foreign };
 }
 
+/**
+ * The explorer's status line after a run: the funnel (src/funnel.ts), the tokens and the time —
+ * "80 proposed → 50 executed → 50 scored → 2 kept · 48 tokens, 21.05 s."
+ */
+export const FUNNEL = /^(\d+) proposed → (\d+) executed → (\d+) scored → (\d+) kept · (\d+) tokens, ([\d.]+) s/;
+
 /** The trimmed text of the element with `data-testid` `id` ('' when it has none). */
 export const textOf = async (page: Page, id: string): Promise<string> => ((await page.textContent(`[data-testid="${id}"]`)) ?? '').trim();
 

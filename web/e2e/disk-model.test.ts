@@ -20,7 +20,7 @@ import { loadModel } from '../../pipeline/node/load-model.ts';
 import { writeReplicas } from '../../pipeline/onnx/replicas.ts';
 import type { GoldenResult } from '../src/analysis-types.ts';
 import { GOLDEN_CASES, scoreGolden } from '../src/golden.ts';
-import { launch, openPage, skipWithoutChromium, textOf, scoreGoldenInPage } from './browser.ts';
+import { launch, openPage, skipWithoutChromium, textOf, scoreGoldenInPage, FUNNEL } from './browser.ts';
 import { buildAndServe, repoRoot, type Served } from './serve.ts';
 import { TEST_CAP_MS, waitWhileProgressing } from './progress-wait.ts';
 
@@ -124,7 +124,7 @@ describe.skipIf(skipWithoutChromium('a model folder opened from disk, in headles
 
       // The explorer scored again on the folder's model: its own-call row is the Calculator example, as Node scores it.
       const second = await explorerDone(page, first);
-      expect(await textOf(page, 'ex-status')).toMatch(/^Scored \d+ candidate calls over \d+ tokens/);
+      expect(await textOf(page, 'ex-status')).toMatch(FUNNEL);
       const node = nodeGolden.fp32![CALCULATOR].losses;
       const shown = await ownRowLosses(page);
       for (const key of ['noCall', 'callOnly', 'withResult'] as const) {

@@ -18,7 +18,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { launch, openPage, setSlider, skipWithoutChromium, textOf } from './browser.ts';
+import { FUNNEL, launch, openPage, setSlider, skipWithoutChromium, textOf } from './browser.ts';
 import { repoRoot, serveDev, type Served, webDir } from './serve.ts';
 
 const OUT = join(repoRoot, 'out/web-test/first-visit');
@@ -81,7 +81,7 @@ describe.skipIf(skipWithoutChromium(GROUP))(GROUP, () => {
       expect(await page.evaluate(() => performance.getEntriesByType('navigation').map((n) => (n as PerformanceNavigationTiming).type))).toEqual(['navigate']);
       expect(await page.evaluate(() => document.body.dataset.ready)).toBe('true');
       const status = await textOf(page, 'ex-status');
-      const scored = /^Scored (\d+) candidate calls over (\d+) tokens in ([\d.]+) s/.exec(status);
+      const scored = FUNNEL.exec(status);
       expect(scored, status).not.toBeNull();
 
       // The scatter: one point per scored call, the τ_f line at the slider's value, the worked example marked.
@@ -89,11 +89,12 @@ describe.skipIf(skipWithoutChromium(GROUP))(GROUP, () => {
       const tauLine = page.locator('[data-testid="ex-scatter-tau"]');
       expect(await tauLine.getAttribute('data-tau-f')).toBe('0.5');
       const atDefault = await pointsAndRows(page);
-      // Rows with L_a reached scoring; a call whose L_b two-pass scoring skipped has no point (min(L_a, L_b) is only
-      // bounded), so the points are the rows with L_b.
+      // Rows with L_a reached scoring, and each is a point — a call whose L_b two-pass scoring skipped at its bound
+      // (y = L_a, marked data-bound), the others at min(L_a, L_b).
       const [reachedScoring, withCallOnly] = await page.locator('[data-testid="ex-candidates"] tbody tr').evaluateAll((rows) =>
         [5, 6].map((cell) => rows.filter((r) => (r as HTMLTableRowElement).cells[cell].textContent !== '—').length));
-      expect(atDefault.length).toBe(withCallOnly);
+      expect(atDefault.length).toBe(reachedScoring);
+      expect(await page.locator('[data-testid^="ex-point-"][data-bound="false"]').count()).toBe(withCallOnly);
       expect(atDefault.length).toBeGreaterThan(0);
       expect(await page.getAttribute('[data-testid="ex-point-worked"]', 'data-kept')).toBe('true'); // 1.3 ≥ 0.5
       const keptAtDefault = atDefault.filter((p) => p.pointKept).length;
@@ -176,8 +177,8 @@ describe.skipIf(skipWithoutChromium(GROUP))(GROUP, () => {
         modelReadySeconds: +(modelReadyMs / 1000).toFixed(1),
         firstResultSeconds: +(firstResultMs / 1000).toFixed(1),
         candidates: Number(scored![1]),
-        tokens: Number(scored![2]),
-        scoreSeconds: Number(scored![3]),
+        tokens: Number(scored![5]),
+        scoreSeconds: Number(scored![6]),
         scored: reachedScoring,
         keptAtTauF05: keptAtDefault,
       };

@@ -3,6 +3,8 @@
  */
 import { fileURLToPath } from 'node:url';
 import { basename, dirname, resolve } from 'node:path';
+import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
 import { build, createServer, preview, type Plugin, type PreviewServer } from 'vite';
 
 export const webDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -58,6 +60,22 @@ export async function buildApp(options: BuildOptions): Promise<void> {
 export interface Served {
   url: string;
   close(): Promise<void>;
+  /** Bytes the server has written to its sockets so far (headers and bodies, as sent: compressed where it was). */
+  bytesSent(): number;
+}
+
+/** Count the bytes `server` writes to every connection, closed ones included. */
+function countBytes(server: Server): () => number {
+  const open = new Set<Socket>();
+  let closed = 0;
+  server.on('connection', (socket: Socket) => {
+    open.add(socket);
+    socket.on('close', () => {
+      closed += socket.bytesWritten;
+      open.delete(socket);
+    });
+  });
+  return () => closed + [...open].reduce((n, s) => n + s.bytesWritten, 0);
 }
 
 /** Serve the build in `outDir` (port 0 → the OS picks a free one). */
@@ -71,7 +89,8 @@ export async function serveApp(options: Pick<BuildOptions, 'outDir'>): Promise<S
   });
   const address = server.httpServer.address();
   if (!address || typeof address === 'string') throw new Error('preview server has no port');
-  return { url: `http://127.0.0.1:${address.port}/`, close: () => server.close() };
+  const bytesSent = countBytes(server.httpServer as Server);
+  return { url: `http://127.0.0.1:${address.port}/`, close: () => server.close(), bytesSent };
 }
 
 /**
@@ -97,8 +116,9 @@ export async function serveDev(cacheDir: string): Promise<Served> {
     logLevel: 'warn',
     server: { host: '127.0.0.1', port: 0, strictPort: false, open: false },
   });
+  const bytesSent = countBytes(server.httpServer as Server);
   await server.listen();
   const address = server.httpServer?.address();
   if (!address || typeof address === 'string') throw new Error('dev server has no port');
-  return { url: `http://127.0.0.1:${address.port}/`, close: () => server.close() };
+  return { url: `http://127.0.0.1:${address.port}/`, close: () => server.close(), bytesSent };
 }

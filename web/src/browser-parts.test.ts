@@ -3,7 +3,7 @@ import type { CausalLM } from '../../pipeline/core/lm/lm.ts';
 import { RUN_DEFAULTS } from '../../pipeline/core/run-defaults.ts';
 import { planConfig } from '../../pipeline/core/run-plan.ts';
 import { adderTool } from '../../pipeline/core/testing/adder-tool.ts';
-import { browserParts } from './browser-parts.ts';
+import { browserParts, onFirstUse } from './browser-parts.ts';
 
 afterEach(() => void vi.useRealTimers());
 
@@ -21,5 +21,39 @@ describe('the explorer\'s tool timeout', () => {
     expect((await results)[0]).toMatchObject({ ok: false, error: `timed out after ${RUN_DEFAULTS.toolTimeoutMs} ms` });
     // The CLI without --tool-timeout: the same number.
     expect(planConfig({ seed: 0, batchSize: 16, concurrency: 4, lmProposals: true }).toolTimeoutMs).toBe(RUN_DEFAULTS.toolTimeoutMs);
+  });
+});
+
+describe('onFirstUse: a tool\'s resources fetched when its first call needs them', () => {
+  /** A tool that reads resources.base and adds it to its input; `fetches` counts the loader's calls. */
+  function baseTool(fail: { next: boolean }) {
+    const fetches = { n: 0 };
+    const spec = onFirstUse(
+      adderTool({ name: 'AddBase', create: (r) => ({ run: async (input: string) => ({ ok: true, value: String(Number(input) + (r.base as number)) }) }) }),
+      async () => {
+        fetches.n++;
+        if (fail.next) { fail.next = false; throw new Error('network down'); }
+        return { base: 100 };
+      },
+    );
+    return { spec, fetches };
+  }
+  const call = (input: string) => ({ call: { tool: 'AddBase', input }, doc: { id: 'd', text: 'x' } });
+
+  it('fetches nothing when the parts are made, once at the first call, and never again', async () => {
+    const { spec, fetches } = baseTool({ next: false });
+    const parts = browserParts({ lm: {} as CausalLM, resources: {}, specs: [spec] });
+    expect(fetches.n).toBe(0);
+    expect((await parts.execute([call('1'), call('2')])).map((r) => r.ok && r.value)).toEqual(['101', '102']);
+    expect((await parts.execute([call('3')]))[0]).toMatchObject({ ok: true, value: '103' });
+    expect(fetches.n).toBe(1);
+  });
+
+  it('a failed fetch is that call\'s error, and the next call fetches again', async () => {
+    const { spec, fetches } = baseTool({ next: true });
+    const parts = browserParts({ lm: {} as CausalLM, resources: {}, specs: [spec] });
+    expect((await parts.execute([call('1')]))[0]).toMatchObject({ ok: false, error: 'AddBase failed: network down' });
+    expect((await parts.execute([call('1')]))[0]).toMatchObject({ ok: true, value: '101' });
+    expect(fetches.n).toBe(2);
   });
 });

@@ -11,7 +11,7 @@
 import type { CausalLM } from '../../pipeline/core/lm/lm.ts';
 import { createPipelineParts } from '../../pipeline/core/stages/parts.ts';
 import type { PipelineParts } from '../../pipeline/core/stages/stages.ts';
-import type { ToolResources, ToolSpec } from '../../pipeline/core/tools/spec.ts';
+import type { ToolResources, ToolRunner, ToolSpec } from '../../pipeline/core/tools/spec.ts';
 
 /** A call the user typed (set per explorer run). */
 export interface OwnCall {
@@ -44,6 +44,29 @@ export function browserParts(options: { lm: CausalLM; resources: ToolResources; 
     pinnedPositions: (tool) => (own && own.tool === tool ? [own.at] : []),
     setOwn(call) {
       own = call;
+    },
+  };
+}
+
+/**
+ * `spec` with its runner made on first use (the executor's `load()` before a first call), once `more()` has
+ * resolved the resources only this tool reads — so they are fetched when a call first needs them, not with the
+ * model. A failed load is retried at the next call (the executor reports it as that call's error).
+ */
+export function onFirstUse(spec: ToolSpec, more: () => Promise<ToolResources>): ToolSpec {
+  return {
+    ...spec,
+    create: (resources) => {
+      let runner: Promise<ToolRunner> | null = null;
+      const ready = (): Promise<ToolRunner> => (runner ??= more().then(async (extra) => {
+        const made = spec.create({ ...resources, ...extra });
+        await made.load?.();
+        return made;
+      }).catch((error: unknown) => {
+        runner = null;
+        throw error;
+      }));
+      return { load: async () => void (await ready()), run: async (input, context) => (await ready()).run(input, context) };
     },
   };
 }

@@ -21,6 +21,7 @@ import { mountModelPicker, type OpenedFolder } from './ui/model-picker.ts';
 import { mountRunViewer } from './ui/run-viewer.ts';
 import { mountToolkens } from './ui/toolkens.ts';
 import { mountWorkedExample } from './ui/worked-example.ts';
+import { toolStyles } from './ui/colors.ts';
 
 const params = new URLSearchParams(location.search);
 const prefer = (['auto', 'webgpu', 'wasm'].includes(params.get('backend') ?? '') ? params.get('backend') : 'auto') as BackendPreference;
@@ -37,6 +38,16 @@ const kvCache = params.get('kv-cache') === 'cpu' ? ('cpu' as const) : undefined;
 
 const $ = (sel: string) => document.querySelector(sel) as HTMLElement;
 
+// The backend selector beside the header's reason line: another choice reloads the page with ?backend= (the worker
+// imports onnxruntime-web for one backend: the WASM-only build unless WebGPU is chosen, ort-web.ts).
+const backendSelect = $('#backend-select') as HTMLSelectElement;
+backendSelect.value = prefer;
+backendSelect.addEventListener('change', () => {
+  const next = new URL(location.href);
+  next.searchParams.set('backend', backendSelect.value);
+  location.assign(next.href);
+});
+
 mountWorkedExample($('#worked-example'));
 mountRunViewer($('#run-viewer'));
 
@@ -46,6 +57,8 @@ let resolveTools: (tools: ToolInfo[]) => void = () => {};
 let toolsKnown = false;
 const toolsReady = (tools: ToolInfo[]) => {
   toolsKnown = true;
+  // Every chart and strip keys a tool's colour and marker on the registry's order (ui/colors.ts).
+  toolStyles.setRegistry(tools.map((t) => t.name));
   resolveTools(tools);
 };
 let toolsFailed: (e: unknown) => void = () => {};

@@ -3,15 +3,18 @@
  * so the `ort` chunk can be re-imported by onnxruntime-web's own thread workers (with DOM code in that chunk,
  * `numThreads > 1` hangs: "document is not defined" in the thread worker).
  *
- * The default entry (`onnxruntime-web`) carries both the WebGPU (JSEP) and the WASM backends and resolves its
- * `.wasm` through `new URL(…, import.meta.url)`, which Vite turns into a same-origin asset.
+ * Two entries, each resolving its `.wasm` through `new URL(…, import.meta.url)`, which Vite turns into a same-origin
+ * asset, each in a chunk of its own (vite.config.ts):
+ *   - `onnxruntime-web/wasm` (the WASM backend only): ort-wasm-simd-threaded.wasm, 14.3 MB (2.8 MB brotli);
+ *   - `onnxruntime-web` (WebGPU through JSEP, and WASM): ort-wasm-simd-threaded.jsep.wasm, 28.4 MB.
+ * The page takes the second only when WebGPU was chosen, so a WASM visit never downloads the JSEP build.
  */
 import type { Backend } from './backend.ts';
 
 export type Ort = typeof import('onnxruntime-web');
 
-export async function loadOrt(threads: number): Promise<Ort> {
-  const ort = await import('onnxruntime-web');
+export async function loadOrt(threads: number, backend: Backend): Promise<Ort> {
+  const ort: Ort = backend === 'webgpu' ? await import('onnxruntime-web') : await import('onnxruntime-web/wasm');
   ort.env.wasm.numThreads = threads;
   // We are already in a worker; no extra proxy worker.
   ort.env.wasm.proxy = false;

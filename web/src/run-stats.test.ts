@@ -25,6 +25,15 @@ describe('parseCallsJsonl', () => {
     expect(calls[3].usefulness).toBeNull();
     expect(badLines).toEqual([5, 7]);
   });
+
+  it('recognises a train.jsonl (texts with their calls inlined, no tool field) among the bad lines', () => {
+    const train = [
+      JSON.stringify({ id: 'sotu/1', text: 'Out of 1400 [Calculator(400 / 1400) -> 0.29] 29 percent…' }),
+      JSON.stringify({ id: 'sotu/2', text: 'Today is [Calendar() -> Monday] Monday.' }),
+    ].join('\n');
+    expect(parseCallsJsonl(train)).toMatchObject({ calls: [], badLines: [1, 2], trainingLines: 2 });
+    expect(parseCallsJsonl(RUN).trainingLines).toBe(0);
+  });
 });
 
 describe('countByTool', () => {

@@ -23,6 +23,11 @@ export interface ParsedRun {
   calls: CallRecord[];
   /** 1-based line numbers that were not a JSON object with a string `tool`. */
   badLines: number[];
+  /**
+   * Of the bad lines, how many are a run's training texts (train.jsonl: an object with a string `text` and no
+   * `tool`, the kept calls inlined in it) — the file next to calls.jsonl that users open by mistake.
+   */
+  trainingLines: number;
 }
 
 function isLosses(x: unknown): x is Losses {
@@ -37,6 +42,7 @@ function isLosses(x: unknown): x is Losses {
 export function parseCallsJsonl(text: string): ParsedRun {
   const calls: CallRecord[] = [];
   const badLines: number[] = [];
+  let trainingLines = 0;
   const lines = text.split('\n');
   lines.forEach((line, i) => {
     if (line.trim() === '') return;
@@ -49,6 +55,7 @@ export function parseCallsJsonl(text: string): ParsedRun {
     }
     if (typeof rec !== 'object' || rec === null || typeof rec.tool !== 'string') {
       badLines.push(i + 1);
+      if (typeof rec === 'object' && rec !== null && typeof rec.text === 'string') trainingLines++;
       return;
     }
     const u = isLosses(rec.losses)
@@ -59,7 +66,7 @@ export function parseCallsJsonl(text: string): ParsedRun {
     const bound = rec.losses && typeof rec.usefulnessAtMost === 'number' && Number.isFinite(rec.usefulnessAtMost) ? rec.usefulnessAtMost : undefined;
     calls.push({ tool: rec.tool, usefulness: u, ...(u === null && bound !== undefined && { usefulnessAtMost: bound }) });
   });
-  return { calls, badLines };
+  return { calls, badLines, trainingLines };
 }
 
 export interface ToolCount {

@@ -15,8 +15,9 @@ import type { OrtModule } from '../../pipeline/core/lm/ort-lm.ts';
 import { withDecoderFeeds } from '../../pipeline/core/lm/wrap-decoder.ts';
 import { generateWithToolkens } from '../../pipeline/core/toolkens/generate.ts';
 import type { KnowledgeBase } from '../../pipeline/core/tools/qa/qa.ts';
+import type { ToolResources } from '../../pipeline/core/tools/spec.ts';
 import { chooseBackend, fallbackToWasm, type BackendChoice, type BackendEnv } from './backend.ts';
-import { browserParts, type BrowserParts } from './browser-parts.ts';
+import { browserParts, onFirstUse, type BrowserParts } from './browser-parts.ts';
 import { scoreGolden } from './golden.ts';
 import { openSource } from './model-source.ts';
 import { loadOrt, sessionOptions, type Ort } from './ort-web.ts';
@@ -95,7 +96,7 @@ async function load(req: Extract<Request, { type: 'load' }>) {
   if (req.threads && req.threads >= 1 && req.threads < choice.threads) {
     choice = { ...choice, threads: req.threads, reason: `${choice.reason} (threads set to ${req.threads})` };
   }
-  const ort = await loadOrt(choice.threads);
+  const ort = await loadOrt(choice.threads, choice.backend);
   const source = openSource(req.source, self.location.href);
   // Read once: a WebGPU failure retries on WASM with the same bytes (the loaded model keeps the plain source).
   const once = readOnce(source);
@@ -133,12 +134,19 @@ async function load(req: Extract<Request, { type: 'load' }>) {
   };
 }
 
-/** Tools, prompts and the QA knowledge base (kb.json, 2.7 MB, its own chunk), loaded once with the model. */
+/**
+ * Resources fetched when a tool's first call needs them rather than with the model, by tool: the QA knowledge base
+ * (kb.json, 2.5 MB, 0.4 MB compressed, its own chunk).
+ */
+const ON_FIRST_USE: Record<string, () => Promise<ToolResources>> = {
+  QA: async () => ({ kb: (await import('../../pipeline/data/kb.json')).default as unknown as KnowledgeBase }),
+};
+
+/** Tools and prompts, made once with the model (their heavy resources on first use: ON_FIRST_USE). */
 function getParts(lm: CausalLM) {
-  parts ??= (async () => {
-    const kb = (await import('../../pipeline/data/kb.json')).default as unknown as KnowledgeBase;
-    return browserParts({ lm, resources: { kb }, specs: TOOL_SPECS });
-  })();
+  parts ??= Promise.resolve(browserParts({
+    lm, resources: {}, specs: TOOL_SPECS.map((spec) => (ON_FIRST_USE[spec.name] ? onFirstUse(spec, ON_FIRST_USE[spec.name]) : spec)),
+  }));
   return parts;
 }
 

@@ -35,6 +35,8 @@ export function slider(opts: {
   step: number;
   value: number;
   format?: (v: number) => string;
+  /** Said after the value by screen readers (aria-valuetext), e.g. "nats". */
+  unit?: string;
   onInput: (v: number) => void;
 }): { root: HTMLLabelElement; input: HTMLInputElement; set(v: number): void } {
   const format = opts.format ?? ((v: number) => String(v));
@@ -48,8 +50,14 @@ export function slider(opts: {
     step: opts.step,
     value: opts.value,
   });
-  input.addEventListener('input', () => {
+  // What a screen reader says: the value as shown, not the raw step.
+  const say = () => {
     shown.textContent = format(input.valueAsNumber);
+    input.setAttribute('aria-valuetext', `${opts.label} ${format(input.valueAsNumber)}${opts.unit ? ` ${opts.unit}` : ''}`);
+  };
+  say();
+  input.addEventListener('input', () => {
+    say();
     opts.onInput(input.valueAsNumber);
   });
   const root = h('label', { for: opts.id }, h('span', {}, `${opts.label} = `, shown), input);
@@ -58,7 +66,7 @@ export function slider(opts: {
     input,
     set(v: number) {
       input.value = String(v);
-      shown.textContent = format(input.valueAsNumber);
+      say();
       opts.onInput(input.valueAsNumber);
     },
   };
@@ -91,9 +99,13 @@ export function logSlider(opts: {
   const range = h('span', { class: 'range-note' });
   const showRange = () => { range.textContent = `log scale, 0 then ${format(10 ** lo)} … ${format(10 ** hi)}`; };
   showRange();
+  // A screen reader says the threshold, not the step index (0 … steps) the input holds.
+  const say = () => input.setAttribute('aria-valuetext', `${opts.label} ${format(value)}`);
+  say();
   input.addEventListener('input', () => {
     value = toValue(input.valueAsNumber);
     shown.textContent = format(value);
+    say();
     opts.onInput(value);
   });
   const root = h('label', { for: opts.id }, h('span', {}, `${opts.label} = `, shown), input, range);

@@ -1,9 +1,14 @@
 /**
  * The p_i(" [") heat strip: one span per token, its background as dark as p_i is high — on a log scale from the
  * strip's median (white) to its maximum, since a small model's p_i are far below 1 and close together, so only the
- * peaks stand out — chosen positions outlined, p_i in the tooltip.
+ * peaks stand out — in the tool's own colour (colors.ts), its marker before the caption; chosen positions
+ * outlined, p_i in the tooltip.
  */
+import { markerIcon, toolStyles, type SeriesStyle } from './colors.ts';
 import { h } from './dom.ts';
+
+/** '#rrggbb' → 'r, g, b' for rgba(). */
+const rgb = (hex: string) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)).join(', ');
 
 export function heatStrip(opts: {
   tool: string;
@@ -16,7 +21,11 @@ export function heatStrip(opts: {
   quantity?: string;
   /** @default `ex-strip-<tool>` */
   testId?: string;
+  /** The tool's colour and marker. @default toolStyles.of(tool) */
+  style?: SeriesStyle;
 }): HTMLElement {
+  const style = opts.style ?? toolStyles.of(opts.tool);
+  const shade = rgb(style.color);
   const quantity = opts.quantity ?? 'p_i(" [")';
   const max = Math.max(1e-12, ...opts.p);
   const sorted = [...opts.p].sort((a, b) => a - b);
@@ -28,7 +37,7 @@ export function heatStrip(opts: {
     return h(
       'span',
       {
-        style: `background: rgba(11, 92, 173, ${(0.85 * a).toFixed(3)}); color: ${a > 0.55 ? '#fff' : 'inherit'}`,
+        style: `background: rgba(${shade}, ${(0.85 * a).toFixed(3)}); color: ${a > 0.55 ? '#fff' : 'inherit'}`,
         title: `token ${i} ${JSON.stringify(tok)}: ${quantity} = ${opts.p[i].toExponential(2)}${chosen ? ' (chosen)' : ''}`,
         class: chosen ? 'chosen' : undefined,
         'data-chosen': chosen ? 'true' : undefined,
@@ -38,8 +47,8 @@ export function heatStrip(opts: {
   });
   return h(
     'figure',
-    { 'data-testid': opts.testId ?? `ex-strip-${opts.tool}`, style: 'margin: 0.4rem 0' },
-    h('figcaption', { class: 'muted' }, `${opts.tool}: ${quantity} per token (darker = higher, log scale, median ${min.toExponential(1)} … max ${max.toExponential(1)})${opts.quantity ? '' : '; outlined = chosen position'}`),
+    { 'data-testid': opts.testId ?? `ex-strip-${opts.tool}`, 'data-color': style.color, 'data-shape': style.shape, style: 'margin: 0.4rem 0' },
+    h('figcaption', { class: 'muted' }, markerIcon(style, { size: 12 }), ' ', `${opts.tool}: ${quantity} per token (darker = higher, log scale, median ${min.toExponential(1)} … max ${max.toExponential(1)})${opts.quantity ? '' : '; outlined = chosen position'}`),
     h('div', { class: 'strip', role: 'img', 'aria-label': `${opts.tool}: ${quantity} per token` }, ...spans),
   );
 }

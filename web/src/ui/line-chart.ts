@@ -1,21 +1,24 @@
 /**
  * A small canvas line chart for counts: several step series over a shared x axis, the y axis on a log scale (counts
  * from 0 to thousands: y is drawn at log10(1 + y), so 0 sits on the axis and 1, 10, 100, 1000 are evenly spaced), a
- * vertical marker (the current τ_f) and a legend giving each series' value at the marker.
- * Hand-written (~110 lines) rather than a charting dependency: one chart type, no interaction beyond redraws.
+ * vertical marker (the current τ_f) with each series' marker shape where it crosses it, and — unless the caller
+ * shows one of its own (`legend: false`) — a legend giving each series' value at the marker.
+ * Hand-written (~120 lines) rather than a charting dependency: one chart type, no interaction beyond redraws.
  */
-import { seriesColor, TOTAL_COLOR } from './colors.ts';
+import { markerPath, seriesColor, TOTAL_COLOR, type SeriesStyle } from './colors.ts';
 
 export interface Series {
   label: string;
   points: { x: number; y: number }[];
+  /** Colour and marker (a tool's, colors.ts); @default the palette in series order, no marker */
+  style?: SeriesStyle;
 }
 
 /** The series named `total` (e.g. "all") is drawn thick and near-black; the others take the palette in order. */
 export function drawLineChart(
   canvas: HTMLCanvasElement,
   series: readonly Series[],
-  opts: { xLabel: string; yLabel: string; marker?: number; total?: string },
+  opts: { xLabel: string; yLabel: string; marker?: number; total?: string; legend?: boolean },
 ): void {
   const dpr = globalThis.devicePixelRatio || 1;
   const cssW = canvas.clientWidth || 720;
@@ -27,7 +30,8 @@ export function drawLineChart(
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
   ctx.clearRect(0, 0, cssW, cssH);
 
-  const pad = { l: 56, r: 190, t: 12, b: 40 };
+  const legend = opts.legend ?? true;
+  const pad = { l: 56, r: legend ? 190 : 16, t: 12, b: 40 };
   const all = series.flatMap((s) => s.points);
   if (all.length === 0) return;
   const xMin = Math.min(...all.map((p) => p.x));
@@ -84,7 +88,7 @@ export function drawLineChart(
   // Series as step lines (counts change only at thresholds); the legend gives each one's value at the marker.
   const names = series.map((s) => s.label).filter((l) => l !== opts.total);
   series.forEach((s, i) => {
-    const color = s.label === opts.total ? TOTAL_COLOR : seriesColor(names, s.label);
+    const color = s.label === opts.total ? TOTAL_COLOR : (s.style?.color ?? seriesColor(names, s.label));
     ctx.strokeStyle = color;
     ctx.lineWidth = s.label === opts.total ? 3 : 2;
     ctx.beginPath();
@@ -97,6 +101,11 @@ export function drawLineChart(
     });
     ctx.stroke();
     const at = opts.marker === undefined ? undefined : [...s.points].reverse().find((p) => p.x <= opts.marker! + 1e-9);
+    if (at && s.style && opts.marker! >= xMin && opts.marker! <= xMax) {
+      ctx.fillStyle = color;
+      ctx.fill(new Path2D(markerPath(s.style.shape, sx(opts.marker!), sy(at.y), 5)));
+    }
+    if (!legend) return;
     ctx.fillStyle = color;
     ctx.textAlign = 'left';
     ctx.fillRect(pad.l + W + 12, pad.t + 6 + i * 18, 14, 4);

@@ -1,10 +1,16 @@
 /**
- * Run viewer: open a pipeline run's `calls.jsonl` (file picker or drag-and-drop); per-tool counts at τ_f and the
- * survival curve (kept calls vs τ_f). The τ_f slider re-counts from the stored losses, live.
+ * Run viewer: open a pipeline run's `calls.jsonl` (file picker, drag-and-drop, or "Open the last run": the newest
+ * out/<run>/calls.jsonl, which the dev and preview servers list at /out/.runs.json — repo-files-plugin.ts); per-tool
+ * counts at τ_f and the survival curve (kept calls vs τ_f), each tool in its colour and marker (colors.ts). The τ_f
+ * slider re-counts from the stored losses, live. A train.jsonl opened by mistake is named as such.
  */
 import { countByTool, parseCallsJsonl, survivalCurves, thresholds, type ParsedRun } from '../run-stats.ts';
+import { markerIcon, toolStyles } from './colors.ts';
 import { h, fmt, slider } from './dom.ts';
 import { drawLineChart } from './line-chart.ts';
+
+/** What the servers list (repo-files-plugin.ts): the runs under out/ with a calls.jsonl, newest first. */
+const RUNS_LIST = './out/.runs.json';
 
 /** The viewer's τ_f range, nats: where the paper's thresholds (0.5, 1, 2) sit, with room either side. */
 const TAU_MIN = -0.5;
@@ -16,7 +22,7 @@ export function mountRunViewer(root: HTMLElement): void {
   let tauF = 1.0;
   let name = '';
 
-  const status = h('p', { class: 'muted', 'data-testid': 'rv-status' }, 'No run loaded.');
+  const status = h('p', { class: 'muted', 'data-testid': 'rv-status', role: 'status' }, 'No run loaded.');
   const table = h('table', { 'data-testid': 'rv-counts' });
   const canvas = h('canvas', {
     'data-testid': 'rv-chart',
@@ -29,32 +35,74 @@ export function mountRunViewer(root: HTMLElement): void {
 
   const render = () => {
     if (!run) return;
+    if (run.calls.length === 0 && run.trainingLines > 0) {
+      canvas.hidden = true;
+      table.replaceChildren();
+      status.textContent = `${name} is a run's training file (train.jsonl: ${run.trainingLines.toLocaleString('en')} texts with their kept calls inlined), not its candidate calls: open calls.jsonl from the same run folder (out/<run>/calls.jsonl).`;
+      status.classList.add('error');
+      return;
+    }
+    status.classList.remove('error');
     canvas.hidden = false;
     status.textContent =
       `${name}: ${run.calls.length.toLocaleString('en')} candidate calls` +
       (run.badLines.length ? `, ${run.badLines.length} malformed lines skipped` : '');
+    const order = toolStyles.sort(run.calls.map((c) => c.tool));
+    const byOrder = <T extends { tool: string }>(rows: T[]) =>
+      [...rows].sort((a, b) => (a.tool === 'all' ? 1 : b.tool === 'all' ? -1 : order.indexOf(a.tool) - order.indexOf(b.tool)));
+    const toolCell = (tool: string) => tool === 'all'
+      ? h('td', {}, 'all')
+      : h('td', { class: 'tool', 'data-testid': `rv-tool-${tool}`, 'data-color': toolStyles.of(tool).color, 'data-shape': toolStyles.of(tool).shape }, markerIcon(toolStyles.of(tool), { size: 11 }), ' ', tool);
     table.replaceChildren(
       h('thead', {}, h('tr', {},
         h('th', {}, 'tool'), h('th', { class: 'num' }, 'candidates'), h('th', { class: 'num' }, 'scored'),
         h('th', { class: 'num' }, `≥ τ_f ${fmt(tauF)}`), h('th', { class: 'num' }, 'share'))),
-      h('tbody', {}, ...countByTool(run.calls, tauF).map((r) => h('tr', {},
-        h('td', {}, r.tool), h('td', { class: 'num' }, r.candidates), h('td', { class: 'num' }, r.scored),
+      h('tbody', {}, ...byOrder(countByTool(run.calls, tauF)).map((r) => h('tr', {},
+        toolCell(r.tool), h('td', { class: 'num' }, r.candidates), h('td', { class: 'num' }, r.scored),
         h('td', { class: 'num', 'data-testid': `rv-kept-${r.tool}`, title: r.undecided ? `and up to ${r.undecided} more whose L_b the run did not score (τ_f below its --tau-f-floor)` : undefined }, r.undecided ? `${r.kept} (+≤${r.undecided})` : r.kept),
         h('td', { class: 'num' }, r.scored ? `${((100 * r.kept) / r.scored).toFixed(1)}%` : '—')))),
     );
-    const curves = survivalCurves(run.calls, TAUS);
+    const curves = byOrder(survivalCurves(run.calls, TAUS));
+    // The table is the legend (each tool's marker and its count at τ_f): the chart draws none, so it fits a phone.
     drawLineChart(
       canvas,
-      curves.map((c) => ({ label: c.tool, points: c.points.map((p) => ({ x: p.tauF, y: p.kept })) })),
-      { xLabel: 'τ_f (nats)', yLabel: 'calls ≥ τ_f (log scale)', marker: tauF, total: 'all' },
+      curves.map((c) => ({ label: c.tool, points: c.points.map((p) => ({ x: p.tauF, y: p.kept })), style: c.tool === 'all' ? undefined : toolStyles.of(c.tool) })),
+      { xLabel: 'τ_f (nats)', yLabel: 'calls ≥ τ_f (log scale)', marker: tauF, total: 'all', legend: false },
     );
   };
+  // Tools take the registry's colours once the worker reports them.
+  toolStyles.onChange(render);
 
   const load = async (file: File) => {
     name = file.name;
     run = parseCallsJsonl(await file.text());
     render();
   };
+
+  const lastRun = h('button', { type: 'button', 'data-testid': 'rv-last', title: 'The newest out/<run>/calls.jsonl, as the dev server (npm run web) lists them' }, 'Open the last run');
+  lastRun.addEventListener('click', () => {
+    void (async () => {
+      status.classList.remove('error');
+      status.textContent = 'looking for runs under out/…';
+      const listed = await fetch(RUNS_LIST).then((r) => (r.ok ? (r.json() as Promise<{ runs: { path: string }[] }>) : null), () => null);
+      const newest = listed?.runs[0];
+      if (!newest) {
+        status.textContent = listed
+          ? 'No run under out/ has a calls.jsonl yet: `npm start` makes one (out/start/).'
+          : 'This server lists no runs (the dev server, npm run web, serves out/): open a calls.jsonl with the picker.';
+        return;
+      }
+      const text = await fetch(`./out/${newest.path}`).then((r) => (r.ok ? r.text() : null), () => null);
+      if (text === null) {
+        status.textContent = `out/${newest.path} could not be read from the server.`;
+        status.classList.add('error');
+        return;
+      }
+      name = `out/${newest.path}`;
+      run = parseCallsJsonl(text);
+      render();
+    })();
+  });
 
   fileInput.addEventListener('change', () => {
     const f = fileInput.files?.[0];
@@ -70,17 +118,18 @@ export function mountRunViewer(root: HTMLElement): void {
   });
 
   const tau = slider({
-    id: 'rv-tau-f', label: 'τ_f', min: TAU_MIN, max: TAU_MAX, step: 0.05, value: tauF, format: (v) => fmt(v),
+    id: 'rv-tau-f', label: 'τ_f', min: TAU_MIN, max: TAU_MAX, step: 0.05, value: tauF, format: (v) => fmt(v), unit: 'nats',
     onInput: (v) => { tauF = v; render(); },
   });
 
   root.append(
     h('h2', { id: 'rv-title' }, 'Run viewer'),
     h('p', { class: 'muted' }, 'Open the calls.jsonl of a pipeline run (out/<run>/calls.jsonl) to see what the filter keeps: per tool, the calls that reach τ_f (before the counterfactual control), and how that count falls as τ_f rises.'),
+    h('div', { class: 'actions' }, lastRun),
     h('div', { class: 'grid' }, h('label', { for: 'rv-file' }, 'calls.jsonl', fileInput), tau.root),
     zone,
     status,
-    table,
+    h('div', { class: 'table-scroll' }, table),
     canvas,
   );
 }

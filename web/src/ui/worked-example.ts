@@ -37,7 +37,7 @@ export function mountWorkedExample(root: HTMLElement): void {
   };
 
   const tau = slider({
-    id: 'we-tau-f', label: 'τ_f', min: 0, max: 3, step: 0.05, value: tauF,
+    id: 'we-tau-f', label: 'τ_f', min: 0, max: 3, step: 0.05, value: tauF, unit: 'nats',
     format: (v) => fmt(v),
     onInput: (v) => { tauF = v; render(); },
   });

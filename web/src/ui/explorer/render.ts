@@ -8,6 +8,8 @@ import { hasCallOnly, reasonText, type Candidate } from '../../../../pipeline/co
 import type { Doc } from '../../../../pipeline/core/document.ts';
 import type { Analysis } from '../../analysis-types.ts';
 import { chosenPositions, inlineKept, rejudge, type Decision } from '../../rejudge.ts';
+import { funnel, funnelText, isExecuted } from '../../funnel.ts';
+import { toolStyles, markerIcon } from '../colors.ts';
 import { fmt, h } from '../dom.ts';
 import { heatStrip } from '../heat-strip.ts';
 import { WORKED_DEFAULTS } from '../worked-example.ts';
@@ -32,7 +34,7 @@ export function renderStatus(view: ExplorerView, model: ExplorerModel): void {
   view.status.textContent = statusText(model);
 }
 
-function statusText({ job, analysis, filled }: ExplorerModel): string {
+function statusText({ job, analysis, filled, settings }: ExplorerModel): string {
   switch (job.phase) {
     case 'waiting': return 'Waiting for the model…';
     case 'no-model': return 'The model did not load.';
@@ -42,13 +44,17 @@ function statusText({ job, analysis, filled }: ExplorerModel): string {
     case 'done': {
       if (!analysis) return '';
       const skipped = Object.entries(analysis.skipped).map(([tool, why]) => `${tool} skipped by its pre-filter (${why})`);
-      const bounded = analysis.candidates.filter((c) => c.losses && !hasCallOnly(c.losses)).length;
-      return `Scored ${analysis.candidates.length} candidate calls over ${analysis.tokens.length} tokens in ${(analysis.ms / 1000).toFixed(2)} s.` +
+      const f = funnel(judged(analysis, settings));
+      return `${funnelText(f)} · ${analysis.tokens.length} tokens, ${(analysis.ms / 1000).toFixed(2)} s.` +
         (filled ? ` L_b of ${filled} more scored for τ_f down to ${fmt(analysis.tauMin)}.` : '') +
-        (bounded ? ` ${bounded} calls have no L_b: L_a − L_c < τ_min ${fmt(analysis.tauMin)}, dropped at any τ_f ≥ it (a lower τ_f scores them).` : '') +
         (skipped.length ? ` ${skipped.join('; ')}.` : '');
     }
   }
+}
+
+/** The stored analysis decided at the current τ_s, τ_f and control (rejudge.ts: no model). */
+function judged(a: Analysis, { tauS, tauF, control }: ExplorerState): Decision[] {
+  return rejudge(a, { tauS, tauF, controlMargins: control ? a.controlMargins : undefined });
 }
 
 /** The tool checkboxes and the own call's tool list, in the registry's order (once the tools are known). */
@@ -82,10 +88,10 @@ export function renderResults(view: ExplorerView, model: ExplorerModel, on: Pick
   const a = model.analysis;
   if (!a) return;
   view.results.hidden = false;
-  const { tauS, tauF, control } = model.settings;
-  const decisions = rejudge(a, { tauS, tauF, controlMargins: control ? a.controlMargins : undefined });
-  renderStrips(view, a, tauS);
-  renderSummary(view, decisions, model.settings);
+  const decisions = judged(a, model.settings);
+  view.status.textContent = statusText(model);
+  renderStrips(view, a, model.settings.tauS);
+  (view.scatter.root.parentElement as HTMLElement).hidden = false;
   renderScatter(view, model, decisions);
   renderCandidates(view, a, decisions, model.tablePage, on);
   renderInlined(view, a, decisions);
@@ -98,16 +104,15 @@ export function renderTauSRange(view: ExplorerView, a: Analysis): void {
   view.tauS.setRange(Math.floor(Math.log10(Math.min(...ps))), Math.log10(Math.max(...ps)));
 }
 
-/** The scatter of every scored call, with the τ_f line (scatter.ts). */
+/** The scatter of every executed call that was scored, the ones without L_b at their bound, with the τ_f line (scatter.ts). */
 export function renderScatter(view: ExplorerView, model: ExplorerModel, decisions: readonly Decision[]): void {
   const a = model.analysis!;
   const points: ScatterPoint[] = decisions.flatMap((d, index) => {
     const c = d.candidate;
-    // A call without L_b (two-pass scoring) has no point: its x, min(L_a, L_b), is only bounded.
-    if (!c.losses || !hasCallOnly(c.losses)) return [];
-    return [{ index, tool: c.tool, losses: c.losses, kept: d.kept, decision: decisionText(d), call: callString(a, c, c.result), window: scoredWindow(a, c.at) }];
+    if (!c.losses) return [];
+    return [{ index, tool: c.tool, losses: c.losses, bound: !hasCallOnly(c.losses), kept: d.kept, decision: decisionText(d), call: callString(a, c, c.result), window: scoredWindow(a, c.at) }];
   });
-  view.scatter.update({ points, tools: model.tools?.map((t) => t.name) ?? a.tools.map((t) => t.tool), tauF: model.settings.tauF, worked: WORKED_DEFAULTS });
+  view.scatter.update({ points, tauF: model.settings.tauF, tauMin: a.tauMin, worked: WORKED_DEFAULTS });
 }
 
 /** The text around character `at`: 60 characters before, the 5 tokens from `at` (the losses' window), 40 after. */
@@ -125,13 +130,9 @@ const decisionText = (d: Decision) =>
 export function renderStrips(view: ExplorerView, a: Analysis, tauS: number): void {
   const chosen = chosenPositions(a, tauS);
   view.strips.replaceChildren(
-    ...a.tools.map((t) => heatStrip({ tool: t.tool, tokens: a.tokens, offsets: a.offsets, p: t.p, chosen: chosen.get(t.tool) ?? new Set() })),
+    ...toolStyles.sort(a.tools.map((t) => t.tool)).map((tool) => a.tools.find((t) => t.tool === tool)!).map((t) =>
+      heatStrip({ tool: t.tool, tokens: a.tokens, offsets: a.offsets, p: t.p, chosen: chosen.get(t.tool) ?? new Set(), style: toolStyles.of(t.tool) })),
   );
-}
-
-export function renderSummary(view: ExplorerView, decisions: readonly Decision[], settings: ExplorerState): void {
-  const kept = decisions.filter((d) => d.kept).length;
-  view.summary.textContent = `${kept} of ${decisions.length} candidate calls kept at τ_s ${settings.tauS === 0 ? '0' : settings.tauS.toExponential(1)}, τ_f ${fmt(settings.tauF)}.`;
 }
 
 /** Kept first, then by usefulness (highest first); calls never scored (tool errors) last. */
@@ -145,7 +146,7 @@ function tableOrder(a: readonly [Decision, number], b: readonly [Decision, numbe
  * unparsable samples, leakage, duplicates) folded below with counts per reason.
  */
 export function renderCandidates(view: ExplorerView, a: Analysis, decisions: readonly Decision[], page: number, on: Pick<ExplorerHandlers, 'page'>): void {
-  const executed = (d: Decision) => d.candidate.losses !== undefined || d.candidate.error !== undefined;
+  const executed = isExecuted;
   const rows = decisions.map((d, i) => [d, i] as const);
   const writings = otherWritings(a);
   const shown = rows.filter(([d]) => executed(d)).sort(tableOrder);
@@ -156,8 +157,8 @@ export function renderCandidates(view: ExplorerView, a: Analysis, decisions: rea
     row.hidden = Math.floor(n / PAGE_ROWS) !== current;
     return row;
   })));
-  const kept = shown.filter(([d]) => d.kept).length;
-  view.tableSummary.textContent = `Table of the ${shown.length} executed calls (${kept} kept, listed first)`;
+  const f = funnel(decisions);
+  view.tableSummary.textContent = `The ${f.executed} executed calls, ${f.kept} kept (listed first): results, losses, verdicts`;
   const from = current * PAGE_ROWS;
   const button = (label: string, to: number, testid: string) => {
     const b = h('button', { type: 'button', class: 'small', 'data-testid': testid, disabled: to < 0 || to >= pages }, label);
@@ -171,7 +172,7 @@ export function renderCandidates(view: ExplorerView, a: Analysis, decisions: rea
   view.rejectedDetails.hidden = early.length === 0;
   const byKind = new Map<string, number>();
   for (const [d] of early) byKind.set(d.candidate.outcome.kind, (byKind.get(d.candidate.outcome.kind) ?? 0) + 1);
-  view.rejectedSummary.textContent = `${early.length} candidates rejected before execution` +
+  view.rejectedSummary.textContent = `The ${f.proposed - f.executed} proposed calls not executed` +
     (early.length ? ` (${[...byKind].map(([k, n]) => `${k}: ${n}`).join(', ')})` : '');
   view.rejectedTable.replaceChildren(tableHead(), h('tbody', {}, ...early.map(([d, i]) => candidateRow(a, d, i, writings))));
 }
@@ -217,7 +218,7 @@ function candidateRow(a: Analysis, d: Decision, i: number, writings: ReadonlyMap
   const writing = writings.get(i);
   const l = c.losses;
   return h('tr', { 'data-testid': `ex-row-${i}`, 'data-kept': String(d.kept) },
-    h('td', {}, c.tool),
+    h('td', { class: 'tool', 'data-color': toolStyles.of(c.tool).color }, markerIcon(toolStyles.of(c.tool), { size: 11 }), ' ', c.tool),
     h('td', { class: 'num', title: `p_i = ${c.positionP?.toExponential(2) ?? '—'}` }, c.at),
     h('td', {}, c.proposer === 'lm' ? 'LM sample' : i === a.ownIndex ? 'yours' : 'proposer'),
     // A sample that did not parse or never closed is shown as sampled.

@@ -1,23 +1,32 @@
 /**
- * The loss filter as a picture: every scored candidate as a point, L_c (the loss with the call and its result) on x
+ * The loss filter as a picture: every executed call as a point, L_c (the loss with the call and its result) on x
  * against min(L_a, L_b) (the better of no call and the call with an empty result) on y, in nats. A call is kept when
  * min(L_a, L_b) − L_c ≥ τ_f: above the line y = x + τ_f, the shaded band. The line moves with the τ_f slider and the
- * points recolour (filled: kept; hollow: dropped) from the stored losses, without the model. The worked example
- * (L_a 2.5, L_b 2.1, L_c 0.8 → usefulness 1.3) is a marked point. Hovering or focusing a point shows its call and
- * the window of 5 tokens its losses are measured on.
+ * points recolour (filled: kept; hollow: dropped) from the stored losses, without the model. A call whose L_b
+ * two-pass scoring skipped (L_a − L_c < τ_min: no τ_f ≥ τ_min can keep it) is drawn at its known bound, y = L_a
+ * (its min(L_a, L_b) is at most that), with a dashed outline and a tick pointing down; a τ_f below τ_min scores its
+ * L_b (mount.ts) and it moves to its place. Each tool has its colour and marker shape (colors.ts: the registry's
+ * order). The worked example (L_a 2.5, L_b 2.1, L_c 0.8 → usefulness 1.3) is a black diamond. Hovering or focusing a
+ * point shows its call and the window of 5 tokens its losses are measured on — and every other call drawn within a
+ * few pixels of it, so stacked points are told apart.
  *
- * Plain SVG, written here (~200 lines) rather than a charting library: one chart type, both axes on one scale so
- * the τ_f line is a true diagonal, redrawn whole on each change (at most a few hundred points).
+ * Plain SVG, written here rather than a charting library: one chart type, both axes on one scale so the τ_f line
+ * is a true diagonal, drawn at the width it is shown at (text stays 11–13 px on a phone), redrawn whole on each
+ * change (at most a few hundred points).
  */
+import type { StoredLosses } from '../../../../pipeline/core/candidates.ts';
 import type { Losses } from '../../../../pipeline/core/scoring/losses.ts';
-import { seriesColor } from '../colors.ts';
+import { markerIcon, markerPath, toolStyles } from '../colors.ts';
 import { fmt, h } from '../dom.ts';
 
 export interface ScatterPoint {
   /** Index of the candidate in the analysis (the table row `ex-row-<index>`). */
   index: number;
   tool: string;
-  losses: Losses;
+  /** L_a and L_c always; L_b unless two-pass scoring skipped it (`bound`). */
+  losses: StoredLosses;
+  /** No L_b: the point sits at y = L_a, an upper bound of min(L_a, L_b). */
+  bound: boolean;
   kept: boolean;
   /** The decision as the table shows it: "kept" or "dropped: <reason>". */
   decision: string;
@@ -29,9 +38,9 @@ export interface ScatterPoint {
 
 export interface ScatterInput {
   points: readonly ScatterPoint[];
-  /** The tools in the registry's order (their colours). */
-  tools: readonly string[];
   tauF: number;
+  /** The τ_f down to which L_b is scored (two-pass scoring): bound points are dropped at any τ_f ≥ it. */
+  tauMin: number;
   worked: Losses;
 }
 
@@ -43,17 +52,19 @@ function s<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, s
   return el;
 }
 
-/** Plot geometry, CSS pixels: a square plot so that y = x + τ_f runs at 45°. */
-const SIZE = 360;
-const PAD = { l: 56, r: 16, t: 14, b: 48 };
-const WIDTH = PAD.l + SIZE + PAD.r;
-const HEIGHT = PAD.t + SIZE + PAD.b;
+/** Plot geometry, CSS pixels: a square plot (so y = x + τ_f runs at 45°) as wide as its box allows, within limits. */
+const PAD = { l: 50, r: 12, t: 12, b: 44 };
+const MAX_WIDTH = 500;
+const MIN_WIDTH = 240;
+/** Points closer than this (px) are one stack: hovering one lists them all. */
+const STACK_PX = 7;
 
-const below = (l: Losses) => Math.min(l.noCall, l.callOnly);
+/** y of a point: min(L_a, L_b), or L_a when L_b was not scored (the bound). */
+const yOf = (l: StoredLosses) => (l.callOnly === undefined ? l.noCall : Math.min(l.noCall, l.callOnly));
 
-/** Round numbers for axis ticks spanning [lo, hi]: steps of 1, 2 or 5 × 10^n, about 6 of them. */
-export function ticks(lo: number, hi: number): number[] {
-  const raw = (hi - lo) / 6;
+/** Round numbers for axis ticks spanning [lo, hi]: steps of 1, 2 or 5 × 10^n, about `count` of them. */
+export function ticks(lo: number, hi: number, count = 6): number[] {
+  const raw = (hi - lo) / count;
   const mag = 10 ** Math.floor(Math.log10(raw));
   const step = [1, 2, 5, 10].map((m) => m * mag).find((x) => x >= raw) ?? 10 * mag;
   const out: number[] = [];
@@ -69,117 +80,166 @@ export interface Scatter {
 export function createScatter(): Scatter {
   const figure = h('figure', { class: 'scatter', 'data-testid': 'ex-scatter' });
   const legend = h('div', { class: 'legend', 'data-testid': 'ex-scatter-legend' });
-  const detail = h('p', { class: 'scatter-detail', 'data-testid': 'ex-scatter-detail', 'aria-live': 'polite' });
+  const detail = h('div', { class: 'scatter-detail', 'data-testid': 'ex-scatter-detail', 'aria-live': 'polite' });
   const caption = h('figcaption', {});
   const plotHolder = h('div', { class: 'scatter-plot' });
-  figure.append(caption, h('div', { class: 'scatter-row' }, plotHolder, h('div', { class: 'scatter-side' }, legend, detail)));
+  figure.append(plotHolder, legend, detail, caption);
   let last: ScatterInput | null = null;
-  /** The point under the pointer or focus (its index), so a redraw keeps its details current. */
-  let hovered: number | 'worked' | null = null;
+  /** The points under the pointer or focus (their indices), so a redraw keeps the details current. */
+  let hovered: (number | 'worked')[] = [];
+  let drawnWidth = 0;
+  /** Screen position of every drawn point (for stacks). */
+  let placed = new Map<number, { x: number; y: number }>();
+
+  const pointDetail = (p: ScatterPoint): HTMLElement => {
+    const l = p.losses;
+    const style = toolStyles.of(p.tool);
+    return h('div', { class: 'point-detail', 'data-testid': `ex-detail-${p.index}` },
+      markerIcon(style, { hollow: !p.kept, dashed: p.bound }), ' ',
+      h('strong', { style: `color: ${style.color}` }, p.tool), ' ', h('code', {}, p.call), h('br', {}),
+      h('span', { class: 'window' }, `…${p.window.before.trimEnd()} `, h('mark', { class: 'call' }, p.call), h('u', { title: 'the 5 tokens L_a, L_b, L_c weigh' }, p.window.scored), `${p.window.after}…`), h('br', {}),
+      p.bound
+        ? `L_a ${fmt(l.noCall)}, L_b not scored, L_c ${fmt(l.withResult)}: usefulness ≤ ${fmt(l.noCall - l.withResult)} · `
+        : `L_a ${fmt(l.noCall)}, L_b ${fmt(l.callOnly!)}, L_c ${fmt(l.withResult)}: usefulness ${fmt(yOf(l) - l.withResult)} · `,
+      h('span', { class: p.kept ? 'kept' : 'dropped' }, p.decision));
+  };
 
   const showDetail = () => {
-    if (!last || hovered === null) {
+    if (!last || hovered.length === 0) {
       detail.replaceChildren(h('span', { class: 'muted' }, 'Hover over or focus a point: its call, and the 5 tokens its losses are measured on.'));
       return;
     }
-    if (hovered === 'worked') {
-      const u = below(last.worked) - last.worked.withResult;
-      detail.replaceChildren(h('strong', {}, 'The worked example'), ` (panel above): min(${fmt(last.worked.noCall)}, ${fmt(last.worked.callOnly)}) − ${fmt(last.worked.withResult)} = ${fmt(u)}; ${u >= last.tauF ? 'kept' : 'dropped'} at τ_f ${fmt(last.tauF)}.`);
-      return;
+    const parts: HTMLElement[] = [];
+    if (hovered.length > 1) parts.push(h('p', { class: 'stack-note', 'data-testid': 'ex-detail-stack' }, `${hovered.length} calls drawn at this spot:`));
+    for (const key of hovered) {
+      if (key === 'worked') {
+        const u = yOf(last.worked) - last.worked.withResult;
+        parts.push(h('div', { class: 'point-detail' }, h('strong', {}, 'The worked example'), ` (panel below): min(${fmt(last.worked.noCall)}, ${fmt(last.worked.callOnly!)}) − ${fmt(last.worked.withResult)} = ${fmt(u)}; ${u >= last.tauF ? 'kept' : 'dropped'} at τ_f ${fmt(last.tauF)}.`));
+        continue;
+      }
+      const p = last.points.find((x) => x.index === key);
+      if (p) parts.push(pointDetail(p));
     }
-    const p = last.points.find((x) => x.index === hovered);
-    if (!p) return;
-    const l = p.losses;
-    detail.replaceChildren(
-      h('strong', { style: `color: ${seriesColor(last.tools, p.tool)}` }, p.tool), ' ',
-      h('code', {}, p.call), h('br', {}),
-      h('span', { class: 'window' }, `…${p.window.before.trimEnd()} `, h('mark', { class: 'call' }, p.call), h('u', { title: 'the 5 tokens L_a, L_b, L_c weigh' }, p.window.scored), `${p.window.after}…`), h('br', {}),
-      `L_a ${fmt(l.noCall)}, L_b ${fmt(l.callOnly)}, L_c ${fmt(l.withResult)}: usefulness ${fmt(below(l) - l.withResult)} · `,
-      h('span', { class: p.kept ? 'kept' : 'dropped' }, p.decision),
-    );
+    detail.replaceChildren(...parts);
+  };
+
+  /** The point `key` and every other one drawn within STACK_PX of it. */
+  const stackAt = (key: number): number[] => {
+    const at = placed.get(key);
+    if (!at) return [key];
+    return [key, ...[...placed].filter(([k, q]) => k !== key && Math.hypot(q.x - at.x, q.y - at.y) <= STACK_PX).map(([k]) => k)];
   };
 
   const hoverable = (el: SVGElement, key: number | 'worked') => {
     el.setAttribute('tabindex', '0');
-    const on = () => { hovered = key; showDetail(); };
+    const on = () => { hovered = key === 'worked' ? ['worked'] : stackAt(key); showDetail(); };
     el.addEventListener('mouseenter', on);
     el.addEventListener('focus', on);
   };
 
-  function update(input: ScatterInput): void {
-    last = input;
-    const { points, tools, tauF, worked } = input;
-    const values = [...points.flatMap((p) => [p.losses.withResult, below(p.losses)]), worked.withResult, below(worked)];
+  function draw(input: ScatterInput): void {
+    const { points, tauF, worked } = input;
+    const width = Math.max(MIN_WIDTH, Math.min(MAX_WIDTH, plotHolder.clientWidth || MAX_WIDTH));
+    drawnWidth = width;
+    const size = width - PAD.l - PAD.r;
+    const height = PAD.t + size + PAD.b;
+    const values = [...points.flatMap((p) => [p.losses.withResult, yOf(p.losses)]), worked.withResult, yOf(worked)];
     const lo = Math.floor(Math.min(...values)) - 0.5;
     const hi = Math.ceil(Math.max(...values)) + 0.5;
-    const sx = (x: number) => PAD.l + ((x - lo) / (hi - lo)) * SIZE;
-    const sy = (y: number) => PAD.t + SIZE - ((y - lo) / (hi - lo)) * SIZE;
+    const sx = (x: number) => PAD.l + ((x - lo) / (hi - lo)) * size;
+    const sy = (y: number) => PAD.t + size - ((y - lo) / (hi - lo)) * size;
     const kept = points.filter((p) => p.kept).length;
+    const bound = points.filter((p) => p.bound).length;
 
     const svg = s('svg', {
-      viewBox: `0 0 ${WIDTH} ${HEIGHT}`, width: WIDTH, height: HEIGHT, role: 'img',
-      'aria-label': `Scatter of ${points.length} scored calls: L_c against min(L_a, L_b); ${kept} above the line τ_f = ${fmt(tauF)}`,
+      viewBox: `0 0 ${width} ${height}`, width, height, role: 'img',
+      'aria-label': `Scatter of ${points.length} executed calls (${bound} of them at their bound): L_c against min(L_a, L_b); ${kept} above the line τ_f = ${fmt(tauF)}`,
     });
-    svg.append(s('defs', {}, s('clipPath', { id: 'ex-scatter-clip' }, s('rect', { x: PAD.l, y: PAD.t, width: SIZE, height: SIZE }))));
-    // Axes, grid and tick labels.
+    svg.append(s('defs', {}, s('clipPath', { id: 'ex-scatter-clip' }, s('rect', { x: PAD.l, y: PAD.t, width: size, height: size }))));
     const grid = s('g', { class: 'grid-lines' });
-    for (const t of ticks(lo, hi)) {
+    for (const t of ticks(lo, hi, size < 320 ? 4 : 6)) {
       grid.append(
-        s('line', { x1: sx(t), x2: sx(t), y1: PAD.t, y2: PAD.t + SIZE }),
-        s('line', { x1: PAD.l, x2: PAD.l + SIZE, y1: sy(t), y2: sy(t) }),
-        s('text', { x: sx(t), y: PAD.t + SIZE + 14, 'text-anchor': 'middle' }, String(t)),
+        s('line', { x1: sx(t), x2: sx(t), y1: PAD.t, y2: PAD.t + size }),
+        s('line', { x1: PAD.l, x2: PAD.l + size, y1: sy(t), y2: sy(t) }),
+        s('text', { x: sx(t), y: PAD.t + size + 15, 'text-anchor': 'middle' }, String(t)),
         s('text', { x: PAD.l - 6, y: sy(t) + 4, 'text-anchor': 'end' }, String(t)),
       );
     }
     svg.append(grid,
-      s('rect', { x: PAD.l, y: PAD.t, width: SIZE, height: SIZE, class: 'frame' }),
-      s('text', { x: PAD.l + SIZE / 2, y: HEIGHT - 8, 'text-anchor': 'middle', class: 'axis-label' }, 'L_c: loss with the call and its result (nats)'),
-      s('text', { x: 14, y: PAD.t + SIZE / 2, 'text-anchor': 'middle', class: 'axis-label', transform: `rotate(-90 14 ${PAD.t + SIZE / 2})` }, 'min(L_a, L_b): loss without the result (nats)'));
+      s('rect', { x: PAD.l, y: PAD.t, width: size, height: size, class: 'frame' }),
+      s('text', { x: PAD.l + size / 2, y: height - 8, 'text-anchor': 'middle', class: 'axis-label' }, 'L_c: with the call and its result (nats)'),
+      s('text', { x: 13, y: PAD.t + size / 2, 'text-anchor': 'middle', class: 'axis-label', transform: `rotate(-90 13 ${PAD.t + size / 2})` }, 'min(L_a, L_b): without the result (nats)'));
 
     // The kept band (y ≥ x + τ_f), the τ_f line, and usefulness 0 (y = x) for reference.
-    const band = s('g', { 'clip-path': 'url(#ex-scatter-clip)' },
+    svg.append(s('g', { 'clip-path': 'url(#ex-scatter-clip)' },
       s('polygon', { class: 'kept-band', points: [[lo, lo + tauF], [hi, hi + tauF], [hi, hi + Math.abs(tauF) + (hi - lo)], [lo, hi + Math.abs(tauF) + (hi - lo)]].map(([x, y]) => `${sx(x)},${sy(y)}`).join(' ') }),
       s('line', { class: 'zero-line', x1: sx(lo), y1: sy(lo), x2: sx(hi), y2: sy(hi) }),
-      s('line', { class: 'tau-line', 'data-testid': 'ex-scatter-tau', 'data-tau-f': String(tauF), x1: sx(lo), y1: sy(lo + tauF), x2: sx(hi), y2: sy(hi + tauF) }));
-    svg.append(band);
-    // Label the line where it leaves the plot (top edge, or the right edge when τ_f < 0).
-    const labelX = Math.min(hi, hi - tauF);
-    svg.append(s('text', { class: 'tau-label', x: sx(labelX) - 4, y: sy(labelX + tauF) + 14, 'text-anchor': 'end' }, `τ_f = ${fmt(tauF)}: kept above`));
+      s('line', { class: 'tau-line', 'data-testid': 'ex-scatter-tau', 'data-tau-f': String(tauF), x1: sx(lo), y1: sy(lo + tauF), x2: sx(hi), y2: sy(hi + tauF) })));
+    // The band's label sits in its top-left corner, away from the line and the points along it.
+    svg.append(s('text', { class: 'tau-label', 'data-testid': 'ex-scatter-tau-label', x: PAD.l + 8, y: PAD.t + 16 }, `kept band: usefulness ≥ τ_f = ${fmt(tauF)}`));
 
-    // The points: dropped (hollow) first, kept (filled) on top.
+    // The points: bound and dropped (hollow) first, kept (filled) on top.
     const dots = s('g', { class: 'points' });
-    for (const p of [...points].sort((a, b) => Number(a.kept) - Number(b.kept))) {
-      const color = seriesColor(tools, p.tool);
-      const dot = s('circle', {
-        cx: sx(p.losses.withResult), cy: sy(below(p.losses)), r: p.kept ? 5.5 : 4.5,
-        fill: p.kept ? color : '#fff', 'fill-opacity': p.kept ? 0.9 : 0.6, stroke: color, 'stroke-width': 1.5,
-        'data-testid': `ex-point-${p.index}`, 'data-kept': String(p.kept), 'data-tool': p.tool,
+    placed = new Map();
+    const order = (p: ScatterPoint) => (p.kept ? 2 : p.bound ? 0 : 1);
+    for (const p of [...points].sort((a, b) => order(a) - order(b))) {
+      const style = toolStyles.of(p.tool);
+      const x = sx(p.losses.withResult);
+      const y = sy(yOf(p.losses));
+      const r = p.kept ? 6 : 5;
+      placed.set(p.index, { x, y });
+      const dot = s('path', {
+        d: markerPath(style.shape, x, y, r) + (p.bound ? `M${x},${y + r + 1}v5` : ''),
+        fill: p.kept ? style.color : '#fff', 'fill-opacity': p.kept ? 0.9 : p.bound ? 0.4 : 0.7, stroke: style.color, 'stroke-width': 1.5,
+        ...(p.bound ? { 'stroke-dasharray': '2.5 1.5' } : {}),
+        'data-testid': `ex-point-${p.index}`, 'data-kept': String(p.kept), 'data-tool': p.tool, 'data-color': style.color,
+        'data-shape': style.shape, 'data-bound': String(p.bound),
       }, s('title', {}, `${p.call}: ${p.decision}`));
       hoverable(dot, p.index);
       dots.append(dot);
     }
     // The worked example: a diamond, filled when it is kept at this τ_f.
     const wx = sx(worked.withResult);
-    const wy = sy(below(worked));
-    const workedKept = below(worked) - worked.withResult >= tauF;
+    const wy = sy(yOf(worked));
+    const workedKept = yOf(worked) - worked.withResult >= tauF;
     const diamond = s('polygon', {
       points: `${wx},${wy - 8} ${wx + 8},${wy} ${wx},${wy + 8} ${wx - 8},${wy}`, class: 'worked',
       fill: workedKept ? '#1b1f24' : '#fff', 'data-testid': 'ex-point-worked', 'data-kept': String(workedKept),
     }, s('title', {}, 'The worked example: min(2.5, 2.1) − 0.8 = 1.3'));
     hoverable(diamond, 'worked');
-    dots.append(diamond, s('text', { x: wx + 11, y: wy + 4, class: 'worked-label' }, `worked example (${fmt(below(worked) - worked.withResult, 1)})`));
+    dots.append(diamond, s('text', { x: wx + 11, y: wy + 4, class: 'worked-label' }, `worked example (${fmt(yOf(worked) - worked.withResult, 1)})`));
     svg.append(dots);
     plotHolder.replaceChildren(svg);
+  }
 
-    caption.textContent = `${kept} of ${points.length} scored calls are kept: on or above the line min(L_a, L_b) − L_c = τ_f ` +
-      `(filled = kept, hollow = dropped; a kept call can still fail the counterfactual control). Move τ_f: the line moves and the points recolour, with no model run.`;
-    legend.replaceChildren(...[...new Set(points.map((p) => p.tool))].sort((a, b) => tools.indexOf(a) - tools.indexOf(b)).map((tool) => {
+  function update(input: ScatterInput): void {
+    last = input;
+    draw(input);
+    const { points, tauF, tauMin } = input;
+    const bound = points.filter((p) => p.bound).length;
+    caption.textContent = 'Filled = kept, hollow = dropped (a call above the line can still fail the counterfactual control). ' +
+      'Move τ_f: the line moves and the points recolour, with no model run.';
+    const items = toolStyles.sort(points.map((p) => p.tool)).map((tool) => {
       const n = points.filter((p) => p.tool === tool);
-      return h('span', { class: 'legend-item' }, h('span', { class: 'swatch', style: `background: ${seriesColor(tools, tool)}` }),
-        `${tool}: ${n.filter((p) => p.kept).length} of ${n.length} kept`);
-    }), h('span', { class: 'legend-item' }, h('span', { class: 'swatch diamond' }), 'worked example'));
+      return h('span', { class: 'legend-item', 'data-testid': `ex-legend-${tool}`, 'data-color': toolStyles.of(tool).color },
+        markerIcon(toolStyles.of(tool)), `${tool}: ${n.filter((p) => p.kept).length} kept of ${n.length} executed`);
+    });
+    if (bound) {
+      items.push(h('span', { class: 'legend-item', 'data-testid': 'ex-legend-bound' },
+        markerIcon({ color: '#5b6570', shape: 'circle' }, { hollow: true, dashed: true }),
+        `${bound} without L_b, drawn at L_a (their y is at most that): L_a − L_c < τ_min ${fmt(tauMin)}, dropped at any τ_f ≥ it` +
+          (tauF < tauMin ? '; scoring their L_b for this τ_f' : '')));
+    }
+    items.push(h('span', { class: 'legend-item' }, h('span', { class: 'swatch diamond' }), 'worked example'));
+    legend.replaceChildren(...items);
     showDetail();
   }
+
+  // Drawn at the width it is shown at: redraw when the box changes width (a phone turned, a window resized).
+  new ResizeObserver(() => {
+    const width = Math.max(MIN_WIDTH, Math.min(MAX_WIDTH, plotHolder.clientWidth || MAX_WIDTH));
+    if (last && Math.abs(width - drawnWidth) > 4) draw(last);
+  }).observe(plotHolder);
 
   return { root: figure, update };
 }

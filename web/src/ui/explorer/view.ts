@@ -46,7 +46,6 @@ export interface ExplorerView {
   strips: HTMLElement;
   /** p(toolken) strips beside p_i's, filled by the toolkens panel (ui/toolkens.ts) when toolkens are loaded. */
   toolkenStrips: HTMLElement;
-  summary: HTMLElement;
   scatter: Scatter;
   tauS: ReturnType<typeof logSlider>;
   tableSummary: HTMLElement;
@@ -75,7 +74,7 @@ export function buildView(root: HTMLElement, settings: ExplorerState, on: Explor
     dateInput.setCustomValidity(value === '' || isDocumentDate(value) ? '' : `A document date is ${DOCUMENT_DATE_FORMS}.`);
     if (dateInput.reportValidity()) on.date(value);
   });
-  const toolSet = h('fieldset', {}, h('legend', {}, 'Tools'));
+  const toolSet = h('fieldset', { class: 'tools' }, h('legend', {}, 'Tools'));
 
   const ownTool = h('select', { id: 'ex-own-tool', 'data-testid': 'ex-own-tool' }, h('option', { value: '' }, 'none'));
   const ownInput = h('input', { type: 'text', id: 'ex-own-input', 'data-testid': 'ex-own-input', value: settings.own?.input ?? '', size: 28 });
@@ -94,7 +93,7 @@ export function buildView(root: HTMLElement, settings: ExplorerState, on: Explor
   // p_i of a small model sit far below the paper's 0.05 (1e-8 … 4e-4): the slider spans the observed range on a log
   // scale (renderResults re-spans it after each run); until then 1e-8 … 1e-2.
   const tauS = logSlider({ id: 'ex-tau-s', label: 'τ_s', lo: -8, hi: -2, value: settings.tauS, onInput: on.tauS });
-  const tauF = slider({ id: 'ex-tau-f', label: 'τ_f', min: TAU_F_SLIDER_MIN, max: 5, step: 0.05, value: settings.tauF, format: (v) => fmt(v), onInput: on.tauF });
+  const tauF = slider({ id: 'ex-tau-f', label: 'τ_f', min: TAU_F_SLIDER_MIN, max: 5, step: 0.05, value: settings.tauF, format: (v) => fmt(v), unit: 'nats', onInput: on.tauF });
   const k = slider({ id: 'ex-k', label: 'k', min: 1, max: 20, step: 1, value: settings.k, onInput: on.k });
   const m = slider({ id: 'ex-m', label: 'm', min: 0, max: 10, step: 1, value: settings.m, onInput: on.m });
   const controlBox = h('input', { type: 'checkbox', id: 'ex-control', 'data-testid': 'ex-control', checked: settings.control });
@@ -119,53 +118,55 @@ export function buildView(root: HTMLElement, settings: ExplorerState, on: Explor
   const pager = h('div', { class: 'pager', 'data-testid': 'ex-pager' });
   const rejectedSummary = h('summary', {});
   const rejectedTable = h('table', { 'data-testid': 'ex-rejected', class: 'candidates' });
-  const rejectedDetails = h('details', { 'data-testid': 'ex-rejected-details' }, rejectedSummary, rejectedTable);
-  const summary = h('p', { 'data-testid': 'ex-summary' });
+  const rejectedDetails = h('details', { 'data-testid': 'ex-rejected-details' }, rejectedSummary, h('div', { class: 'table-scroll' }, rejectedTable));
   const inlined = h('p', { class: 'annotated', 'data-testid': 'ex-inlined' });
   const scatter = createScatter();
   const results = h('div', { class: 'results', hidden: true, 'data-testid': 'ex-results' },
+    h('details', { 'data-testid': 'ex-table-details' }, tableSummary, pager, h('div', { class: 'table-scroll' }, table)),
+    rejectedDetails,
     h('h3', {}, 'Text with the kept calls inlined'),
     inlined,
-    summary,
-    h('h3', {}, 'The filter: every scored call'),
-    scatter.root,
-    h('details', { 'data-testid': 'ex-table-details' }, tableSummary, pager, table),
-    rejectedDetails,
     h('h3', {}, 'Where calls may start: p_i(" [")'),
     strips,
     toolkenStrips,
   );
 
   const ranking = h('div', { 'data-testid': 'ex-ranking' });
+  // Wide screens: the text and its controls on the left, the filter's picture on the right, both in the first
+  // viewport, the other settings under the controls; narrow ones: one column — text, picture, other settings.
   root.append(
-    h('h2', { id: 'ex-title' }, 'Explorer'),
-    h('p', { class: 'muted' }, 'The pipeline\'s own stages on your text: positions p_i(" ["), proposed calls, tool results, the three losses, the verdict.'),
-    h('label', { for: 'ex-text' }, 'Text', textArea),
-    h('div', { class: 'grid' },
-      h('label', { for: 'ex-sample' }, 'Sample from the corpus', sampleSelect),
-      h('label', { for: 'ex-date' }, 'Document date', dateInput),
-      toolSet,
-    ),
+    h('h2', { id: 'ex-title' }, 'Explorer: which calls does the filter keep?'),
+    h('div', { class: 'explorer-top' },
+      h('div', { class: 'explorer-input' },
+        h('label', { for: 'ex-text' }, 'Text (the pipeline\'s own stages run on it: positions p_i(" ["), proposed calls, tool results, the three losses, the verdict)', textArea),
+        h('div', { class: 'grid compact' },
+          h('label', { for: 'ex-sample' }, 'Sample from the corpus', sampleSelect),
+          h('label', { for: 'ex-date' }, 'Document date', dateInput)),
+        toolSet,
+        h('fieldset', {},
+          h('legend', {}, 'Judge the stored numbers (no model run)'),
+          h('div', { class: 'grid compact' }, tauF.root, tauS.root, control)),
+        h('div', { class: 'actions' }, runButton, cancelButton, progress)),
+      h('div', { class: 'explorer-picture' },
+        status,
+        h('div', { class: 'scatter-holder', hidden: true, 'data-testid': 'ex-scatter-holder' }, scatter.root)),
+      h('details', { class: 'more-controls', open: true, 'data-testid': 'ex-more' },
+        h('summary', {}, 'More settings: k and m, the LM context, your own call'),
+        h('fieldset', {},
+          h('legend', {}, 'Propose calls (re-runs the model)'),
+          h('div', { class: 'grid compact' }, k.root, m.root, lmContext, programmatic)),
+        h('fieldset', {},
+          h('legend', {}, 'Your own call (scored beside the proposed ones)'),
+          h('div', { class: 'grid compact' },
+            h('label', { for: 'ex-own-tool' }, 'Tool', ownTool),
+            h('label', { for: 'ex-own-input' }, 'Argument', ownInput),
+            h('label', { for: 'ex-own-at' }, 'Before character', ownAt))))),
     ranking,
-    h('fieldset', {},
-      h('legend', {}, 'Judge the stored numbers (no model run)'),
-      h('div', { class: 'grid' }, tauF.root, tauS.root, control)),
-    h('fieldset', {},
-      h('legend', {}, 'Propose calls (re-runs the model)'),
-      h('div', { class: 'grid' }, k.root, m.root, lmContext, programmatic)),
-    h('fieldset', {},
-      h('legend', {}, 'Your own call (scored beside the proposed ones)'),
-      h('div', { class: 'grid' },
-        h('label', { for: 'ex-own-tool' }, 'Tool', ownTool),
-        h('label', { for: 'ex-own-input' }, 'Argument', ownInput),
-        h('label', { for: 'ex-own-at' }, 'Before character', ownAt))),
-    h('div', { class: 'actions' }, runButton, cancelButton, progress),
-    status,
     results,
   );
   return {
     textArea, sampleSelect, dateInput, toolSet, ownTool, ownInput, ownAt, runButton, cancelButton, progress, status,
-    results, strips, toolkenStrips, summary, scatter, tauS, tableSummary, table, pager, rejectedDetails, rejectedSummary, rejectedTable, inlined, ranking,
+    results, strips, toolkenStrips, scatter, tauS, tableSummary, table, pager, rejectedDetails, rejectedSummary, rejectedTable, inlined, ranking,
   };
 }
 
