@@ -104,11 +104,13 @@ describe('generated README blocks', () => {
       measured: '2026-12-05T13:40:00.000Z', command: 'npm run docs:web (web/e2e/explorer-first.test.ts)', server: 'the production build',
       cores: 2, loadAverage: 3.14, browser: 'Chromium 156', backend: 'wasm', firstVisitBytes: 10_194_093, firstResultSeconds: 20.44,
       funnel: '80 proposed → 50 executed → 50 scored → 2 kept', executed: 50, kept: 2,
+      largest: [{ file: 'model.onnx', compressed: 6_884_000, raw: 7_508_739 }], webgpuRuntime: { file: 'ort-wasm-simd-threaded.jsep.wasm', compressed: 6_100_000, raw: 28_352_885 },
     };
     const text = renderBlock({ source: 'first-visit-build.json', view: 'firstVisitBuild' }, JSON.stringify(record));
     expect(text).toContain('**10.19 MB**');
     expect(text).toContain('**20.4 s**: 80 proposed → 50 executed → 50 scored → 2 kept.');
     expect(text).toContain('`web/e2e/explorer-first.test.ts`');
+    expect(text).toContain('compressed (raw): `model.onnx` 6.88 MB (7.51 MB); the WebGPU (JSEP) runtime, fetched only when WebGPU is chosen, would be `ort-wasm-simd-threaded.jsep.wasm` 6.10 MB (28.35 MB).');
   });
 
   it("web/README's first-visit sentences carry the recorded times and counts, and say when the page reloaded", () => {

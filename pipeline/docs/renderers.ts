@@ -78,11 +78,14 @@ const views: Record<string, (source: string) => string> = {
    * bytes sent until the explorer's first result, and the time to it.
    */
   firstVisitBuild(source) {
+    const mb = (bytes: number) => `${(bytes / 1e6).toFixed(2)} MB`;
     const r: FirstVisitBuildRecord = JSON.parse(source);
     return `Measured ${r.measured.slice(0, 10)} by \`${r.command.split(' (')[0]}\` (\`${r.command.split(' (')[1]?.replace(/\)$/, '') ?? ''}\`) on a ${r.cores}-core machine at load ` +
       `average ${f1(r.loadAverage)}, ${r.browser}, ${r.backend.toUpperCase()}, ${r.server}: a first visit to the default page downloads ` +
       `**${(r.firstVisitBytes / 1e6).toFixed(2)} MB** (headers and bodies as sent, counted on the server's sockets) until the explorer's first ` +
-      `result, which shows after **${f1(r.firstResultSeconds)} s**: ${r.funnel}.`;
+      `result, which shows after **${f1(r.firstResultSeconds)} s**: ${r.funnel}.` +
+      (r.largest?.length ? `\nThe largest files it fetched, compressed (raw): ${r.largest.map((f) => `\`${f.file}\` ${mb(f.compressed)} (${mb(f.raw)})`).join(', ')}` +
+        (r.webgpuRuntime ? `; the WebGPU (JSEP) runtime, fetched only when WebGPU is chosen, would be \`${r.webgpuRuntime.file}\` ${mb(r.webgpuRuntime.compressed)} (${mb(r.webgpuRuntime.raw)}).` : '.') : '');
   },
   /** A trained model's held-out probes and its run (`<model>/train-record.json`, written by `npm run train:model`). */
   trainRecord(source) {
@@ -164,8 +167,8 @@ export interface TestRunRecord {
 }
 export type TestDurations = Partial<Record<'fast' | 'full', TestRunRecord>>;
 
-/** What web/e2e/explorer-first.test.ts records (RECORD_WEB=1, `npm run docs:web`). */
-export interface FirstVisitBuildRecord {
+/** Where, when and how a web measurement was made (the first-visit records; web/e2e/browser.ts measuredHere). */
+export interface BrowserMeasurement {
   measured: string;
   command: string;
   server: string;
@@ -173,6 +176,10 @@ export interface FirstVisitBuildRecord {
   loadAverage: number;
   browser: string;
   backend: string;
+}
+
+/** What web/e2e/explorer-first.test.ts records (RECORD_WEB=1, `npm run docs:web`). */
+export interface FirstVisitBuildRecord extends BrowserMeasurement {
   /** Bytes the preview server wrote to its sockets from navigation to the explorer's first result. */
   firstVisitBytes: number;
   firstResultSeconds: number;
@@ -180,17 +187,13 @@ export interface FirstVisitBuildRecord {
   funnel: string;
   executed: number;
   kept: number;
+  /** The biggest files of that visit, and the runtime a WebGPU visit would take instead: bytes, brotli and raw. */
+  largest?: { file: string; compressed: number; raw: number }[];
+  webgpuRuntime?: { file: string; compressed: number; raw: number };
 }
 
 /** What web/e2e/first-visit.test.ts records (RECORD_WEB=1, `npm run docs:web`). */
-export interface FirstVisitRecord {
-  measured: string;
-  command: string;
-  server: string;
-  cores: number;
-  loadAverage: number;
-  browser: string;
-  backend: string;
+export interface FirstVisitRecord extends BrowserMeasurement {
   /** Page reloads after the first load (Vite's dependency optimisation used to cause one). */
   reloads: number;
   /** From navigation to the model loaded, and to the explorer's first finished scoring, wall seconds. */

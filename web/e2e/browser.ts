@@ -5,6 +5,7 @@
  */
 import type { GoldenCase, GoldenResult } from '../src/analysis-types.ts';
 import { existsSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { skipUnlessInstalled } from '../../pipeline/node/testing/system-requirement.ts';
 import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
 
@@ -72,6 +73,18 @@ export async function openPage(browser: Browser, url: string): Promise<OpenPage>
  * "80 proposed → 50 executed → 50 scored → 2 kept · 48 tokens, 21.05 s."
  */
 export const FUNNEL = /^(\d+) proposed → (\d+) executed → (\d+) scored → (\d+) kept · (\d+) tokens, ([\d.]+) s/;
+
+/** The head of a recorded browser measurement (pipeline/docs/renderers.ts BrowserMeasurement): when, how, where. */
+export const measuredHere = (browser: Browser, o: { command: string; server: string; backend: string }) => ({
+  measured: new Date().toISOString(),
+  command: o.command,
+  server: o.server,
+  page: 'the default page, no query parameters',
+  cores: cpus().length,
+  loadAverage: +loadavg()[0].toFixed(1),
+  browser: `Chromium ${browser.version()}`,
+  backend: o.backend,
+});
 
 /** The trimmed text of the element with `data-testid` `id` ('' when it has none). */
 export const textOf = async (page: Page, id: string): Promise<string> => ((await page.textContent(`[data-testid="${id}"]`)) ?? '').trim();

@@ -16,12 +16,11 @@
  * - 390×844: no horizontal scroll with every table and fold open; the scatter drawn at its shown width.
  * - The backend selector reloads the page on the chosen backend.
  */
-import { mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync, copyFileSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
-import { join } from 'node:path';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FUNNEL, launch, openPage, skipWithoutChromium, textOf } from './browser.ts';
+import { FUNNEL, launch, measuredHere, openPage, skipWithoutChromium, textOf } from './browser.ts';
 import { TEST_CAP_MS, waitWhileProgressing } from './progress-wait.ts';
 import { buildApp, repoRoot, serveApp, type Served, webDir } from './serve.ts';
 
@@ -36,6 +35,16 @@ const LAST_RUN = join(repoRoot, 'out/e2e-last-run');
 const BYTES_LIMIT = 12e6;
 
 let served: Served;
+
+/** The build's files at `paths` (URL paths), largest compressed first: name, brotli size and raw size, bytes. */
+function fetchedFiles(paths: readonly string[]): { file: string; compressed: number; raw: number }[] {
+  return [...new Set(paths)].map((path) => join(OUT_DIR, path)).filter((file) => existsSync(file) && statSync(file).isFile()).map((file) => ({
+    file: basename(file).replace(/-[\w-]{8}(\.\w+)$/, '$1'),
+    compressed: existsSync(`${file}.br`) ? statSync(`${file}.br`).size : statSync(file).size,
+    raw: statSync(file).size,
+  })).sort((a, b) => b.compressed - a.compressed);
+}
+
 const done = () => document.querySelector('[data-testid="ex-status"]')?.getAttribute('data-done');
 
 /** Per tool: the colours and shapes its marks carry in `selector`'s elements (data-tool or a testid suffix). */
@@ -215,19 +224,18 @@ describe.skipIf(skipWithoutChromium(GROUP))(GROUP, () => {
       expect(foreign).toEqual([]);
 
       const result = {
-        measured: new Date().toISOString(),
-        command: 'npm run docs:web (web/e2e/explorer-first.test.ts)',
-        server: 'the production build (npm run web:build) served by vite preview, its files precompressed (brotli)',
-        page: 'the default page, no query parameters',
-        cores: cpus().length,
-        loadAverage: +loadavg()[0].toFixed(1),
-        browser: `Chromium ${browser.version()}`,
-        backend: 'wasm',
+        ...measuredHere(browser, {
+          command: 'npm run docs:web (web/e2e/explorer-first.test.ts)',
+          server: 'the production build (npm run web:build) served by vite preview, its files precompressed (brotli)',
+          backend: 'wasm',
+        }),
         firstVisitBytes: bytes,
         firstResultSeconds: +(firstResultMs / 1000).toFixed(1),
         funnel: FUNNEL.exec(status)![0].split(' · ')[0],
         executed,
         kept,
+        largest: fetchedFiles(responses.map((r) => new URL(r.url).pathname)).slice(0, 3),
+        webgpuRuntime: fetchedFiles(readdirSync(join(OUT_DIR, 'assets')).filter((f) => f.includes('.jsep') && f.endsWith('.wasm')).map((f) => `/assets/${f}`))[0],
       };
       mkdirSync(join(repoRoot, 'out/web-test'), { recursive: true });
       writeFileSync(join(repoRoot, 'out/web-test/first-visit-build.json'), JSON.stringify(result, null, 2) + '\n');

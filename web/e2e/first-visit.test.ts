@@ -14,11 +14,11 @@
  * rendered by `npm run docs`).
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { FUNNEL, launch, openPage, setSlider, skipWithoutChromium, textOf } from './browser.ts';
+import { FUNNEL, launch, measuredHere, openPage, setSlider, skipWithoutChromium, textOf } from './browser.ts';
 import { repoRoot, serveDev, type Served, webDir } from './serve.ts';
 
 const OUT = join(repoRoot, 'out/web-test/first-visit');
@@ -165,14 +165,11 @@ describe.skipIf(skipWithoutChromium(GROUP))(GROUP, () => {
       expect(foreign).toEqual([]);
 
       const result = {
-        measured: new Date().toISOString(),
-        command: 'npm run docs:web (web/e2e/first-visit.test.ts)',
-        server: "vite dev server (npm run web) with an empty dependency cache: a fresh clone's first visit",
-        page: 'the default page, no query parameters',
-        cores: cpus().length,
-        loadAverage: +loadavg()[0].toFixed(1),
-        browser: `Chromium ${browser.version()}`,
-        backend: (await textOf(page, 'backend')).replace(/^backend: /, ''),
+        ...measuredHere(browser, {
+          command: 'npm run docs:web (web/e2e/first-visit.test.ts)',
+          server: "vite dev server (npm run web) with an empty dependency cache: a fresh clone's first visit",
+          backend: (await textOf(page, 'backend')).replace(/^backend: /, ''),
+        }),
         reloads: 0,
         modelReadySeconds: +(modelReadyMs / 1000).toFixed(1),
         firstResultSeconds: +(firstResultMs / 1000).toFixed(1),
