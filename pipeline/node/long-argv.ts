@@ -12,13 +12,15 @@
  * The child reads them, restores `process.argv`, and runs as if given the original command line. Nothing is deleted
  * by the child, so no flag can make it delete a user's file (an earlier `--argv-file <path>` did: that flag is gone,
  * and typing it is an unknown-option error that touches nothing). stdio is inherited, SIGINT/SIGTERM/SIGHUP are
- * forwarded, and the child's exit code (or signal) becomes the parent's. Children the CLI forks itself (--workers)
+ * forwarded, the child's exit code (or signal) becomes the parent's, and a child whose parent dies (SIGKILL) gets
+ * the SIGTERM it would have been forwarded (child-guard.mjs endWithParent). Children the CLI forks itself (--workers)
  * get short argv already.
  */
 import { spawn } from 'node:child_process';
 import { closeSync, fstatSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { endWithParent } from './child-guard.mjs';
 
 /** Arguments (bytes of UTF-8 plus a NUL each) above which the CLI re-executes itself: well below the ~30 KB crash. */
 export const HANDOFF_BYTES = 16 * 1024;
@@ -44,7 +46,10 @@ export type ArgvPlan = { kind: 'run'; args: string[] } | { kind: 'handed-off'; e
  */
 export function planArgv(argv: readonly string[] = process.argv, limit = HANDOFF_BYTES): ArgvPlan {
   const [, script, ...args] = argv;
-  if (args[0] === ARGV_FD_FLAG && args.length === 2) return { kind: 'run', args: readArgvFd(args[1]) };
+  if (args[0] === ARGV_FD_FLAG && args.length === 2) {
+    endWithParent(); // the parent relays signals; if it is SIGKILLed, this child ends as if it had relayed SIGTERM
+    return { kind: 'run', args: readArgvFd(args[1]) };
+  }
   if (cmdlineBytes(argv) + cmdlineBytes(process.execArgv) <= limit) return { kind: 'run', args };
   return { kind: 'handed-off', exit: handOff(script, args) };
 }

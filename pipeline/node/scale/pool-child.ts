@@ -1,11 +1,13 @@
 /**
  * One worker process of `annotate --workers N`: loads the model and the pipeline once, then annotates the chunks its
  * parent sends over IPC, one at a time, and sends each result back. Exits when the parent goes (even a SIGKILLed
- * one: the IPC channel closes), so no worker outlives its run.
+ * one: child-guard.mjs, installed first by pool-child.mjs, sees the IPC channel close or the parent pid change), or on
+ * SIGTERM/SIGINT: non-zero while a chunk is in hand, so no worker outlives its run.
  */
 import type { AnnotateConfig } from '../../core/config.ts';
 import type { PipelineParts } from '../../core/stages/stages.ts';
 import { stopRunningPipelines } from '../apertium-pipeline.ts';
+import { holdWork, onStop } from '../child-guard.mjs';
 import type { Dtype } from '../hf-cache.ts';
 import { loadModel } from '../load-model.ts';
 import { createRunParts } from '../parts.ts';
@@ -19,8 +21,9 @@ let ready: Promise<PipelineParts> | null = null;
 const send = (message: unknown) => process.send!(message);
 const fail = (error: unknown) => send({ type: 'error', message: error instanceof Error ? error.message : String(error) });
 
-// The kept-running Apertium pipelines are ended and reaped first (their CPU then counts in this process's children).
-process.on('disconnect', () => void stopRunningPipelines().finally(() => process.exit(0)));
+// On a stop (the parent's disconnect ends a run) the kept-running Apertium pipelines are ended and reaped first (their
+// CPU then counts in this process's children).
+onStop(stopRunningPipelines);
 process.on('message', (message: ToChild) => {
   if (message.type === 'init') {
     ready = (async () => {
@@ -32,8 +35,10 @@ process.on('message', (message: ToChild) => {
     ready.then(() => send({ type: 'ready' }), fail);
   } else {
     const { chunk, config } = message;
+    const release = holdWork();
     ready!
       .then((parts) => annotateChunk(parts, config, chunk))
-      .then((result) => send({ type: 'result', result }), fail);
+      .then((result) => send({ type: 'result', result }), fail)
+      .finally(release);
   }
 });

@@ -12,6 +12,7 @@ import type { Executor } from '../run-loop.ts';
 import type { Chunk, ChunkResult } from './chunks.ts';
 import type { ToChild } from './pool-child.ts';
 import type { Dtype } from '../hf-cache.ts';
+import { ABANDONED_EXIT } from '../child-guard.mjs';
 
 type FromChild = { type: 'ready' } | { type: 'result'; result: ChunkResult } | { type: 'error'; message: string };
 
@@ -46,6 +47,11 @@ export class PoolWorker {
     });
   }
 
+  /** A chunk is out with this worker. */
+  get busy(): boolean {
+    return this.pending !== null;
+  }
+
   /** Disconnect (the child exits on it) and wait until it has exited, so no worker outlives the run. */
   close(): Promise<void> {
     if (this.child.exitCode !== null || this.child.signalCode !== null) return Promise.resolve();
@@ -60,12 +66,33 @@ export class PoolWorker {
  * run's final config comes with every chunk), so that their start-up overlaps the parent's.
  */
 export function startWorkers(n: number, model: string, dtype: Dtype | undefined, config: AnnotateConfig): PoolWorker[] {
-  return Array.from({ length: n }, (_, i) => {
+  const workers = Array.from({ length: n }, (_, i) => {
     const worker = new PoolWorker(i + 1);
     worker.ready = worker.request({ type: 'init', model, dtype, config });
     worker.ready.catch(() => {}); // awaited (and reported) in runPool
     return worker;
   });
+  stopOnSignals(workers);
+  return workers;
+}
+
+/** The signal handlers of a pool, removed when the run closes it. */
+const signalHandlers = new WeakMap<PoolWorker[], (signal: NodeJS.Signals) => void>();
+
+/**
+ * SIGTERM/SIGINT while the workers live: each is told (disconnected: it abandons its chunk, ends its Apertium
+ * pipelines and exits, child-guard.mjs) and reaped; then this process exits 143 (130 for SIGINT) when a chunk was
+ * out, 0 when none was. The files hold every chunk committed before (crash-safe, as after a SIGKILL): --resume goes on.
+ */
+function stopOnSignals(workers: PoolWorker[]): void {
+  const stop = (signal: NodeJS.Signals) => {
+    const code = workers.some((w) => w.busy) ? ABANDONED_EXIT[signal as 'SIGTERM' | 'SIGINT'] : 0;
+    console.error(`toolformer: ${signal}: stopping the worker processes; the files hold every chunk done before: pass --resume to continue`);
+    void Promise.all(workers.map((w) => w.close())).finally(() => process.exit(code));
+  };
+  signalHandlers.set(workers, stop);
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
 }
 
 /** The pool as the loop's executor (run-loop.ts): each idle worker takes the next chunk; results come back in any order. */
@@ -92,6 +119,10 @@ export function poolExecutor(workers: PoolWorker[], config: AnnotateConfig): Exe
       if (failure) throw new Error(`${(failure as Error).message}; the files hold every chunk before it: pass --resume to continue`);
     },
     // No worker outlives the run.
-    close: async () => void (await Promise.all(workers.map((w) => w.close()))),
+    close: async () => {
+      const stop = signalHandlers.get(workers);
+      if (stop) for (const signal of ['SIGTERM', 'SIGINT']) process.off(signal, stop);
+      await Promise.all(workers.map((w) => w.close()));
+    },
   };
 }

@@ -5,6 +5,8 @@
  */
 import type { SandboxedJob } from 'bullmq';
 import type { PipelineParts } from '../../core/stages/stages.ts';
+import { stopRunningPipelines } from '../apertium-pipeline.ts';
+import { holdWork, onStop } from '../child-guard.mjs';
 import type { Dtype } from '../hf-cache.ts';
 import { loadModel } from '../load-model.ts';
 import { createRunParts } from '../parts.ts';
@@ -15,18 +17,27 @@ import type { ChunkJob } from './queue.ts';
 export const WORKER_ENV = { model: 'TOOLFORMER_WORKER_MODEL', dtype: 'TOOLFORMER_WORKER_DTYPE', run: 'TOOLFORMER_WORKER_RUN' } as const;
 
 let parts: Promise<PipelineParts> | null = null;
-// The worker that forked this process is gone (SIGKILL included): stop too, its chunk is redone elsewhere.
-process.on('disconnect', () => process.exit(1));
 
+/**
+ * The processor. The watch on the worker is child-guard.mjs, installed before BullMQ's code (worker-command.ts): when
+ * the worker goes (SIGKILL included) or a SIGTERM comes, this process ends its Apertium pipelines and exits, non-zero
+ * while a chunk is in hand; the chunk is redone elsewhere.
+ */
 export async function processChunk(job: SandboxedJob<ChunkJob, ChunkResult>): Promise<ChunkResult> {
   const { run, config, chunk } = job.data;
   // A job of another run (the queue moved on): this process was not checked against it.
   if (run !== process.env[WORKER_ENV.run]) throw new Error(`chunk of run ${run.slice(0, 12)}, not this worker's run`);
-  parts ??= (async () => {
-    // The run's device comes with its config (the frozen plan's), as the model and dtype come from the worker.
-    const model = process.env[WORKER_ENV.model]!;
-    const lm = await loadModel(model, { dtype: process.env[WORKER_ENV.dtype] as Dtype, device: config.device });
-    return (await createRunParts(lm, config, model)).parts;
-  })();
-  return annotateChunk(await parts, config, chunk);
+  const release = holdWork();
+  try {
+    parts ??= (async () => {
+      onStop(stopRunningPipelines);
+      // The run's device comes with its config (the frozen plan's), as the model and dtype come from the worker.
+      const model = process.env[WORKER_ENV.model]!;
+      const lm = await loadModel(model, { dtype: process.env[WORKER_ENV.dtype] as Dtype, device: config.device });
+      return (await createRunParts(lm, config, model)).parts;
+    })();
+    return await annotateChunk(await parts, config, chunk);
+  } finally {
+    release();
+  }
 }

@@ -1,12 +1,11 @@
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ChildProcess } from 'node:child_process';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type CliResult, ROOT, TINY_MODEL, runCli, spawnCli } from '../testing/cli-child.ts';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type CliResult, ROOT, runCli } from '../testing/cli-child.ts';
 import { TEST_CAP_MS, waitUntil } from '../testing/progress.ts';
-import { RedisServer, freePort, hasRedisServer } from './redis-server.ts';
-import { skipUnlessInstalled } from '../testing/system-requirement.ts';
+import { freePort } from './redis-server.ts';
+import { annotate, cliStarter, expectSameAsOne as sameAsOne, queueRuns, workerArgs as worker } from './fixture.ts';
 
 /**
  * Many machines through Redis + BullMQ, on a real redis-server started by the test: `annotate --queue` and
@@ -15,59 +14,26 @@ import { skipUnlessInstalled } from '../testing/system-requirement.ts';
  * an unreachable --queue is one line. Eleven small documents and a bad record in three-item chunks (four jobs).
  */
 const tmp = mkdtempSync(join(tmpdir(), 'queue-'));
-const FILES = ['train.jsonl', 'calls.jsonl', 'errors.jsonl', 'stats.json', 'config.json'];
-const annotate = (out: string, ...extra: string[]) => [
-  'annotate', 'corpus.jsonl', '--model', TINY_MODEL, '--out', out, '--tools', 'Calculator,Calendar', '--k', '2', '--m', '2',
-  '--tau-f', '0.05', '--control-margin', '-1', '--seed', '7', '--quiet', '--chunk', '3', ...extra,
-];
-// One sandboxed process per worker (2 cores); a 2 s lock, so a killed worker's chunk is redone within seconds.
-const worker = (redis: RedisServer, ...extra: string[]) => ['worker', '--queue', redis.url, '--model', TINY_MODEL, '--processes', '1', '--lock-ms', '2000', ...extra];
 const read = (out: string, file: string) => readFileSync(join(tmp, out, file), 'utf8');
-const expectSameAsOne = (out: string) => {
-  for (const f of FILES) expect(read(out, f), `${out}/${f}`).toBe(read('one', f));
-};
+const expectSameAsOne = (out: string) => sameAsOne(tmp, out);
 /** Every process a test starts, stopped after it (a failed test must not leave a coordinator on the queue). */
-const started: ChildProcess[] = [];
-const start = (args: string[], detached = false) => {
-  const run = spawnCli(args, tmp, undefined, { detached });
-  started.push(run.child);
-  return run;
-};
-afterEach(() => {
-  for (const child of started.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-});
+const { start, killStarted } = cliStarter(tmp);
+afterEach(killStarted);
 /** Start `worker` with its stderr collected in `log()`. */
-function startWorker(args: string[], detached = false) {
-  const run = start(args, detached);
-  let log = '';
-  run.child.stderr!.on('data', (d: Buffer) => (log += d));
-  return { ...run, log: () => log };
-}
+const startWorker = start;
 
 const GROUP = 'annotate --queue with toolformer workers (Redis + BullMQ)';
-const noRedis = skipUnlessInstalled(GROUP, hasRedisServer() ? null : 'no redis-server on PATH');
-let redis: RedisServer;
-beforeAll(async () => {
-  if (noRedis) return;
-  const sample = readFileSync(join(ROOT, 'corpus/sample.jsonl'), 'utf8').trim().split('\n');
-  writeFileSync(join(tmp, 'corpus.jsonl'), [...sample.slice(0, 6), '{"id": "bad", "text": 3}', ...sample.slice(6, 11), ''].join('\n'));
-  const [reference] = await Promise.all([runCli(annotate('one', '--workers', '1'), tmp), RedisServer.start(join(tmp, 'redis')).then((r) => (redis = r))]);
-  expect(reference.stderr).toBe('');
-}, TEST_CAP_MS);
-afterAll(async () => {
-  await redis?.stop();
-  rmSync(tmp, { recursive: true, force: true });
-});
+const { noRedis, redis } = queueRuns(GROUP, tmp);
 
 describe.skipIf(noRedis)(GROUP, () => {
   it('a worker killed with SIGKILL mid-chunk: another redoes it; the files equal --workers 1, the bad record once', async () => {
-    const coordinator = start(annotate('killed', '--queue', redis.url));
+    const coordinator = start(annotate('killed', '--queue', redis().url));
     // A worker whose model differs from the run's is refused, in one line, before it takes any chunk.
-    const other = await runCli([...worker(redis), '--model', join(ROOT, 'models/tiny-llama')], tmp);
+    const other = await runCli([...worker(redis()), '--model', join(ROOT, 'models/tiny-llama')], tmp);
     expect(other.code).toBe(1);
     expect(other.stderr).toMatch(/^(worker: waiting for a run on \S+\n)?toolformer: worker refused: its modelDigest differs from the run's \(run [0-9a-f]{12}, this worker [0-9a-f]{12}\): start it with the run's --model and --dtype[^\n]*\n$/);
 
-    const victim = startWorker(worker(redis), true);
+    const victim = startWorker(worker(redis()), true);
     await waitUntil(() => /chunk (\d+) started/.test(victim.log()), victim.log, { what: 'the first worker to take a chunk' });
     const chunk = Number(/chunk (\d+) started/.exec(victim.log())![1]);
     // Mid-chunk: the chunk's file is not saved yet (it holds at least two documents' work).
@@ -77,7 +43,7 @@ describe.skipIf(noRedis)(GROUP, () => {
     expect(killed.signal).toBe('SIGKILL');
     expect(killed.stderr).not.toContain(`chunk ${chunk} done`);
 
-    const rescuer = startWorker(worker(redis));
+    const rescuer = startWorker(worker(redis()));
     const [run, rescued] = await Promise.all([coordinator.done, rescuer.done]);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
@@ -89,10 +55,10 @@ describe.skipIf(noRedis)(GROUP, () => {
   }, TEST_CAP_MS);
 
   it('Redis restarted (emptied) mid-run: the coordinator re-adds what was lost; the files equal --workers 1', async () => {
-    const coordinator = start(annotate('restart', '--queue', redis.url));
-    const w = startWorker(worker(redis));
+    const coordinator = start(annotate('restart', '--queue', redis().url));
+    const w = startWorker(worker(redis()));
     await waitUntil(() => existsSync(join(tmp, 'restart/chunks')) && readdirSync(join(tmp, 'restart/chunks')).length >= 1, w.log, { what: 'the first saved chunk' });
-    await redis.restart();
+    await redis().restart();
     const [run, done] = await Promise.all([coordinator.done, w.done]);
     expect(run.code).toBe(0);
     expect(done.code).toBe(0);

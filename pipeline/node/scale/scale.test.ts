@@ -1,27 +1,26 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runDirs } from '../testing/run-dirs.ts';
-import { ROOT, TINY_MODEL, runCli, spawnCli } from '../testing/cli-child.ts';
+import { runCli, spawnCli } from '../testing/cli-child.ts';
+import { DescendantWatch, type Proc, aliveAfter, killAll } from '../testing/process-tree.ts';
 import { TEST_CAP_MS } from '../testing/progress.ts';
+import { annotate as args, setUpReference } from './fixture.ts';
 
 /**
  * One machine, no server: `annotate --workers 2` and `annotate --shard i/N` + `toolformer merge` write the same bytes
- * as `--workers 1` (the single-process run), and a --workers run killed with SIGKILL resumes to the same bytes.
- * Eleven small documents and a bad record, three-item chunks: four chunks, so both workers and all shards get some.
+ * as `--workers 1` (the single-process run), and a --workers run killed with SIGKILL leaves no worker process alive
+ * and resumes to the same bytes. Eleven small documents and a bad record, three-item chunks (fixture.ts): four chunks,
+ * so both workers and all shards get some.
  */
 const { tmp, read, expectSameAs: expectSameAsOne } = runDirs('scale-');
-const args = (out: string, ...extra: string[]) => [
-  'annotate', 'corpus.jsonl', '--model', TINY_MODEL, '--out', out, '--tools', 'Calculator,Calendar', '--k', '2', '--m', '2',
-  '--tau-f', '0.05', '--control-margin', '-1', '--seed', '7', '--quiet', '--chunk', '3', ...extra,
-];
+/** Descendants a test watched, SIGKILLed after it if still alive. */
+const watched: DescendantWatch[] = [];
+afterEach(() => {
+  for (const watch of watched.splice(0)) killAll(watch.stop());
+});
 
-beforeAll(async () => {
-  const sample = readFileSync(join(ROOT, 'corpus/sample.jsonl'), 'utf8').trim().split('\n');
-  writeFileSync(join(tmp, 'corpus.jsonl'), [...sample.slice(0, 6), '{"id": "bad", "text": 3}', ...sample.slice(6, 11), ''].join('\n'));
-  const reference = await runCli(args('one', '--workers', '1'), tmp);
-  expect(reference.stderr).toBe('');
-}, TEST_CAP_MS);
+beforeAll(() => setUpReference(tmp), TEST_CAP_MS);
 
 describe('scale out on one machine', () => {
   it('the reference run did real work: kept calls and the bad record', () => {
@@ -56,17 +55,43 @@ describe('scale out on one machine', () => {
     expect(merged.stderr).toMatch(/^toolformer: cannot merge half: chunks 1, 3 of 4 are missing: run the shards or workers that hold them\n$/);
   }, TEST_CAP_MS);
 
-  it('--workers 2 killed with SIGKILL after its first chunk, then --resume: the same files', async () => {
+  it('--workers 2 killed with SIGKILL after its first chunk: no worker process alive 15 s later; --resume: the same files', async () => {
     const { child, done } = spawnCli(args('killed', '--workers', '2'), tmp);
+    const watch = new DescendantWatch(child.pid!);
+    watched.push(watch);
     const poll = setInterval(() => existsSync(join(tmp, 'killed/checkpoint.json')) && child.kill('SIGKILL'), 5);
     const killed = await done;
     clearInterval(poll);
     expect(killed.signal).toBe('SIGKILL');
+    // Its two worker processes, by pid (issue 50): each sees its parent go and exits.
+    expect(watch.all().filter((p) => p.command.includes('pool-child.mjs'))).toHaveLength(2);
+    expect(await aliveAfter(watch.stop(), 15_000)).toEqual([]);
     const checkpoint = JSON.parse(read('killed', 'checkpoint.json'));
     expect(checkpoint.items).toBeLessThan(12);
     const resumed = await runCli(args('killed', '--workers', '2', '--resume'), tmp);
     expect(resumed.code).toBe(0);
     expectSameAsOne('killed');
+  }, TEST_CAP_MS);
+
+  it('--workers 2 SIGTERMed after its first chunk: every descendant gone within 5 s, exit 143, one line; --resume: the same files', async () => {
+    const { child, done } = spawnCli(args('stopped', '--workers', '2'), tmp);
+    const watch = new DescendantWatch(child.pid!);
+    watched.push(watch);
+    let tree: Proc[] = [];
+    const poll = setInterval(() => {
+      if (!existsSync(join(tmp, 'stopped/checkpoint.json')) || tree.length > 0) return;
+      tree = watch.look();
+      child.kill('SIGTERM');
+    }, 5);
+    const stopped = await done.finally(() => clearInterval(poll));
+    expect(tree.filter((p) => p.command.includes('pool-child.mjs'))).toHaveLength(2);
+    expect(await aliveAfter(tree, 5_000)).toEqual([]);
+    expect(stopped.code).toBe(143);
+    expect(stopped.stderr).toBe('toolformer: SIGTERM: stopping the worker processes; the files hold every chunk done before: pass --resume to continue\n');
+    expect(JSON.parse(read('stopped', 'checkpoint.json')).items).toBeLessThan(12);
+    const resumed = await runCli(args('stopped', '--workers', '2', '--resume'), tmp);
+    expect(resumed.code).toBe(0);
+    expectSameAsOne('stopped');
   }, TEST_CAP_MS);
 
   it('--workers with --shard is a one-line error', async () => {

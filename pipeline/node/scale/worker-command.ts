@@ -4,11 +4,16 @@
  * sandboxed processor per core (queue-processor.ts): the model runs in forked processes, so this process keeps the
  * job locks renewed however busy they are — and when it dies (kill -9), the locks expire and another worker redoes
  * its chunks. It refuses, with one line, a run whose model, dtype, versions or translation engine differ from its own.
+ * Each chunk process watches this one from its first line (child-guard.mjs, as `--import`): when the worker dies, they
+ * end too. SIGTERM or SIGINT: the chunks in hand go back to the queue, the chunk processes are stopped and reaped, and
+ * the worker exits 143 (130 for SIGINT) when it gave chunks back, 0 when it held none.
  */
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { Queue, Worker } from 'bullmq';
+import { pathToFileURL } from 'node:url';
+import { type Job, Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
+import { ABANDONED_EXIT } from '../child-guard.mjs';
 import { packageVersions } from '../package-versions.ts';
 import { type Dtype, resolveModel } from '../hf-cache.ts';
 import { loadModel } from '../load-model.ts';
@@ -63,17 +68,29 @@ export async function workerCommand(flags: WorkerFlags): Promise<void> {
     stalledInterval: flags.lockMs,
     // A chunk whose worker died is redone; one that kills every worker it meets fails after three.
     maxStalledCount: 3,
+    // The watch on this process, before BullMQ's own child code (the --inspect port of a debugged worker is not shared).
+    workerForkOptions: { execArgv: [...process.execArgv.filter((a) => !a.startsWith('--inspect')), '--import', CHILD_GUARD] },
   });
   worker.on('error', () => {});
   const queue = new Queue(QUEUE_NAME, { connection });
   queue.on('error', () => {});
-  worker.on('active', (job) => log(`chunk ${job.data.chunk.index} started`));
+  /** The chunks in hand, by job id (each job carries its lock token). */
+  const held = new Map<string, Job>();
+  worker.on('active', (job) => {
+    held.set(job.id!, job);
+    log(`chunk ${job.data.chunk.index} started`);
+  });
   worker.on('completed', (job) => {
+    held.delete(job.id!);
     chunks++;
     docs += job.returnvalue.docs;
     log(`chunk ${job.data.chunk.index} done (${job.returnvalue.docs} docs)`);
   });
-  worker.on('failed', (job, error) => log(`chunk ${job?.data.chunk.index} failed: ${error.message.split('\n')[0]}`));
+  worker.on('failed', (job, error) => {
+    if (job) held.delete(job.id!);
+    log(`chunk ${job?.data.chunk.index} failed: ${error.message.split('\n')[0]}`);
+  });
+  stopOnSignals(worker, held, log);
   log(`taking chunks of run ${record.run.slice(0, 12)} with ${processes} process${processes > 1 ? 'es' : ''}`);
 
   // Until the run is merged, moves on, or every chunk is enqueued and the queue has been empty for two looks.
@@ -96,6 +113,35 @@ export async function workerCommand(flags: WorkerFlags): Promise<void> {
     return Object.values(counts).reduce((a, b) => a + b, 0);
   }
 }
+
+/** child-guard-start.mjs, as the chunk processes' `--import`. */
+const CHILD_GUARD = pathToFileURL(join(import.meta.dirname, '../child-guard-start.mjs')).href;
+
+/**
+ * SIGTERM/SIGINT: hand the chunks in hand back to the queue now (their lock is ours: another worker may take them at
+ * once, not after --lock-ms; a chunk that completes meanwhile keeps its one result, the lock decides), then close the
+ * worker without waiting for its jobs — BullMQ SIGTERMs the chunk processes (child-guard.mjs: they exit at once) and
+ * waits for them — and exit. A second signal, or a close that takes over STOP_MS, exits at once: the chunk
+ * processes still see this process go and end themselves.
+ */
+function stopOnSignals(worker: Worker, held: Map<string, Job>, log: (line: string) => void): void {
+  let stopping = false;
+  const stop = async (signal: 'SIGTERM' | 'SIGINT') => {
+    const code = held.size > 0 ? ABANDONED_EXIT[signal] : 0;
+    if (stopping) process.exit(code);
+    stopping = true;
+    setTimeout(() => process.exit(code), STOP_MS).unref();
+    const given = [...held.values()];
+    log(`${signal}: stopping${given.length ? `; chunk ${given.map((j) => j.data.chunk.index).join(', ')} handed back to the queue` : ''}`);
+    await Promise.all(given.map((job) => job.moveToWait(job.token!).catch(() => {})));
+    await worker.close(true).catch(() => {});
+    process.exit(code);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+/** The longest a signalled worker takes to hand back its chunks and reap its chunk processes, ms. */
+const STOP_MS = 4000;
 
 /** What this machine would compute with, against what the run was started with: a difference is a one-line refusal. */
 async function assertSameMachine(flags: WorkerFlags, record: RunRecord) {
