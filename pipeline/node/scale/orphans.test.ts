@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TEST_CAP_MS, waitUntil } from '../testing/progress.ts';
 import { DescendantWatch, type Proc, aliveAfter, killAll } from '../testing/process-tree.ts';
-import { annotate, cliStarter, expectSameAsOne, queueRuns, workerArgs } from './fixture.ts';
+import { annotate, cliStarter, expectSameAsOne, queueRuns, workerArgs } from '../testing/scale-runs.ts';
 
 /**
  * No child outlives its parent (issue 50), on a real redis-server: `toolformer worker`s SIGKILLed at several moments

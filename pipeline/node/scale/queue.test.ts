@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type CliResult, ROOT, runCli } from '../testing/cli-child.ts';
 import { TEST_CAP_MS, waitUntil } from '../testing/progress.ts';
 import { freePort } from './redis-server.ts';
-import { annotate, cliStarter, expectSameAsOne as sameAsOne, queueRuns, workerArgs as worker } from './fixture.ts';
+import { annotate, cliStarter, expectSameAsOne as sameAsOne, queueRuns, workerArgs as worker } from '../testing/scale-runs.ts';
 
 /**
  * Many machines through Redis + BullMQ, on a real redis-server started by the test: `annotate --queue` and

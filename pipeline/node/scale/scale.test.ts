@@ -5,12 +5,12 @@ import { runDirs } from '../testing/run-dirs.ts';
 import { runCli, spawnCli } from '../testing/cli-child.ts';
 import { DescendantWatch, type Proc, aliveAfter, killAll } from '../testing/process-tree.ts';
 import { TEST_CAP_MS } from '../testing/progress.ts';
-import { annotate as args, setUpReference } from './fixture.ts';
+import { annotate as args, setUpReference } from '../testing/scale-runs.ts';
 
 /**
  * One machine, no server: `annotate --workers 2` and `annotate --shard i/N` + `toolformer merge` write the same bytes
  * as `--workers 1` (the single-process run), and a --workers run killed with SIGKILL leaves no worker process alive
- * and resumes to the same bytes. Eleven small documents and a bad record, three-item chunks (fixture.ts): four chunks,
+ * and resumes to the same bytes. Eleven small documents and a bad record, three-item chunks (testing/scale-runs.ts): four chunks,
  * so both workers and all shards get some.
  */
 const { tmp, read, expectSameAs: expectSameAsOne } = runDirs('scale-');

@@ -7,10 +7,10 @@ import { type ChildProcess } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { ROOT, TINY_MODEL, runCli, spawnCli } from '../testing/cli-child.ts';
-import { TEST_CAP_MS } from '../testing/progress.ts';
-import { skipUnlessInstalled } from '../testing/system-requirement.ts';
-import { RedisServer, hasRedisServer } from './redis-server.ts';
+import { ROOT, TINY_MODEL, runCli, spawnCli } from './cli-child.ts';
+import { TEST_CAP_MS } from './progress.ts';
+import { skipUnlessInstalled } from './system-requirement.ts';
+import { RedisServer, hasRedisServer } from '../scale/redis-server.ts';
 
 export const FILES = ['train.jsonl', 'calls.jsonl', 'errors.jsonl', 'stats.json', 'config.json'];
 
