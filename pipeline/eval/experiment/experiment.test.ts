@@ -15,7 +15,7 @@ import type { EvalPrompt } from '../tasks.ts';
 import { newcombe, trialsByArm, type ReportPaths } from './cells.ts';
 import { CONCLUSION_TITLE, conclusionSection, points, share } from './conclusion.ts';
 import { paths } from './paths.ts';
-import { reportedRuns, runName } from './plan.ts';
+import { BASES, reportedRuns, runName } from './plan.ts';
 import { SUBJECT_TOKEN_BINS } from './report-sections.ts';
 import { encoder, readJsonl, readKb, ROOT } from './corpus-files.ts';
 import { capitalFacts, splitFacts } from '../../train/data-synthetic.ts';
@@ -316,9 +316,11 @@ describe('what the texts claim about the eval set is what the committed results 
     expect((JSON.parse(readFileSync(join(results, 'summary.json'), 'utf8')) as { conclusion: unknown }).conclusion).toEqual(JSON.parse(JSON.stringify(factors)));
     // Numbers the text may hold: the rows' (%, points, seeds) and the fixed ones of its words (95 %, pt10x, "excludes 0", the
     // token bins). Planting a typed number makes this fail.
-    const fromRows = new Set(factors.flatMap((f) => [...f.seeds.flat().map(String),
+    const fromRows = new Set(factors.flatMap((f) => [...f.seeds.flat().map(String), String(f.promptCount),
+      ...(f.xWithoutTools === undefined ? [] : [share(f.xWithoutTools)]),
       ...(f.result ? [share(f.result.x), share(f.result.y), points(f.result.d), points(f.result.lo), points(f.result.hi)] : [])]));
-    const fixed = new Set(['95', '10', '0', ...SUBJECT_TOKEN_BINS.flatMap((b) => b.label.match(/\d+/g) ?? [])]);
+    // The fixed numbers of its words: 95 %, the bases' names (pt3x, pt10x, pt10x-p2), "excludes 0", the token bins.
+    const fixed = new Set(['95', '0', ...Object.keys(BASES).flatMap((b) => b.match(/\d+/g) ?? []), ...SUBJECT_TOKEN_BINS.flatMap((b) => b.label.match(/\d+/g) ?? [])]);
     const numbersIn = (t: string) => [...t.matchAll(/[+-]?\d+(?:\.\d+)?/g)].map((m) => m[0]);
     const unexplained = (t: string) => numbersIn(t).filter((n) => !fromRows.has(n) && !fixed.has(n.replace(/^[+-]/, '')));
     expect(unexplained(text)).toEqual([]);

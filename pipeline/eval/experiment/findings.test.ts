@@ -79,7 +79,7 @@ describe('pipeline/eval/README.md types no measured number', () => {
     '2-layer, 128-position': 'models/default\'s config', '128-token': 'models/default\'s context',
     '2× without on\nat least 3': 'issue target', '0.8': 'issue target', '30 %': 'issue target', 'target was 10': 'rounds target',
     '100 documents': 'the target\'s unit', '(/100 docs)': 'a column name', '3 seeds': 'toolkens runs.sh', 'bias 0, −1, −2': 'toolkens runs.sh',
-    'bias 0': 'the same', 'issue 31': 'an issue number', 'issue 20': 'an issue number', 'issue 29': 'an issue number',
+    'bias 0': 'the same', 'issue 31': 'an issue number', 'issue 47': 'an issue number', 'issue 20': 'an issue number', 'issue 29': 'an issue number',
     'x_{1:i−1}': 'notation', 'pt10x': 'a run name', 'Round 2': 'a name', 'round-2': 'a name', 'round2': 'a file name',
     'one- or\ntwo-letter': 'words', 'SmolLM2': 'a model name', 'pass^3': 'a metric name', 'fp32': 'a dtype',
     '"9 bags with 17"': 'a quoted prompt', '95 % Wilson': 'the interval\'s level',

@@ -14,9 +14,9 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { ROOT } from './corpus-files.ts';
+import { HERE, ROOT } from './corpus-files.ts';
 import { paths } from './paths.ts';
 import { BASES, LONG_BASE, PRETRAIN, TRAIN_THREADS, type BaseId } from './plan.ts';
 import { readJson, writeText, type Step } from './steps.ts';
@@ -85,8 +85,10 @@ export function reexportStep(id: BaseId, commit: string): Step {
     run: () => {
       if (!existsSync(join(dirs.work, CHECKPOINT_FILE))) {
         for (const [work, committed] of snapshotFiles(dirs)) {
-          const r = spawnSync('git', ['show', `${commit}:${relative(ROOT, committed)}`], { cwd: ROOT, maxBuffer: 1 << 30 });
-          if (r.status !== 0) throw new Error(`git show ${commit}:${relative(ROOT, committed)} failed: ${r.stderr}`);
+          // The copy's path in the repository (the results folder may be pointed elsewhere: EXPERIMENT_RESULTS).
+          const inRepo = relative(ROOT, join(HERE, 'results', `base-${id}`, basename(committed)));
+          const r = spawnSync('git', ['show', `${commit}:${inRepo}`], { cwd: ROOT, maxBuffer: 1 << 30 });
+          if (r.status !== 0) throw new Error(`git show ${commit}:${inRepo} failed: ${r.stderr}`);
           writeText(work, gunzipSync(r.stdout));
         }
       }
