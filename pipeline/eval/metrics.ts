@@ -51,7 +51,8 @@ export interface TrialRecord {
   tools: boolean;
   correct: boolean;
   text: string;
-  calls: { tool: string; input: string; result?: string }[];
+  /** `proposals`: a constrained toolken call's proposer calls, in the proposer's order (the model picked `input`). */
+  calls: { tool: string; input: string; result?: string; proposals?: string[] }[];
 }
 
 export function trial(prompt: EvalPrompt, tools: boolean, generation: Generation): Trial {

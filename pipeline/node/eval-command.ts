@@ -11,10 +11,10 @@ import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { badLineReporter, readJsonl, textRecordProblem } from '../io/jsonl.ts';
 import { readStateJson } from './safe-paths.ts';
 import { basename, join, resolve } from 'node:path';
-import { generate, stripCalls } from '../core/generate/generate.ts';
+import { generate, stripCalls, type GeneratedCall } from '../core/generate/generate.ts';
 import type { CausalLM } from '../core/lm/lm.ts';
 import { createNodeExecutor } from './generate-command.ts';
-import { generateWithToolkens, type ToolModeKind } from '../core/toolkens/generate.ts';
+import { generateWithToolkens, type ToolkenCall, type ToolModeKind } from '../core/toolkens/generate.ts';
 import { TOOL_SPECS } from '../core/tools/registry.ts';
 import { readToolkens } from './toolkens-command.ts';
 import type { Device } from '../core/lm/devices.ts';
@@ -105,7 +105,8 @@ export async function runEval(o: EvalOptions): Promise<EvalReport> {
   const examples: EvalReport['examples'] = {};
   const records: TrialRecord[] = [];
   const record = (t: Trial): TrialRecord => ({ id: t.prompt.id, family: t.prompt.family, phrasing: t.prompt.phrasing, real: t.prompt.real,
-    tools: t.tools, correct: t.correct, text: t.generation.text, calls: t.generation.calls.map((c) => ({ tool: c.tool, input: c.input, result: c.result })) });
+    tools: t.tools, correct: t.correct, text: t.generation.text, calls: t.generation.calls.map((c: GeneratedCall & Partial<ToolkenCall>) => ({ tool: c.tool, input: c.input, result: c.result,
+      ...(c.proposalInputs ? { proposals: c.proposalInputs } : {}) })) });
   for (const family of familyNames) {
     const ps = prompts.filter((p) => p.family === family);
     if (ps.length === 0) continue;

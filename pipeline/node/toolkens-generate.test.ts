@@ -1,11 +1,13 @@
 /**
  * Generation with toolkens (core/toolkens/generate.ts) on the bundled model and the real tools: a toolken that wins
  * switches to tool mode, the call runs, its result is inserted where the toolken fired; a failing call backs off to
- * the next candidate. The toolkens here are planted (W_τ = 0, the bias decides), so what fires is known.
+ * the next candidate. The toolkens here are planted (W_τ = 0, the bias decides), so what fires is known; in
+ * constrained mode the model's pick is tested on a text whose first proposal is wrong (a constrained mode that ignored
+ * the model would fail it).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolExecutor } from '../core/stages/execute.ts';
-import { generateWithToolkens } from '../core/toolkens/generate.ts';
+import { generateWithToolkens, type ToolkenCall } from '../core/toolkens/generate.ts';
 import type { Toolkens } from '../core/toolkens/file.ts';
 import { TOOL_SPECS } from '../core/tools/registry.ts';
 import { createNodeExecutor } from './generate-command.ts';
@@ -31,6 +33,19 @@ describe('generateWithToolkens', () => {
     expect(g.calls[0]).toMatchObject({ tool: 'QA', input: 'What is the capital of Kyrgyzstan?', result: 'Bishkek', mode: 'constrained' });
     expect(g.calls[0].proposals).toBeGreaterThan(0);
     expect(g.text.startsWith(' Bishkek')).toBe(true);
+  });
+
+  it('constrained: the model\'s pick decides, not the proposer\'s order — the first question here is the wrong one', async () => {
+    // The proposer asks about the document's topic (Germany) first; the text asks for Austria's capital. Ignoring the
+    // model (taking the first proposal) answers Berlin; the model's likeliest call asks for Austria.
+    const g = await generateWithToolkens(lm, executor, 'Germany: People and Society. Austria lies to the south. The capital city of Austria is', {
+      toolkens: planted(['QA']), specs, mode: 'constrained', bias: 1000, maxNewTokens: 4, doc: { id: 't' },
+    });
+    const call = g.calls[0] as ToolkenCall;
+    expect(call.proposalInputs?.[0]).toBe('What is the capital of Germany?');
+    expect(call.proposalInputs).toContain('What is the capital of Austria?');
+    expect(call).toMatchObject({ input: 'What is the capital of Austria?', result: 'Vienna' });
+    expect(g.text.startsWith(' Vienna')).toBe(true);
   });
 
   it('reports each call as it settles, before its result is inserted, and each failed one before the back-off', async () => {
@@ -62,7 +77,7 @@ describe('generateWithToolkens', () => {
     const never = await generateWithToolkens(lm, executor, prompt, { toolkens: planted(['QA']), specs, bias: -1000, maxNewTokens: 8 });
     expect(never.calls).toEqual([]);
     const g = await generateWithToolkens(lm, executor, prompt, { toolkens: planted(['QA']), specs, mode: 'constrained', bias: 1000, maxNewTokens: 8 });
-    expect(g.calls).toEqual([{ tool: 'QA', input: '', raw: '', mode: 'constrained', proposals: 0, error: 'no proposal for this context' }]);
+    expect(g.calls).toEqual([{ tool: 'QA', input: '', raw: '', mode: 'constrained', proposals: 0, proposalInputs: [], error: 'no proposal for this context' }]);
     expect(g.text).toBe(never.text);
   });
 

@@ -55,6 +55,8 @@ export interface ToolkenCall extends GeneratedCall {
   mode: ToolModeKind;
   /** Proposals the constrained mode chose among. */
   proposals?: number;
+  /** Constrained mode: the proposer's calls in its order (the model picked `input` among them). */
+  proposalInputs?: string[];
 }
 
 export interface ToolkenGeneration extends Generation {
@@ -108,7 +110,7 @@ async function freeArgument(lm: HiddenStateLM, spec: ToolSpec, text: string, max
 /** Constrained mode: the proposer's calls scored by the model under the tool-mode prompt; the likeliest, or null. */
 async function constrainedArgument(lm: HiddenStateLM, spec: ToolSpec, text: string, doc: { id: string; date?: string }) {
   const proposals = [...new Set(spec.propose?.(text, { id: doc.id, text, date: doc.date }, text.length) ?? [])];
-  if (proposals.length === 0) return { proposals: 0, input: null };
+  if (proposals.length === 0) return { proposals: [], input: null };
   const quoted = spec.argument.syntax === 'quoted';
   const rest = proposals.map((input) => lm.encode(formatCall({ tool: spec.name, input }, { quoted }).slice(`[${spec.name}(${quoted ? '"' : ''}`.length)));
   const longest = Math.max(...rest.map((r) => r.length));
@@ -121,7 +123,7 @@ async function constrainedArgument(lm: HiddenStateLM, spec: ToolSpec, text: stri
     for (let t = ids.length; t < s.tokenLogProbs.length; t++) sum += s.tokenLogProbs[t];
     if (sum > bestScore) [best, bestScore] = [i, sum];
   });
-  return { proposals: proposals.length, input: proposals[best] };
+  return { proposals, input: proposals[best] };
 }
 
 export async function generateWithToolkens(lm: HiddenStateLM, executor: ToolExecutor | null, prompt: string, options: ToolkenGenerateOptions): Promise<ToolkenGeneration> {
@@ -207,7 +209,8 @@ async function runCall(lm: HiddenStateLM, executor: ToolExecutor, spec: ToolSpec
   const record: ToolkenCall = { tool: spec.name, input: '', raw: '', mode };
   if (mode === 'constrained') {
     const chosen = await constrainedArgument(lm, spec, text, doc);
-    record.proposals = chosen.proposals;
+    record.proposals = chosen.proposals.length;
+    record.proposalInputs = chosen.proposals;
     if (chosen.input === null) return { ...record, error: 'no proposal for this context' };
     record.input = chosen.input;
     record.raw = formatCall({ tool: spec.name, input: chosen.input }, { quoted: spec.argument.syntax === 'quoted' });

@@ -1,19 +1,25 @@
 /**
- * Issue 29 item 4: toolkens on the frozen base model vs the finetuned arms, on the experiment's held-out eval set
- * (pipeline/eval/experiment/prompts.jsonl, 746 prompts, 6 families), greedy, one call per prompt.
+ * Issue 29 item 4, issue 47 item 3: toolkens on the frozen base model vs the finetuned arms and vs rules that use no
+ * model, on the experiment's held-out eval set (pipeline/eval/experiment/prompts.jsonl, 746 prompts, 6 families),
+ * greedy, one call per prompt, every row scored alike (scoring.ts: the tool's result counted as the answer for
+ * all). The toolken bias is chosen on the dev split (a third of the prompts, by subject); every row is reported
+ * on the test split.
  *
- *   npx tsx pipeline/eval/toolkens/report.ts          rewrite results/toolkens.json and results/toolkens.md
+ *   npx tsx pipeline/eval/toolkens/report.ts          rewrite results/toolkens.json, toolkens.md, toolkens-verdict.md
  *
  * Reads the toolkens runs (pipeline/eval/toolkens/runs.sh → out/toolkens/: the files' metadata and each eval's
  * trials.jsonl; the per-prompt outcomes are kept in results/toolkens-trials.json so the report can be remade without
- * out/) and the finetuned arms' committed trials (pipeline/eval/experiment/results/runs/{a,e}-s*). Intervals: 95 %
- * percentile bootstrap over prompts (2,000 resamples, seeded), each resampled prompt bringing all its seeds' trials.
+ * out/), the no-model outcomes (no-model.ts → results/toolkens-no-model.json) and the finetuned arms' committed
+ * trials (pipeline/eval/experiment/results/runs/{a,e}-s*). Intervals: 95 % percentile bootstrap over prompts
+ * (2,000 resamples, seeded), each resampled prompt bringing all its seeds' (or draws') trials.
  */
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { mulberry32 } from '../../core/random.ts';
 import { decodeToolkens } from '../../core/toolkens/file.ts';
 import { TOOL_NAMES } from '../../core/tools/registry.ts';
+import { answerFound } from '../metrics.ts';
+import { DRAWS, inlineResults, pickAnswers, splitOf, type Pick } from './scoring.ts';
+import { clusteredShare, meanDifference, RESAMPLES } from './bootstrap.ts';
 
 const ROOT = join(import.meta.dirname, '../../..');
 const OUT = process.env.TOOLKENS_OUT ?? join(ROOT, 'out/toolkens');
@@ -23,7 +29,7 @@ const RUNS = join(ROOT, 'pipeline/eval/experiment/results/runs');
 const PROMPTS = join(ROOT, 'pipeline/eval/experiment/prompts.jsonl');
 const NO_CALL = ['dates-stated', 'relevance'];
 const FAMILIES = ['capitals', 'elements', 'arithmetic', 'dates', ...NO_CALL];
-const RESAMPLES = 2000;
+const NO_MODEL_FILE = join(RESULTS, 'toolkens-no-model.json');
 
 /** One prompt's outcome in one run: correct, and the tool of its first call (null: no call) and whether it returned. */
 interface Outcome {
@@ -44,15 +50,19 @@ interface Prompt {
   id: string;
   family: string;
   tool?: string;
+  subject?: string;
+  answers: string[];
 }
 
 const readJsonl = <T>(file: string): T[] => readFileSync(file, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as T);
 
-function outcomes(trialsFile: string): Record<string, Outcome> {
+/** A run's outcomes, the tool's results counted as written where the calls stood (scoring.ts). */
+function outcomes(trialsFile: string, answers: ReadonlyMap<string, readonly string[]>): Record<string, Outcome> {
   const out: Record<string, Outcome> = {};
-  for (const t of readJsonl<{ id: string; tools: boolean; correct: boolean; calls: { tool: string; result?: string }[] }>(trialsFile)) {
+  for (const t of readJsonl<{ id: string; tools: boolean; text: string; calls: { tool: string; result?: string }[] }>(trialsFile)) {
     if (!t.tools) continue;
-    out[t.id] = { correct: t.correct, tool: t.calls[0]?.tool ?? null, ran: t.calls.some((c) => c.result !== undefined) };
+    const gold = answers.get(t.id) ?? [];
+    out[t.id] = { correct: gold.length > 0 && answerFound(inlineResults(t.text), gold), tool: t.calls[0]?.tool ?? null, ran: t.calls.some((c) => c.result !== undefined) };
   }
   return out;
 }
@@ -67,7 +77,7 @@ const NAMES = Object.fromEntries(Object.entries(CODES).map(([k, v]) => [v, k]));
  * holds per run one string of 3 characters per prompt in prompts.jsonl order: correct (1/0), the first call's tool
  * (C, Q, D, T, ? another, - none), a call returned a result (1/0); "..." for a prompt the run did not have.
  */
-function toolkenRuns(prompts: readonly Prompt[]): Record<string, Record<string, Outcome>> {
+function toolkenRuns(prompts: readonly Prompt[], answers: ReadonlyMap<string, readonly string[]>): Record<string, Record<string, Outcome>> {
   const saved = (existsSync(TRIALS_FILE) ? JSON.parse(readFileSync(TRIALS_FILE, 'utf8')) : { runs: {} }) as { runs: Record<string, string> };
   const runs: Record<string, Record<string, Outcome>> = {};
   for (const [name, code] of Object.entries(saved.runs)) {
@@ -81,7 +91,7 @@ function toolkenRuns(prompts: readonly Prompt[]): Record<string, Record<string, 
   for (const name of existsSync(evalDir) ? readdirSync(evalDir).sort() : []) {
     const file = join(evalDir, name, 'trials.jsonl');
     if (!existsSync(file)) continue;
-    runs[name] = outcomes(file);
+    runs[name] = outcomes(file, answers);
     saved.runs[name] = prompts.map((p) => {
       const o = runs[name][p.id];
       return o ? `${o.correct ? 1 : 0}${o.tool === null ? '-' : CODES[o.tool] ?? '?'}${o.ran ? 1 : 0}` : '...';
@@ -125,16 +135,7 @@ function share(ids: readonly string[], runs: readonly Record<string, Outcome>[],
     }
     return { k, n };
   }).filter((c) => c.n > 0);
-  const total = (cs: typeof per) => {
-    const n = cs.reduce((s, c) => s + c.n, 0);
-    return n ? cs.reduce((s, c) => s + c.k, 0) / n : NaN;
-  };
-  if (per.length === 0) return null;
-  const rng = mulberry32(seed);
-  const stats: number[] = [];
-  for (let b = 0; b < RESAMPLES; b++) stats.push(total(per.map(() => per[Math.floor(rng.next() * per.length)])));
-  stats.sort((a, b) => a - b);
-  return { p: total(per), lo: stats[Math.floor(0.025 * RESAMPLES)], hi: stats[Math.ceil(0.975 * RESAMPLES) - 1], prompts: per.length, trials: per.reduce((s, c) => s + c.n, 0) };
+  return clusteredShare(per, seed);
 }
 
 /** Paired bootstrap of (x − y) no-call rates over the prompts both configs ran. */
@@ -143,57 +144,141 @@ function pairedDifference(ids: readonly string[], x: readonly Record<string, Out
     const os = runs.map((r) => r[id]).filter(Boolean);
     return os.length ? os.filter((o) => o.tool === null).length / os.length : NaN;
   };
-  const diffs = ids.map((id) => rate(x, id) - rate(y, id)).filter((d) => Number.isFinite(d));
-  if (diffs.length === 0) return null;
-  const mean = (ds: number[]) => ds.reduce((a, b) => a + b, 0) / ds.length;
-  const rng = mulberry32(29);
-  const stats = Array.from({ length: RESAMPLES }, () => mean(diffs.map(() => diffs[Math.floor(rng.next() * diffs.length)]))).sort((a, b) => a - b);
-  return { diff: mean(diffs), lo: stats[Math.floor(0.025 * RESAMPLES)], hi: stats[Math.ceil(0.975 * RESAMPLES) - 1], prompts: diffs.length };
+  return meanDifference(ids.map((id) => rate(x, id) - rate(y, id)).filter((d) => Number.isFinite(d)), 29);
 }
 
-function finetuned(arm: string): Config {
+function finetuned(arm: string, answers: ReadonlyMap<string, readonly string[]>): Config {
   const runs: Config['runs'] = {};
   let seconds = 0, n = 0;
   for (const s of [1, 2, 3]) {
     const dir = join(RUNS, `${arm}-s${s}`);
     if (!existsSync(join(dir, 'trials.jsonl'))) continue;
-    runs[`${arm}-s${s}`] = outcomes(join(dir, 'trials.jsonl'));
+    runs[`${arm}-s${s}`] = outcomes(join(dir, 'trials.jsonl'), answers);
     const rec = JSON.parse(readFileSync(join(dir, 'train-record.json'), 'utf8')) as { trainSeconds?: number };
     if (typeof rec.trainSeconds === 'number') [seconds, n] = [seconds + rec.trainSeconds, n + 1];
   }
-  return { name: `finetuned-${arm}`, label: `finetuned (${arm}) — whole model, 120 steps`, runs, cost: n ? `${(seconds / n).toFixed(0)} s wall (train-record.json trainSeconds; ≈ 4.2 CPU-s/step × 120 by the experiment's sizing)` : '–' };
+  return { name: `finetuned-${arm}`, label: `finetuned (${arm}) — whole model, 120 steps (its calls' results counted)`, runs, cost: n ? `${(seconds / n).toFixed(0)} s wall (train-record.json trainSeconds; ≈ 4.2 CPU-s/step × 120 by the experiment's sizing)` : '–' };
+}
+
+/** The no-model outcomes (no-model.ts): the rules at each prompt's end, and the constrained runs' picks. */
+interface NoModel {
+  firstTool: string[];
+  firstRight: string[];
+  labelledRight: string[];
+  picks: Record<string, string[]>;
+}
+
+/** The rules as runs: no model; a rule's text is its call's result. */
+function ruleConfigs(prompts: readonly Prompt[], nm: NoModel): Config[] {
+  const runsOf = (draws: number, outcome: (p: Prompt, i: number, draw: number) => Outcome) =>
+    Object.fromEntries(Array.from({ length: draws }, (_, d) => [`draw-${d}`, Object.fromEntries(prompts.map((p, i) => [p.id, outcome(p, i, d)]))]));
+  const firstTool = (i: number) => nm.firstTool[i] || null;
+  const rule = (pick: Pick) => (p: Prompt, i: number, d: number): Outcome =>
+    ({ correct: pickAnswers(nm.firstRight[i], pick, p.id, d), tool: firstTool(i), ran: /[01]/.test(nm.firstRight[i]) });
+  const labelled = (pick: Pick) => (p: Prompt, i: number): Outcome =>
+    ({ correct: pickAnswers(nm.labelledRight[i], pick, p.id), tool: nm.labelledRight[i] ? p.tool! : null, ran: /[01]/.test(nm.labelledRight[i]) });
+  return [
+    { name: 'rule-first', label: 'rule, no model: the first tool whose proposer offers a call, its **first** question', runs: runsOf(1, rule('first')), cost: '0' },
+    { name: 'rule-random', label: `rule, no model: the same tool, a **random** one of its questions (${DRAWS} seeded draws)`, runs: runsOf(DRAWS, rule('random')), cost: '0' },
+    { name: 'rule-labelled-first', label: 'rule told the fitting tool (the label): its first question', runs: runsOf(1, labelled('first')), cost: '0' },
+    { name: 'oracle', label: 'oracle: any of the fitting tool\'s questions that answers', runs: runsOf(1, labelled('oracle')), cost: '0' },
+  ];
+}
+
+/** Per prompt (pooled over runs and draws): how often the pick's result answers, among the constrained calls that had proposals. */
+function pickTable(prompts: readonly Prompt[], ids: ReadonlySet<string>, picks: Record<string, string[]>, seed: number) {
+  const runs = Object.keys(picks).filter((r) => /^tk-a-constrained-s\d$/.test(r)); // bias 0, the untuned default: where toolkens fire
+  const byId = new Map(prompts.map((p) => [p.id, p]));
+  const picked = (how: 'model' | Pick) => runs.map((r) => Object.fromEntries(prompts.flatMap((p, i) => {
+    const entry = picks[r][i];
+    if (!ids.has(p.id) || !entry) return [];
+    const [at, answers] = [Number(entry.split(':')[0]), entry.split(':')[1]];
+    const n = how === 'random' ? DRAWS : 1;
+    const k = Array.from({ length: n }, (_, d) => (how === 'model' ? answers[at] === '1' : pickAnswers(answers, how, `${p.id}:${r}`, d))).filter(Boolean).length;
+    return [[p.id, { share: k / n }]];
+  })));
+  const shareOf = (how: 'model' | Pick, family: string | null, s: number) => {
+    // "all": the tool families' prompts (a call on a no-call prompt has no answer to find).
+    const keep = (p: Prompt) => (family === null ? p.tool !== undefined : p.family === family);
+    const per = picked(how).map((run) => Object.fromEntries(Object.entries(run).filter(([id]) => keep(byId.get(id)!))));
+    return meanShare(per, s);
+  };
+  const families = ['capitals', 'elements', 'arithmetic', null];
+  const rows = (['model', 'first', 'random', 'oracle'] as const).map((how, hi) => ({ pick: how, families: families.map((f, fi) => shareOf(how, f, seed + 10 * hi + fi)) }));
+  const onToolPrompts = (how: 'model' | Pick) => picked(how).map((run) => Object.fromEntries(Object.entries(run).filter(([id]) => byId.get(id)!.tool !== undefined)));
+  return { runs, rows, difference: pairedPickDifference(onToolPrompts('model'), onToolPrompts('first')) };
+}
+
+type Shared = { share: number };
+/** Mean per-prompt share with a bootstrap interval over prompts. */
+function meanShare(runs: readonly Record<string, Shared>[], seed: number) {
+  const ids = [...new Set(runs.flatMap((r) => Object.keys(r)))];
+  const per = ids.map((id) => { const v = runs.map((r) => r[id]).filter(Boolean); return { k: v.reduce((a, b) => a + b.share, 0), n: v.length }; });
+  return clusteredShare(per, seed);
+}
+
+/** Paired bootstrap of model − first over the prompts with a pick (each prompt's mean over runs). */
+function pairedPickDifference(model: readonly Record<string, Shared>[], first: readonly Record<string, Shared>[]) {
+  const ids = [...new Set(model.flatMap((r) => Object.keys(r)))];
+  const mean = (runs: readonly Record<string, Shared>[], id: string) => { const v = runs.map((r) => r[id]).filter(Boolean); return v.reduce((a, b) => a + b.share, 0) / v.length; };
+  return meanDifference(ids.map((id) => mean(model, id) - mean(first, id)), 47);
+}
+
+/** The bias tags of the runs ("" = 0), their value, and the constrained seeds each has. */
+function biasTags(tk: Record<string, unknown>): { tag: string; bias: number }[] {
+  const tags = [...new Set(Object.keys(tk).map((n) => /^(b[m0-9.]+)-/.exec(n)?.[1]).filter((t): t is string => !!t))].sort();
+  return [{ tag: '', bias: 0 }, ...tags.map((t) => ({ tag: `${t}-`, bias: Number(t.slice(1).replace('m', '-')) }))];
 }
 
 export function buildReport() {
   const prompts = readJsonl<Prompt>(PROMPTS);
-  const tk = toolkenRuns(prompts);
+  const answers = new Map(prompts.map((p) => [p.id, p.answers]));
+  const tk = toolkenRuns(prompts, answers);
+  const nm = JSON.parse(readFileSync(NO_MODEL_FILE, 'utf8')) as NoModel;
   const pick = (prefix: string) => Object.fromEntries(Object.entries(tk).filter(([n]) => n.startsWith(prefix)));
   const costA = toolkenCost('a');
   const costB = toolkenCost('b');
   const cpu = (c: { seconds: number | null }) => (c.seconds === null ? '–' : `${c.seconds.toFixed(1)} CPU-s (hidden states + W_τ training, mean over seeds)`);
+  const inSplit = (split: 'dev' | 'test') => new Set(prompts.filter((p) => splitOf(p) === split).map((p) => p.id));
+  const dev = inSplit('dev');
+  const test = inSplit('test');
+  const byFamily = (f: string, ids: ReadonlySet<string>) => prompts.filter((p) => p.family === f && ids.has(p.id)).map((p) => p.id);
+  const noCallOf = (ids: ReadonlySet<string>) => NO_CALL.flatMap((f) => byFamily(f, ids));
+
+  // The bias, chosen on dev (constrained mode, biases with 3 seeds): the mean over the six families of the tool
+  // families' accuracy and the no-call families' no-call rate — each family weighs the same.
+  const devScore = (runs: Record<string, Outcome>[]) => FAMILIES.reduce((sum, f, fi) => sum + (share(byFamily(f, dev), runs,
+    (o) => (NO_CALL.includes(f) ? o.tool === null : o.correct), 800 + fi)?.p ?? 0), 0) / FAMILIES.length;
+  const biasChoice = biasTags(tk).map(({ tag, bias }) => ({ bias, tag, runs: Object.values(pick(`${tag}tk-a-constrained-`)) }))
+    .filter((b) => b.runs.length === 3).map((b) => ({ bias: b.bias, tag: b.tag, dev: devScore(b.runs) }));
+  const chosen = biasChoice.reduce((a, b) => (b.dev > a.dev ? b : a));
+
   const configs: Config[] = [
     { name: 'base', label: 'base (models/default, " [" top-10 rule, no training)', runs: pick('base'), cost: '0' },
-    { name: 'toolkens-free', label: 'base + toolkens (a): free arguments', runs: pick('tk-a-free-'), cost: cpu(costA) },
-    { name: 'toolkens-constrained', label: 'base + toolkens (b): *constrained* arguments (proposer calls)', runs: pick('tk-a-constrained-'), cost: cpu(costA) },
-    finetuned('a'),
-    finetuned('e'),
+    { name: 'toolkens-free', label: 'base + toolkens: free arguments, bias 0 (untuned)', runs: pick('tk-a-free-'), cost: cpu(costA) },
+    { name: 'toolkens-constrained', label: 'base + toolkens: *constrained* arguments (the model picks a proposer call), bias 0 (untuned)', runs: pick('tk-a-constrained-'), cost: cpu(costA) },
+    ...(chosen.bias === 0 ? [] : [
+      { name: 'toolkens-free-dev-bias', label: `base + toolkens: free arguments, bias ${chosen.bias} (chosen on dev)`, runs: pick(`${chosen.tag}tk-a-free-`), cost: cpu(costA) },
+      { name: 'toolkens-constrained-dev-bias', label: `base + toolkens: *constrained* arguments, bias ${chosen.bias} (chosen on dev)`, runs: pick(`${chosen.tag}tk-a-constrained-`), cost: cpu(costA) },
+    ]),
+    ...ruleConfigs(prompts, nm),
+    finetuned('a', answers),
+    finetuned('e', answers),
   ];
-  const byFamily = (f: string) => prompts.filter((p) => p.family === f).map((p) => p.id);
-  const needTool = prompts.filter((p) => p.tool);
+  const needTool = prompts.filter((p) => p.tool && test.has(p.id));
   const toolOf = new Map(needTool.map((p) => [p.id, p.tool!]));
+  const toolFamilies = FAMILIES.filter((f) => !NO_CALL.includes(f));
   const rows = configs.map((c, ci) => {
     const runs = Object.values(c.runs);
-    const families = Object.fromEntries(FAMILIES.map((f, fi) => [f, NO_CALL.includes(f)
-      ? share(byFamily(f), runs, (o) => o.tool === null, 100 * ci + fi)
-      : share(byFamily(f), runs, (o) => o.correct, 100 * ci + fi)]));
-    const noCall = share(NO_CALL.flatMap(byFamily), runs, (o) => o.tool === null, 100 * ci + 50);
+    const families = Object.fromEntries(toolFamilies.map((f, fi) => [f, share(byFamily(f, test), runs, (o) => o.correct, 100 * ci + fi)]));
+    const callsNoCall = share(noCallOf(test), runs, (o) => o.tool !== null, 100 * ci + 50);
     const ids = needTool.map((p) => p.id);
     const callRate = share(ids, runs, (o) => o.tool !== null, 100 * ci + 60);
     const rightTool = share(ids, runs.map((r) => Object.fromEntries(Object.entries(r).map(([id, o]) => [id, { ...o, correct: o.tool === toolOf.get(id) }]))),
       (o) => (o.tool === null ? null : o.correct), 100 * ci + 70);
-    return { name: c.name, label: c.label, seeds: Object.keys(c.runs), cost: c.cost, families, noCall, callRate, rightTool };
+    return { name: c.name, label: c.label, seeds: Object.keys(c.runs), cost: c.cost, families, callsNoCall, callRate, rightTool };
   });
-  const noCallIds = NO_CALL.flatMap(byFamily);
+  const noCallIds = NO_CALL.flatMap((f) => byFamily(f, new Set(prompts.map((p) => p.id))));
   const keptVsAll = {
     kept: share(noCallIds, Object.values(pick('tk-a-free-')), (o) => o.tool === null, 901),
     unfiltered: share(noCallIds, Object.values(pick('tk-b-free-')), (o) => o.tool === null, 902),
@@ -201,68 +286,28 @@ export function buildReport() {
     seeds: { kept: Object.keys(pick('tk-a-free-')), unfiltered: Object.keys(pick('tk-b-free-')) },
     cost: { kept: costA, unfiltered: costB },
   };
-  // The toolken bias as a sensitivity curve (chosen here, on the eval set itself: read it as a curve, not a tuned result).
-  const biasTags = [...new Set(Object.keys(tk).map((n) => /^(b[m0-9.]+)-/.exec(n)?.[1]).filter((t): t is string => !!t))].sort();
-  const bias = ['', ...biasTags.map((t) => `${t}-`)].flatMap((tag, bi) => ['free', 'constrained'].map((mode, mi) => {
+  // The bias as a sensitivity curve on the test split (the choice above was made on dev).
+  const bias = biasTags(tk).flatMap(({ tag, bias: value }, bi) => ['free', 'constrained'].map((mode, mi) => {
     const runs = Object.values(pick(`${tag}tk-a-${mode}-`));
     const seed = 500 + 10 * bi + mi;
     return {
-      bias: tag === '' ? 0 : Number(tag.slice(1, -1).replace('m', '-')), mode, seeds: runs.length,
-      families: Object.fromEntries(FAMILIES.filter((f) => !NO_CALL.includes(f)).map((f) => [f, share(byFamily(f), runs, (o) => o.correct, seed)])),
-      noCallKept: share(noCallIds, runs, (o) => o.tool === null, seed + 1),
-      noCallUnfiltered: mode === 'free' ? share(noCallIds, Object.values(pick(`${tag}tk-b-free-`)), (o) => o.tool === null, seed + 2) : null,
+      bias: value, mode, seeds: runs.length,
+      families: Object.fromEntries(toolFamilies.map((f) => [f, share(byFamily(f, test), runs, (o) => o.correct, seed)])),
+      callsNoCall: share(noCallOf(test), runs, (o) => o.tool !== null, seed + 1),
       callRate: share(needTool.map((p) => p.id), runs, (o) => o.tool !== null, seed + 3),
     };
   })).filter((b) => b.seeds > 0);
-  return { prompts: prompts.length, families: FAMILIES, rows, keptVsAll, bias, resamples: RESAMPLES };
+  const picks = pickTable(prompts, test, nm.picks, 700);
+  return { prompts: prompts.length, split: { dev: dev.size, test: test.size }, families: toolFamilies, noCall: NO_CALL, biasChoice, chosenBias: chosen.bias, rows, picks, keptVsAll, bias, resamples: RESAMPLES };
 }
 
-type Report = ReturnType<typeof buildReport>;
-const pct = (x: { p: number; lo: number; hi: number } | null) => (x === null ? '–' : `${(100 * x.p).toFixed(1)} [${(100 * x.lo).toFixed(1)}–${(100 * x.hi).toFixed(1)}]`);
-
-export function markdown(r: Report): string {
-  const head = `| config | seeds | ${r.families.map((f) => (NO_CALL.includes(f) ? `${f} (no call)` : f)).join(' | ')} | no-call rate | calls on tool prompts | right tool (of calls) | training cost |`;
-  const rows = r.rows.map((x) => `| ${x.label} | ${x.seeds.length} | ${r.families.map((f) => pct(x.families[f])).join(' | ')} | ${pct(x.noCall)} | ${pct(x.callRate)} | ${pct(x.rightTool)} | ${x.cost} |`);
-  const k = r.keptVsAll;
-  const tool = r.families.filter((f) => !NO_CALL.includes(f));
-  const d = k.difference;
-  return `# Toolkens (ToolkenGPT) on the frozen base vs the finetuned arms
-
-Generated by \`npx tsx pipeline/eval/toolkens/report.ts\` from \`results/toolkens.json\`'s sources (runs:
-\`pipeline/eval/toolkens/runs.sh\`). The experiment's held-out eval set (${r.prompts} prompts), greedy, ≤ 48 new tokens,
-one call per prompt, tools live. Tool families: accuracy (answer among the first words, calls removed); no-call
-families: the share of prompts with no call. % with a 95 % bootstrap interval over prompts (${r.resamples} resamples;
-a resampled prompt brings all its seeds). Toolkens: one row per tool trained on arm (a)'s kept calls
-(out/experiment/arms/a.jsonl = models/toolformer/finetune-data/a.jsonl), seeds 1–3 (the toolkens' initialisation,
-validation split and batch order), lr 1e-3, ≤ 10 epochs, patience 2, toolken bias 0 (not tuned). *Constrained* is this
-project's tool mode for models too small to write arguments: the model chooses among the tool's proposer calls. The
-base and its " [" rule are deterministic (one run). The finetuned arms' trials are the experiment's, reused.
-
-${head}
-|${'---|'.repeat(r.families.length + 6)}
-${rows.join('\n')}
-
-## Kept calls vs unfiltered calls (no-call families, toolkens, free mode)
-
-| toolkens trained on | seeds | no-call rate on ${NO_CALL.join(' + ')} | CPU-s |
-|---|---:|---:|---:|
-| arm (a): the pipeline's kept calls | ${k.seeds.kept.length} | ${pct(k.kept)} | ${k.cost.kept.seconds?.toFixed(1) ?? '–'} |
-| arm (b): every proposed call that ran (unfiltered) | ${k.seeds.unfiltered.length} | ${pct(k.unfiltered)} | ${k.cost.unfiltered.seconds?.toFixed(1) ?? '–'} |
-
-Kept − unfiltered: ${d === null ? '–' : `${(100 * d.diff).toFixed(1)} points [${(100 * d.lo).toFixed(1)}, ${(100 * d.hi).toFixed(1)}] (paired by prompt, ${d.prompts} prompts)`}
-${d === null ? '' : d.lo > 0 ? '— the kept calls give more no-call answers.' : d.hi < 0 ? '— the kept calls give FEWER no-call answers: they do not beat the unfiltered calls here.' : '— the interval includes 0: no difference shown.'}
-
-## Toolken bias (sensitivity; chosen on this eval set, so a curve, not a tuned result)
-
-| bias | tool mode | seeds | ${tool.join(' | ')} | no-call rate, kept (a) | no-call rate, unfiltered (b) | calls on tool prompts |
-|---:|---|---:|${'---:|'.repeat(tool.length + 3)}
-${r.bias.map((b) => `| ${b.bias} | ${b.mode} | ${b.seeds} | ${tool.map((f) => pct(b.families[f])).join(' | ')} | ${pct(b.noCallKept)} | ${pct(b.noCallUnfiltered)} | ${pct(b.callRate)} |`).join('\n')}
-`;
-}
+export type Report = ReturnType<typeof buildReport>;
 
 if (import.meta.url === `file://${process.argv[1]}`) {
+  const { markdown, verdict } = await import('./markdown.ts');
   const r = buildReport();
   writeFileSync(join(RESULTS, 'toolkens.json'), JSON.stringify(r, null, 2) + '\n');
   writeFileSync(join(RESULTS, 'toolkens.md'), markdown(r));
+  writeFileSync(join(RESULTS, 'toolkens-verdict.md'), verdict(r));
   console.log(markdown(r));
 }

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Issue 29 item 4: the toolkens runs behind pipeline/eval/toolkens/report.ts. Resumable: a run whose output exists is
-# skipped. Needs the experiment's arm files (out/experiment/arms/{a,b}.jsonl: `npx tsx pipeline/eval/experiment/run.ts
+# Issue 29 item 4, issue 47 item 3: the toolkens runs behind pipeline/eval/toolkens/report.ts, then the no-model
+# outcomes (no-model.ts: the rules, and which of each constrained call's proposals answer) and the report. Resumable: a
+# run whose output exists is skipped (a constrained run made before calls recorded their proposals has no picks for
+# no-model.ts: delete it to run it again). Needs the experiment's arm files (out/experiment/arms/{a,b}.jsonl: `npx tsx pipeline/eval/experiment/run.ts
 # next` until the arms exist; a.jsonl is also committed as models/toolformer/finetune-data/a.jsonl).
-#   bash pipeline/eval/toolkens/runs.sh [train|eval|all]   (prefix with a CPU gate on a shared machine)
+#   bash pipeline/eval/toolkens/runs.sh [train|eval|report|all]   (prefix with a CPU gate on a shared machine)
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 OUT=${TOOLKENS_OUT:-out/toolkens}
@@ -42,4 +44,8 @@ if [ "$what" = eval ] || [ "$what" = all ]; then
       ev "$tag-tk-b-free-s$s" "$NOCALL" --toolkens "$OUT/tk-b-s$s.safetensors" --toolken-mode free --toolken-bias "$bias"
     done
   done
+fi
+if [ "$what" = report ] || [ "$what" = all ]; then
+  TOOLKENS_OUT=$OUT npx tsx pipeline/eval/toolkens/no-model.ts
+  TOOLKENS_OUT=$OUT npx tsx pipeline/eval/toolkens/report.ts > /dev/null
 fi
