@@ -71,6 +71,18 @@ describe('toolformer toolkens train <run dir>', () => {
     expect(await logitsOf()).toEqual(logitsBefore);
   });
 
+  it('eval --toolken-mode constrained records, per call, the proposals the model chose among (what no-model.ts scores)', async () => {
+    const prompt = { id: 'p1', family: 'capitals', prompt: 'Germany: People and Society. Austria lies to the south. The capital city of Austria is', answers: ['Vienna'], tool: 'QA', date: '2020-06-15' };
+    writeFileSync(join(dir, 'set.jsonl'), `${JSON.stringify(prompt)}\n`);
+    const r = await runCli(['eval', '--model', MODEL, '--set', join(dir, 'set.jsonl'), '--trials', '0', '--no-without-tools', '--quiet', '--max-new-tokens', '4',
+      '--toolkens', join(dir, 'tk.safetensors'), '--toolken-mode', 'constrained', '--toolken-bias', '1000', '--out', join(dir, 'ev')], dir);
+    expect(r.code, r.stderr).toBe(0);
+    const [trial] = readFileSync(join(dir, 'ev', 'trials.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { calls: { tool: string; input: string; proposals?: string[] }[] });
+    const qa = trial.calls.find((c) => c.tool === 'QA');
+    expect(qa?.proposals?.[0]).toBe('What is the capital of Germany?');
+    expect(qa?.proposals).toContain(qa?.input);
+  });
+
   it('a file without any call is refused in one line', async () => {
     writeFileSync(join(dir, 'plain.jsonl'), '{"text": "no calls here"}\n');
     const r = await runCli(['toolkens', 'train', join(dir, 'plain.jsonl'), '--model', MODEL, '--out', join(dir, 'x.safetensors')], dir);
