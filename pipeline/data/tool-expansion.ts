@@ -5,8 +5,8 @@
  * words, its description's content words and its documentation's category and examples (terms.ts stop words skipped), as single words and as adjacent pairs
  * and triples ("greatest common divisor", "square root"); for each found lemma, its first `senses` senses bring
  * their synonyms, their gloss (`gloss`) and the synonyms of their derivationally related (`related`) and
- * hypernym (`hypernyms`) senses. The result is plain text, one string per tool, committed beside the catalog
- * (build-tool-expansions.ts) so that the browser and the CLI index it without reading WordNet. Settings chosen
+ * hypernym (`hypernyms`) senses. The result is plain text, one string per tool, committed as
+ * pipeline/data/tool-expansions.json (build-tool-expansions.ts) so that an index is built without reading WordNet. Settings chosen
  * on the dev splits (pipeline/eval/retrieval/expansion-tuning.md).
  */
 import { STOP_WORDS } from '../core/retrieval/terms.ts';

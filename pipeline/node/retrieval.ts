@@ -52,7 +52,6 @@ export interface RetrieverSet {
 const DENSE_TRAINING = { width: 64, steps: 800 } as const;
 const FUSION_DENSE_WEIGHT = 0.1;
 
-
 const cache = new Map<string, Promise<{ lm: HiddenStateLM; index: DenseIndex }>>();
 
 let expansions: Map<string, string> | undefined;
