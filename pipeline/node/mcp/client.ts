@@ -11,6 +11,8 @@
  * breach is counted per kind (`breaches`) and reported by run-tools.ts: one line when it first happens, a count at
  * the end.
  */
+import { accessSync, constants } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -180,9 +182,10 @@ function openTransport(
   const argv = splitCommand(target);
   if (!argv.ok) return { ok: false, error: `cannot read the command: ${argv.error}` };
   if (argv.words.length === 0) return { ok: false, error: 'empty command' };
+  const [command, ...args] = withParentDeathSignal(argv.words);
   const stdio = new StdioClientTransport({
-    command: argv.words[0],
-    args: argv.words.slice(1),
+    command,
+    args,
     cwd: options.cwd,
     env: { ...getDefaultEnvironment(), ...options.env },
     stderr: 'pipe',
@@ -192,6 +195,31 @@ function openTransport(
   stdio.stderr?.on('data', (d: Buffer) => (stderr.tail = (stderr.tail + d.toString()).slice(-STDERR_TAIL)));
   return { ok: true, transport: stdio };
 }
+
+/** util-linux's setpriv (Linux): sets the parent-death signal, then execs the command (no process of its own). */
+const SETPRIV = '/usr/bin/setpriv';
+
+/**
+ * The server's command line, run so that it gets SIGTERM when this process dies, even by SIGKILL (issue 50): a server
+ * that ignores the end of its stdin (the spec's first shutdown step) then does not outlive the run. Where setpriv is
+ * missing (not Linux) or the command is not found (its error stays the one the spawn gives), the words as they are.
+ */
+function withParentDeathSignal(words: string[]): string[] {
+  if (process.platform !== 'linux' || !isExecutable(SETPRIV) || !findExecutable(words[0])) return words;
+  return [SETPRIV, '--pdeathsig', 'TERM', '--', ...words];
+}
+
+const isExecutable = (path: string) => {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+};
+/** Whether `command` runs: a path to an executable file, or a name found on PATH. */
+const findExecutable = (command: string) =>
+  command.includes('/') ? isExecutable(command) : (process.env.PATH ?? '').split(delimiter).some((dir) => dir && isExecutable(join(dir, command)));
 
 /** The error a capped response body ends with. */
 class MessageTooLarge extends Error {}

@@ -5,7 +5,8 @@
  *
  * `--mode` makes it misbehave the ways a real server can: `hang` (answers initialize and tools/list, never
  * tools/call), `garbage` (writes non-JSON on stdout and exits), `crash` (exits 3 before saying anything), `huge`
- * (WordCount answers 2 MB of text: one message over a client's maxMessageBytes).
+ * (WordCount answers 2 MB of text: one message over a client's maxMessageBytes), `deaf` (over stdio, does not end at
+ * the end of its stdin: only a signal stops it).
  *
  *   node --import tsx pipeline/node/mcp/testing/fixture-server.ts [--http 0] [--mode ok|hang|garbage|crash|huge]
  */
@@ -121,7 +122,8 @@ async function main(argv: string[]): Promise<void> {
   const port = flag('--http');
   if (port === undefined) {
     await fixtureServer(mode).connect(new StdioServerTransport());
-    process.stdin.once('end', () => process.exit(0));
+    if (mode === 'deaf') setInterval(() => {}, 1 << 30);
+    else process.stdin.once('end', () => process.exit(0));
     return;
   }
   // Stateless Streamable HTTP: a fresh server and transport per POST (the SDK's stateless pattern).
