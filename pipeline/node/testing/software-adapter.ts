@@ -26,3 +26,17 @@ export function softwareAdapterMissing(): string | null {
 
 /** `env` with the Vulkan loader pointed at SwiftShader only. */
 export const withSoftwareAdapter = (env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv => ({ ...env, VK_ICD_FILENAMES: SWIFTSHADER_ICD });
+
+/**
+ * Mesa's lavapipe Vulkan driver (Debian package mesa-vulkan-drivers): llama.cpp's Vulkan backend needs 16-bit
+ * storage, which SwiftShader lacks, and runs a CPU-type device only when GGML_VK_VISIBLE_DEVICES names it.
+ */
+export const LAVAPIPE_ICD = '/usr/share/vulkan/icd.d/lvp_icd.x86_64.json';
+
+/** Why llama.cpp's Vulkan backend cannot run on a software driver here, or null when it can. */
+export function lavapipeMissing(): string | null {
+  return softwareAdapterMissing()?.startsWith('no Vulkan loader') ? softwareAdapterMissing() : existsSync(LAVAPIPE_ICD) ? null : `no lavapipe Vulkan driver at ${LAVAPIPE_ICD} (Debian package mesa-vulkan-drivers)`;
+}
+
+/** `env` with the Vulkan loader pointed at lavapipe only, and ggml-vulkan told to use that CPU-type device. */
+export const withLavapipe = (env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv => ({ ...env, VK_ICD_FILENAMES: LAVAPIPE_ICD, GGML_VK_VISIBLE_DEVICES: '0' });
