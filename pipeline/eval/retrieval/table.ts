@@ -80,11 +80,16 @@ function verdict(result: TableResult, set: string): string | null {
   const best = test.reduce((a, b) => (b.ndcg5.mean > a.ndcg5.mean ? b : a));
   const bm25 = test.find((r) => r.retriever === 'bm25');
   const short = TARGET_NDCG5[set] - best.ndcg5.mean;
+  const vocabulary = result.vocabulary.find((v) => v.set === set && v.split === 'test');
+  // Why, when short: how much of the split a docs-matching retriever can reach at all.
+  const why = short > 0 && vocabulary
+    ? ` ${vocabulary.shared === 0 ? 'None' : `Only ${vocabulary.shared}`} of its ${vocabulary.requests} requests ${vocabulary.shared === 0 ? 'shares' : 'share'} a word with their tools' docs, and the WordNet expansion reaches the rest only where a lexicon relates the words (README: why).`
+    : '';
   return `${set === 'blind' ? 'Blind' : 'Labelled'} set, test split, ${result.tools} tools: the best retriever is **${best.retriever}**, NDCG@5 ${pct(best.ndcg5)} — ` +
     (short > 0 ? `short of the ${TARGET_NDCG5[set]} target by ${(short * 100).toFixed(1)} points` : `at or above the ${TARGET_NDCG5[set]} target`) +
     (bm25 && best !== bm25
       ? `; against BM25's ${pct(bm25.ndcg5)} the intervals ${best.ndcg5.low > bm25.ndcg5.high ? 'do not overlap' : 'overlap'}.`
-      : '; no retriever beats BM25 on test.');
+      : '; no retriever beats BM25 on test.') + why;
 }
 
 /** The generated table: one row per set, retriever and split; each set's docs-vocabulary share; the verdicts. */
