@@ -15,6 +15,7 @@
  *   slider.
  * - 390×844: no horizontal scroll with every table and fold open; the scatter drawn at its shown width.
  * - The backend selector reloads the page on the chosen backend.
+ * - The build bundles no chunk twice (the page's tool ranking runs in a worker of the model worker's script).
  */
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
@@ -192,6 +193,18 @@ describe.skipIf(skipWithoutChromium(GROUP))(GROUP, () => {
   afterAll(async () => {
     await served?.close();
     rmSync(LAST_RUN, { recursive: true, force: true });
+  });
+
+  it('bundles no chunk twice: each script of the build under one name (the page holds no copy of the worker\'s tools, mathjs or eld\'s data)', () => {
+    const scripts = readdirSync(join(OUT_DIR, 'assets')).filter((f) => f.endsWith('.js'));
+    const byName = new Map<string, string[]>();
+    for (const f of scripts) {
+      const name = f.replace(/-[\w-]{8}\.js$/, '');
+      byName.set(name, [...(byName.get(name) ?? []), f]);
+    }
+    expect([...byName].filter(([, files]) => files.length > 1)).toEqual([]);
+    // The scripts a WASM visit needs exist, each once: the page, the model worker, the WASM-only runtime.
+    for (const name of ['index', 'worker', 'ort-wasm', 'esm', 'kb']) expect(byName.get(name)?.length, name).toBe(1);
   });
 
   it('first visit ≤ 12 MB on WASM; the explorer first, one funnel, every executed call, one style per tool, a11y, 390 px', async () => {

@@ -10,6 +10,7 @@ import type { ModelSourceSpec } from './model-source.ts';
 import type { Analysis, AnalyzeParams, FillParams, FillResult, GoldenCase, GoldenResult, BenchResult } from './analysis-types.ts';
 import type { ToolkenFeatures } from '../../pipeline/core/toolkens/examples.ts';
 import type { GeneratedPiece } from '../../pipeline/core/generate/generate.ts';
+import type { RankedTools } from './tool-ranker.ts';
 import type { ToolkenGenerateParams, ToolkenNoteKind, ToolkenRows, ToolkenStrip } from './toolkens-jobs.ts';
 
 export type Request =
@@ -33,7 +34,9 @@ export type Request =
   /** Toolkens (toolkens-jobs.ts): the page's model's digest, p(toolken) per token of a text, the features training reads. */
   | { id: number; type: 'modelDigest' }
   | { id: number; type: 'toolkenStrip'; text: string; toolkens: ToolkenRows; bias?: number }
-  | { id: number; type: 'toolkenFeatures'; texts: string[]; tools: string[]; maxPositions: number; onlyToolkens: boolean };
+  | { id: number; type: 'toolkenFeatures'; texts: string[]; tools: string[]; maxPositions: number; onlyToolkens: boolean }
+  /** The explorer's tool ranking (tool-ranker.ts); needs no model: the page's ranking worker is asked only this. */
+  | { id: number; type: 'rankTools'; text: string; withCatalog: boolean };
 
 /** The Inference panel's request: generate with live tools (pipeline/core/generate/generate.ts) on `modelUrl`'s model. */
 export interface GenerateParams {
@@ -81,6 +84,7 @@ export interface ResultOf {
   modelDigest: { digest: string; model: string; dtype: Dtype };
   toolkenStrip: ToolkenStrip;
   toolkenFeatures: { features: ToolkenFeatures; windows: number };
+  rankTools: RankedTools;
 }
 
 export type Reply =

@@ -23,6 +23,7 @@ import { openSource } from './model-source.ts';
 import { loadOrt, sessionOptions, type Ort } from './ort-web.ts';
 import type { GenerateParams, GenerateResult, PieceKind, Reply, Request } from './protocol.ts';
 import { TOOL_SPECS } from './tool-specs.ts';
+import { rankTools } from './tool-ranker.ts';
 import { modelDigestOf, toolkenFeatures, toolkenGenerateOptions, toolkenStrip } from './toolkens-jobs.ts';
 import { EXTRA_REQUESTS, type LoadedModel } from './worker-extras.ts';
 import { analyzeText, fillCallOnly } from './worker-explorer.ts';
@@ -218,6 +219,7 @@ async function generateRequest(id: number, params: GenerateParams): Promise<Gene
 
 async function handle(req: Request): Promise<unknown> {
   if (req.type === 'load') return load(req);
+  if (req.type === 'rankTools') return rankTools(req.text, req.withCatalog);
   if (!loaded) throw new Error('model not loaded');
   if (req.type === 'analyze') return analyzeText(await getParts(loaded.lm), req.params, progressOf(req.id));
   if (req.type === 'fillCallOnly') return fillCallOnly(await getParts(loaded.lm), req.params, progressOf(req.id));

@@ -2,8 +2,9 @@
  * Tool retrieval on the page (issue 30, ToolLLM's API retriever): the explorer's text → the tools ranked for it by BM25
  * over their name, description and documentation — pipeline/core/retrieval/bm25.ts, the code `toolformer retrieve
  * --retriever bm25` and `annotate --tool-retrieval k --retriever bm25` run in Node — among the app's built-in tools
- * and, when the box is checked, the mathjs catalog's 215 (loaded when the panel is first opened, in their own chunks).
- * BM25 reads words only, so it runs here on the main thread without the model. The dense and fused retrievers need the
+ * and, when the box is checked, the mathjs catalog's 215. BM25 reads words only, so it needs no model: it runs in a
+ * worker of the model worker's own script, started when the panel is first opened (src/tool-ranker.ts), so the page
+ * bundles none of the tools' modules or mathjs. The dense and fused retrievers need the
  * LM's hidden states and a projection trained per run (Node: `toolformer retrieve --retriever fusion`).
  *
  * The list keeps the ranking it shows, unrounded, as JSON on its `data-ranking` attribute (names and scores): the
@@ -12,6 +13,7 @@
  * what a score means, and "no tool matched" when BM25 ranks none.
  */
 import type { RankedTool } from '../../../pipeline/core/retrieval/retriever.ts';
+import { ModelClient } from '../model-client.ts';
 import { fmt, h } from './dom.ts';
 
 export interface ToolRanking {
@@ -22,16 +24,14 @@ export interface ToolRanking {
 /** Tools shown, at most. */
 const SHOWN = 8;
 
-type Ranker = { rankNow(text: string, top: number): RankedTool[]; tools: number; scale: string; builtIn: readonly string[] };
-
 export function mountToolRanking(root: HTMLElement, initialText: string): ToolRanking {
   const catalogBox = h('input', { type: 'checkbox', id: 'tr-catalog', 'data-testid': 'tr-catalog', checked: true });
   const list = h('ol', { class: 'ranking', 'data-testid': 'tr-ranking', 'aria-live': 'polite' });
   // The built-in tools are always ranked with the catalog: those outside the top are listed after it with their place.
   const builtInList = h('ol', { class: 'ranking', 'data-testid': 'tr-builtin' });
   const status = h('p', { class: 'muted', 'data-testid': 'tr-status' }, 'loading the retriever and the tools\' docs…');
-  // Folded until opened: the retriever's modules (the registry's tools with their text heuristics, mathjs and its docs:
-  // a few MB the model worker already holds in its own bundle) load on the page only for a user who looks.
+  // Folded until opened: the ranking worker (the registry's tools with their text heuristics, mathjs and its docs) starts
+  // only for a user who looks.
   const details = h('details', { 'data-testid': 'tr-details' },
     h('summary', {}, 'Which tools fit this text: tool retrieval (BM25 over the tools\' docs)'),
     h('label', { class: 'inline', for: 'tr-catalog', title: 'mathjs\'s documented functions as tools (annotate --catalog mathjs)' },
@@ -41,16 +41,11 @@ export function mountToolRanking(root: HTMLElement, initialText: string): ToolRa
     status);
   root.append(details);
 
-  /** One retriever per tool set (built-in only, or with the catalog), built on first use. */
-  const rankers = new Map<boolean, Promise<Ranker>>();
-  const rankerFor = (withCatalog: boolean): Promise<Ranker> => {
-    let ranker = rankers.get(withCatalog);
-    if (!ranker) {
-      ranker = buildRanker(withCatalog);
-      rankers.set(withCatalog, ranker);
-    }
-    return ranker;
-  };
+  /** The ranking worker: the model worker's script, asked only `rankTools` (no model is loaded in it). */
+  let client: ModelClient | null = null;
+  const rank = (text: string, withCatalog: boolean) =>
+    (client ??= new ModelClient(() => new Worker(new URL('../worker.ts', import.meta.url), { type: 'module', name: 'tool-ranking' })))
+      .request('rankTools', { text, withCatalog });
 
   let text = initialText;
   let shown = 0;
@@ -59,11 +54,9 @@ export function mountToolRanking(root: HTMLElement, initialText: string): ToolRa
     const id = ++shown;
     const withCatalog = catalogBox.checked;
     try {
-      const ranker = await rankerFor(withCatalog);
+      const ranker = await rank(text, withCatalog);
       if (id !== shown) return; // a newer text or tool set is on its way
-      const started = performance.now();
-      const all = ranker.rankNow(text, ranker.tools);
-      const ms = performance.now() - started;
+      const { ranking: all, ms } = ranker;
       const ranking = all.slice(0, SHOWN);
       render(ranking, ranker.builtIn.filter((name) => !ranking.some((r) => r.name === name)).map((name) => {
         const at = all.findIndex((r) => r.name === name);
@@ -102,16 +95,4 @@ export function mountToolRanking(root: HTMLElement, initialText: string): ToolRa
       if (details.open) timer = setTimeout(() => void update(), 150);
     },
   };
-}
-
-/** BM25 over the app's tools (the registry's, as the worker has them), then the catalog's when asked. */
-async function buildRanker(withCatalog: boolean): Promise<Ranker> {
-  const [{ Bm25Retriever }, { TOOL_SPECS }, catalog] = await Promise.all([
-    import('../../../pipeline/core/retrieval/bm25.ts'),
-    import('../tool-specs.ts'),
-    withCatalog ? import('../../../pipeline/core/tools/catalogs/index.ts').then((c) => c.catalogNamed('mathjs').load()) : [],
-  ]);
-  const tools = [...TOOL_SPECS, ...catalog];
-  const retriever = new Bm25Retriever(tools);
-  return { rankNow: (text, top) => retriever.rankNow(text, top), tools: tools.length, scale: retriever.scale, builtIn: TOOL_SPECS.map((t) => t.name) };
 }
