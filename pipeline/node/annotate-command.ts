@@ -144,7 +144,7 @@ export async function annotateCommand(inputs: string[], flags: AnnotateFlags): P
 async function annotateWith(inputs: string[], flags: AnnotateFlags, { chunkItems, shard }: { chunkItems: number; shard: Shard | null }, mcp?: McpTools): Promise<{ stats: RunStats; plan: RunPlan }> {
   // The resolved tool list: the servers' tools join after the built-in ones, the threshold flags applied to all.
   // --catalog: its tools (and its library) load only now, when asked for.
-  const catalog = flags.catalog === undefined ? undefined : await (await import('../core/tools/catalogs/index.ts')).catalogNamed(flags.catalog).load();
+  const catalog = flags.catalog === undefined ? undefined : await (await import('./parts.ts')).loadIsolatedCatalog(flags.catalog);
   const config = planConfig(flags, mcp?.specs, catalog);
   const resolved = await resolveModel(flags.model);
   const bound = Math.min(flags.maxDocs ?? Infinity, countRecords(inputs));

@@ -44,6 +44,16 @@ export async function createNodeParts(
 }
 
 /**
+ * The catalog `name`'s tools with their calls in worker threads (isolated-calls.ts: a heap limit and a deadline per
+ * call; idle threads do not hold the process), one pool per process. Its library is imported only now.
+ */
+export async function loadIsolatedCatalog(name: string): Promise<readonly ToolSpec[]> {
+  const [{ catalogNamed }, { isolateCatalog }] = await Promise.all([import('../core/tools/catalogs/index.ts'), import('./isolated-calls.ts')]);
+  const catalog = catalogNamed(name);
+  return catalog.load(isolateCatalog(catalog, { workers: 2 }));
+}
+
+/**
  * The parts a run's config asks for, built the same way in every process of the run (this one, each --workers child,
  * a --shard, a --queue worker): the built-in tools, then config.catalog's (rebuilt from its name: a catalog is code
  * in this package, not a connection), then `mcpSpecs` (MCP servers' tools: connected in the first process only), and
@@ -58,7 +68,7 @@ export async function createRunParts(
   /** config.catalog's tools when the caller has loaded them already (else loaded here: catalogs/index.ts load). */
   catalogSpecs?: readonly ToolSpec[],
 ): Promise<{ parts: PipelineParts; translation: string }> {
-  const catalog = catalogSpecs ?? (config.catalog === undefined ? undefined : await (await import('../core/tools/catalogs/index.ts')).catalogNamed(config.catalog).load());
+  const catalog = catalogSpecs ?? (config.catalog === undefined ? undefined : await loadIsolatedCatalog(config.catalog));
   const added = addedSpecs(config, mcpSpecs, catalog);
   const created = await createNodeParts(lm, config, added.length > 0 ? [...TOOL_SPECS, ...added] : undefined);
   if (config.toolRetrieval) created.parts.retrieveTools = await toolRetrievalFor(created.parts.registry, config, model, userIndexCache());

@@ -67,10 +67,13 @@ export class ToolExecutor {
     return Promise.all(calls.map(({ call, doc }) => this.execute(call, doc)));
   }
 
-  /** One call, queued (or answered from the cache). */
-  async execute(call: ToolCall, doc: Pick<Doc, 'id' | 'date'>): Promise<ExecutionResult> {
+  /**
+   * One call, queued (or answered from the cache). `signal`: the caller's (an MCP client that cancels or leaves); its
+   * abort stops the call as a timeout does (the tool's own signal aborts), and is honoured on uncached calls only.
+   */
+  async execute(call: ToolCall, doc: Pick<Doc, 'id' | 'date'>, signal?: AbortSignal): Promise<ExecutionResult> {
     const cacheable = this.cacheSize > 0 && typeof call?.input === 'string' && call.input.length <= this.maxInputLength;
-    if (!cacheable) return (await this.enqueue(call, doc)).result; // over-long inputs never become cache keys
+    if (!cacheable) return (await this.enqueue(call, doc, signal)).result; // over-long inputs never become cache keys
     const key = JSON.stringify([doc?.id, doc?.date, call?.tool, call?.input]);
     const cached = this.cache.get(key);
     if (cached) return { ...(await cached).result, ms: 0 };
@@ -82,18 +85,19 @@ export class ToolExecutor {
     return result;
   }
 
-  private async enqueue(call: ToolCall, doc: Pick<Doc, 'id' | 'date'>): Promise<{ result: ExecutionResult; remember: boolean }> {
-    const outcome = await this.queue.add(() => this.runNow(call, doc));
+  private async enqueue(call: ToolCall, doc: Pick<Doc, 'id' | 'date'>, signal?: AbortSignal): Promise<{ result: ExecutionResult; remember: boolean }> {
+    const outcome = await this.queue.add(() => this.runNow(call, doc, signal));
     return outcome ?? { result: { ok: false, error: 'not executed', ms: 0 }, remember: false }; // p-queue types allow void
   }
 
   /** `remember`: the outcome is the tool's own answer (not a timeout or a crash), so it may be cached. */
-  private async runNow(call: ToolCall, doc: Pick<Doc, 'id' | 'date'>): Promise<{ result: ExecutionResult; remember: boolean }> {
+  private async runNow(call: ToolCall, doc: Pick<Doc, 'id' | 'date'>, signal?: AbortSignal): Promise<{ result: ExecutionResult; remember: boolean }> {
     const start = performance.now();
     let remember = true;
     const done = (result: ToolResult) => ({ result: { ...result, ms: Math.round((performance.now() - start) * 10) / 10 }, remember });
 
     if (typeof call?.tool !== 'string' || typeof call.input !== 'string') return done(fail('malformed call'));
+    if (signal?.aborted) return done(fail('cancelled by its caller before it ran'));
     const resolved = this.registry.resolve(call.tool);
     if (!resolved.ok) return done(fail(resolved.error));
     const tool = resolved.tool;
@@ -112,12 +116,16 @@ export class ToolExecutor {
     }
     const controller = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let onCallerAbort = () => {};
     const timeout = new Promise<ToolResult>((resolve) => {
-      timer = setTimeout(() => {
+      const stop = (why: string) => {
         remember = false;
         controller.abort();
-        resolve(fail(`timed out after ${this.timeoutMs} ms`));
-      }, this.timeoutMs);
+        resolve(fail(why));
+      };
+      timer = setTimeout(() => stop(`timed out after ${this.timeoutMs} ms`), this.timeoutMs);
+      onCallerAbort = () => stop('cancelled by its caller');
+      signal?.addEventListener('abort', onCallerAbort, { once: true });
     });
     try {
       // Promise.resolve().then: a tool that throws synchronously is caught like one that rejects.
@@ -129,6 +137,7 @@ export class ToolExecutor {
       return done(fail(`${tool.name} failed: ${describe(error)}`));
     } finally {
       clearTimeout(timer);
+      signal?.removeEventListener('abort', onCallerAbort);
     }
   }
 

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { defaultConfig } from '../../core/default-config.ts';
 import { catalogNamed } from '../../core/tools/catalogs/index.ts';
+import { isolateCatalog } from '../isolated-calls.ts';
 import { TOOL_SPECS, ToolRegistry } from '../../core/tools/registry.ts';
 import { createApertiumEngine } from '../apertium.ts';
 import { nodeResources } from '../parts.ts';
@@ -29,6 +30,9 @@ export interface McpFlags {
   catalog?: string;
 }
 
+/** Worker threads of a served catalog's calls. */
+const CATALOG_THREADS = 2;
+
 export async function mcpCommand(flags: McpFlags): Promise<void> {
   // An empty or blank token would let in every client that sends `Bearer ` (and none should): refused like none.
   if (flags.token !== undefined && flags.token.trim() === '') throw new Error(`--token is empty: pass a secret (or set ${TOKEN_ENV}), or leave --token out on a loopback --host`);
@@ -36,7 +40,13 @@ export async function mcpCommand(flags: McpFlags): Promise<void> {
   if (flags.http === undefined && (flags.host !== undefined || token !== undefined || flags.allowOrigin.length > 0)) {
     throw new Error('--host, --token and --allow-origin apply to --http <port> only (stdio needs none of them)');
   }
-  const catalog = flags.catalog === undefined ? [] : await catalogNamed(flags.catalog).load();
+  // A catalog's calls run in worker threads with a heap limit and a deadline (isolated-calls.ts): one hostile
+  // expression costs a terminated thread, not the server. Two threads (~110 MB each with mathjs; four took the server
+  // to 717 MB peak under the stress test): a call waits at most one deadline for a thread.
+  const isolation = flags.catalog === undefined ? undefined : isolateCatalog(catalogNamed(flags.catalog), { workers: CATALOG_THREADS });
+  const catalog = flags.catalog === undefined ? [] : await catalogNamed(flags.catalog).load(isolation);
+  // A signal ends the running evaluations at once (a thread in a synchronous call cannot see the signal itself).
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void isolation?.close());
   const known = TOOL_SPECS.map((s) => s.name);
   // With a catalog, the built-in tools are served only when named.
   const wanted = flags.tools?.split(',').map((t) => t.trim()).filter(Boolean) ?? (catalog.length > 0 ? [] : known);
@@ -65,6 +75,7 @@ export async function mcpCommand(flags: McpFlags): Promise<void> {
   if (flags.http === undefined) {
     console.error(`toolformer mcp: serving ${served} on stdio`);
     await serveStdio(newServer());
+    await isolation?.close();
     return;
   }
   const handle = await serveHttp(newServer, {
@@ -76,7 +87,7 @@ export async function mcpCommand(flags: McpFlags): Promise<void> {
   });
   console.error(`toolformer mcp: serving ${served} at ${handle.url}${token ? ' (Bearer token required)' : ''}`);
   await new Promise<void>((done) => {
-    const stop = () => void handle.close().then(done);
+    const stop = () => void Promise.resolve(isolation?.close()).then(() => handle.close()).then(done);
     process.once('SIGTERM', stop);
     process.once('SIGINT', stop);
   });

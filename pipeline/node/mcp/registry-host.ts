@@ -19,14 +19,15 @@ export function registryHost(registry: ToolRegistry, options: RegistryHostOption
   const tools: HostedTool[] = registry.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.parameters }));
   return {
     tools,
-    async call(name, args): Promise<HostOutcome> {
+    async call(name, args, signal): Promise<HostOutcome> {
       const resolved = registry.resolve(name);
       if (!resolved.ok) return { kind: 'unknown_tool', error: resolved.error };
       const invalid = registry.argumentsError(name, args);
       if (invalid) return { kind: 'invalid_arguments', error: `${name}: ${invalid}` };
       const property = resolved.tool.argument.property;
       const input = property === undefined ? '' : String(args[property]);
-      const result = await executor.execute({ tool: name, input }, { id: 'mcp', date: today() });
+      // The client's signal: a cancelled request, or a client gone, stops its call (a catalog's worker thread too).
+      const result = await executor.execute({ tool: name, input }, { id: 'mcp', date: today() }, signal);
       return result.ok ? { kind: 'result', ok: true, value: result.value } : { kind: 'result', ok: false, error: result.error };
     },
   };

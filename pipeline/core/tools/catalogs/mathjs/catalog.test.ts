@@ -78,6 +78,22 @@ describe('mathjs catalog', () => {
       ['isPrime', '9007199254740881', /at most 1000000000000/],
       ['setPowerset', `[${Array.from({ length: 20 }, (_, i) => i).join(', ')}]`, /at most 10 elements/],
       ['format', '1, 1000000', /precision of at most 64/],
+      // Issue 46: bounds on what the arguments evaluate to, not on their literals.
+      ['zeros', '10^5, 10^5', /integers of at most 200/],
+      ['identity', '10^5', /integers of at most 200/],
+      ['range', '0, 10^9', /integers of at most 200/],
+      ['ones', '2^14, 2^14', /integers of at most 200/],
+      ['random', '[10^4, 10^4]', /product is over/],
+      ['nthRoots', '1, 1e8', /integer root of at most 1000/],
+      ['nthRoots', '1, 10^5', /integer root of at most 1000/],
+      ['eigs', '[[1, 2], [3, 4]], 0', /precision of at least 1e-15/],
+      ['eigs', '[[1, 2], [3, 4]], {precision: 0}', /precision of at least 1e-15/],
+      ['isPrime', '2^53 - 111', /at most 1000000000000/],
+      ['isPrime', `[${Array.from({ length: 8 }, (_, i) => `2^53 - ${2 * i + 1}`).join(', ')}]`, /at most 1000000000000/],
+      ['isPrime', `[${Array.from({ length: 30 }, (_, i) => i).join(', ')}]`, /at most 20 elements/],
+      ['zeros', 'NaN, 2', /integers of at most 200/],
+      ['format', 'pi, 10^6', /precision of at most 64/],
+      ['ones', '100, 200', /result of more than 10000 numbers/],
     ];
     for (const [name, args, reason] of refusals) {
       const result = runMathjs(name, args);

@@ -14,10 +14,16 @@ import type { ToolResult } from '../../tool.ts';
  *      `matrix`, `sparse`. No other call (so no `import`, `evaluate`, `parse`, `createUnit`, `bignumber`, `fraction`, `bigint`
  *      nested in an argument: their exact arithmetic can run for ever), no symbol, assignment, function definition,
  *      range, accessor or conditional;
- *   3. functions whose work grows with an argument's VALUE (zeros(n, n), stirlingS2(n, k), isPrime(n),
- *      setPowerset(set)…) get bounds on those values (SIZE_BOUNDS), checked on the tree;
- *   4. evaluation on a mathjs instance whose dangerous functions are disabled (defence in depth), with a seeded
- *      random generator (the same call gives the same result), and the result's text capped.
+ *   3. the arguments are evaluated (literals, arithmetic and value constructors only, bounded by the node cap), and
+ *      functions whose work grows with an argument's VALUE (zeros(n, n), stirlingS2(n, k), isPrime(n),
+ *      setPowerset(set), nthRoots(x, n), eigs(x, precision)…) get bounds on those EVALUATED values (SIZE_BOUNDS,
+ *      ARGUMENT_BOUNDS): `zeros(10^5, 10^5)` is refused as `zeros(100000, 100000)` is (literals alone let it by);
+ *   4. the function is called on those values, on a mathjs instance whose dangerous functions are disabled (defence
+ *      in depth), with a seeded random generator (the same call gives the same result); the result's size is checked
+ *      before it is turned into text (MAX_RESULT_ITEMS), and its text capped.
+ * On Node the whole evaluation also runs in a worker thread with a heap limit and a deadline
+ * (node/isolated-calls.ts): these bounds make refusals fast and precise, the worker makes a missed case cost one
+ * terminated thread, not the server.
  */
 
 /** Characters of argument text; mathjs's own examples are under 60. */
@@ -30,6 +36,8 @@ export const MAX_NODES = 200;
 export const MAX_STRING_LITERAL = 100;
 /** Characters of a result's text. */
 export const MAX_RESULT_LENGTH = 2_000;
+/** Numbers in a result (matrix elements, list items), counted before the result is formatted. */
+export const MAX_RESULT_ITEMS = 10_000;
 
 /**
  * The functions that re-enter the parser or extend the instance: disabled on the instance, never served. (`config`
@@ -61,13 +69,29 @@ const SIZE_BOUNDS: Readonly<Record<string, SizeBound>> = {
   combinationsWithRep: COUNTING, permutations: COUNTING, multinomial: COUNTING, bellNumbers: COUNTING, catalan: COUNTING,
   composition: COUNTING, stirlingS2: COUNTING, bernoulli: COUNTING,
   random: SIZED, randomInt: SIZED, pickRandom: SIZED, resize: SIZED, reshape: SIZED, diag: SIZED, freqz: SIZED, rotationMatrix: SIZED,
-  // Trial division up to √n: 1e12 is 1e6 steps.
-  isPrime: { number: 1e12 },
+  // Trial division up to √n: 1e12 is 1e6 steps (20 of them: 20e6).
+  isPrime: { number: 1e12, items: 20 },
   setPowerset: { items: 10 },
   setCartesian: { items: 30 },
 };
 /** format(value, precision) and its options: the precision (any number after the value) is at most 64 digits. */
 const MAX_PRECISION = 64;
+
+/**
+ * Bounds on one argument, for functions whose work grows with it in a way SIZE_BOUNDS cannot say. Measured without
+ * them: nthRoots(1, 1e5) 7.3 s (and 1e8 ran out of memory at 5 GB); eigs(x, 0) never converges.
+ */
+const ARGUMENT_BOUNDS: Readonly<Record<string, (args: readonly unknown[]) => string | null>> = {
+  nthRoots: (args) => {
+    const root = args[1] ?? 2;
+    return typeof root === 'number' && Number.isInteger(root) && Math.abs(root) <= 1000 ? null : 'nthRoots takes an integer root of at most 1000 here';
+  },
+  eigs: (args) => {
+    const option = args[1];
+    const precision = typeof option === 'object' && option !== null ? (option as { precision?: unknown }).precision : option;
+    return precision === undefined || (typeof precision === 'number' && precision >= 1e-15) ? null : 'eigs takes a precision of at least 1e-15 here';
+  },
+};
 
 type MathInstance = ReturnType<typeof create>;
 let instance: { math: MathInstance; parse: MathInstance['parse']; reseed: (options: object) => unknown } | undefined;
@@ -111,14 +135,23 @@ export function runMathjs(name: string, args: string): ToolResult {
   }
   const rejected = checkCall(tree, name, math);
   if (rejected) return fail(rejected);
+  let values: unknown[];
+  try {
+    values = ((tree as MathNode & { args?: MathNode[] }).args ?? []).map((arg) => arg.evaluate({}));
+  } catch (error) {
+    return fail(`${name}: ${(error as Error).message}`);
+  }
+  const tooBig = checkValues(name, values, math);
+  if (tooBig) return fail(tooBig);
   let value: unknown;
   try {
     // The generator is re-made only when the seed changes: a different seed first, then the call's own.
     if (randomlySeeded.has(name)) for (const seed of ['', `toolformer ${args}`]) reseed({ randomSeed: seed });
-    value = tree.evaluate({});
+    value = (math as unknown as Record<string, (...a: unknown[]) => unknown>)[name](...values);
   } catch (error) {
     return fail(`${name}: ${(error as Error).message}`);
   }
+  if (countLeaves(value, math, MAX_RESULT_ITEMS) > MAX_RESULT_ITEMS) return fail(`result of more than ${MAX_RESULT_ITEMS} numbers`);
   const text = typeof value === 'string' ? value : math.format(value, { precision: 14 });
   if (text.length > MAX_RESULT_LENGTH) return fail(`result longer than ${MAX_RESULT_LENGTH} characters`);
   return { ok: true, value: text };
@@ -133,33 +166,25 @@ function checkRaw(text: string): string | null {
   return problem === 'unbalanced' ? 'unbalanced brackets' : null;
 }
 
-/** The allowlist over `name(args)`, then the function's size bounds. A reason, or null when allowed. */
+/** The allowlist over `name(args)`: a reason, or null when its shape is allowed (values are checked after evaluation). */
 function checkCall(root: MathNode, name: string, math: MathInstance): string | null {
   const call = root as MathNode & { fn?: { type: string; name?: string }; args?: MathNode[] };
   if (root.type !== 'FunctionNode' || call.fn?.type !== 'SymbolNode' || call.fn.name !== name) {
     return 'the arguments must be one argument list (write "8, 12", not "8, 12) + f(")';
   }
-  const numbers: number[] = [];
-  let items = 0;
-  let strings = 0;
-  const rejected = walkAllowlist([root], MAX_NODES, (node, stack) => {
+  return walkAllowlist([root], MAX_NODES, (node, stack) => {
     switch (node.type) {
       case 'ConstantNode': {
         const value = node.value;
-        if (typeof value === 'number') {
-          numbers.push(value); // Infinity and NaN too (isFinite(Infinity)); SIZE_BOUNDS refuse them where they count
-        } else if (typeof value === 'string') {
-          if (value.length > MAX_STRING_LITERAL) return `string longer than ${MAX_STRING_LITERAL} characters`;
-          strings++;
-        } else if (typeof value !== 'boolean' && value !== null) return `${typeof value} literal not allowed`;
-        return null;
+        if (typeof value === 'string') return value.length > MAX_STRING_LITERAL ? `string longer than ${MAX_STRING_LITERAL} characters` : null;
+        // Infinity and NaN too (isFinite(Infinity)): the bounds refuse them where they count.
+        return typeof value === 'number' || typeof value === 'boolean' || value === null ? null : `${typeof value} literal not allowed`;
       }
       case 'SymbolNode': {
         const symbol = String(node.name);
         return CONSTANTS.has(symbol) || math.Unit.isValuelessUnit(symbol) ? null : `unknown name "${symbol.slice(0, 40)}"`;
       }
       case 'ArrayNode':
-        items += (node.items as MathNode[]).length;
         stack.push(...(node.items as MathNode[]));
         return null;
       case 'ObjectNode':
@@ -177,18 +202,39 @@ function checkCall(root: MathNode, name: string, math: MathInstance): string | n
         return `${node.type.replace(/Node$/, '').toLowerCase()} expressions not allowed`;
     }
   });
-  if (rejected) return rejected;
-  return checkSize(name, call.args ?? [], numbers, items, strings);
 }
 
-function checkSize(name: string, call: readonly MathNode[], numbers: readonly number[], items: number, strings: number): string | null {
-  if (name === 'format' && call.slice(1).some((node) => tooPrecise(node))) return `format: a precision of at most ${MAX_PRECISION}`;
+/** The numbers, elements and strings in evaluated arguments (matrices, lists, complex parts, option objects). */
+function argumentContents(values: readonly unknown[], math: MathInstance): { numbers: number[]; items: number; strings: number } {
+  const out = { numbers: [] as number[], items: 0, strings: 0 };
+  const visit = (v: unknown, inList: boolean): void => {
+    if (inList) out.items++;
+    if (typeof v === 'number') out.numbers.push(v);
+    else if (typeof v === 'string') out.strings++;
+    else if (math.isMatrix(v)) (v.valueOf() as unknown[]).forEach((x) => visit(x, true));
+    else if (Array.isArray(v)) v.forEach((x) => visit(x, true));
+    else if (math.isComplex(v)) out.numbers.push(v.re, v.im);
+    else if (math.isBigNumber(v) || math.isFraction(v)) out.numbers.push(Number(v.valueOf()));
+    else if (typeof v === 'object' && v !== null && !math.isUnit(v)) Object.values(v).forEach((x) => visit(x, false));
+  };
+  values.forEach((v) => visit(v, false));
+  return out;
+}
+
+/** The size bounds of `name`, on its evaluated arguments: a reason, or null. */
+function checkValues(name: string, values: readonly unknown[], math: MathInstance): string | null {
+  if (name === 'format' && values.slice(1).some((v) => argumentContents([v], math).numbers.some((x) => Math.abs(x) > MAX_PRECISION))) {
+    return `format: a precision of at most ${MAX_PRECISION}`;
+  }
+  const argument = ARGUMENT_BOUNDS[name]?.(values);
+  if (argument) return argument;
   const bound = SIZE_BOUNDS[name];
   if (!bound) return null;
+  const { numbers, items, strings } = argumentContents(values, math);
   if (bound.items !== undefined && items > bound.items) return `${name} takes at most ${bound.items} elements here`;
   if (bound.number === undefined) return null;
   if (bound.product !== undefined && strings > 0) return `${name} takes numbers here, not strings`;
-  if (numbers.some((x) => Math.abs(x) > (bound.number as number) || (bound.integers === true && !Number.isInteger(x)))) {
+  if (numbers.some((x) => !(Math.abs(x) <= (bound.number as number)) || (bound.integers === true && !Number.isInteger(x)))) {
     return `${name} takes ${bound.integers ? 'integers' : 'numbers'} of at most ${bound.number} here`;
   }
   const product = numbers.reduce((p, x) => p * Math.max(1, Math.abs(x)), 1);
@@ -196,14 +242,20 @@ function checkSize(name: string, call: readonly MathNode[], numbers: readonly nu
   return null;
 }
 
-/** A number over MAX_PRECISION anywhere in `node` (the precision argument, or an options object). */
-function tooPrecise(node: MathNode): boolean {
-  let found = false;
-  node.traverse((n) => {
-    const value = (n as MathNode & { value?: unknown }).value;
-    if (n.type === 'ConstantNode' && typeof value === 'number' && Math.abs(value) > MAX_PRECISION) found = true;
-  });
-  return found;
+/** Numbers in `value` (matrix elements, list items, object fields), counted up to `cap` + 1. */
+function countLeaves(value: unknown, math: MathInstance, cap: number): number {
+  let n = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0 && n <= cap) {
+    const v = stack.pop();
+    if (math.isMatrix(v)) stack.push(v.valueOf());
+    else if (Array.isArray(v)) {
+      if (v.length > cap) return cap + 1;
+      stack.push(...v);
+    } else if (typeof v === 'object' && v !== null && !math.isUnit(v) && !math.isComplex(v) && !math.isBigNumber(v) && !math.isFraction(v)) stack.push(...Object.values(v));
+    else n++;
+  }
+  return n;
 }
 
 function fail(error: string): ToolResult {
