@@ -109,6 +109,8 @@ describe('--resume with forged counts or keys: one line, every file byte-unchang
       writeFileSync(path, JSON.stringify(c));
       return out;
     }, /cannot resume: the checkpoint counts 5 input items read, but the inputs hold 3/],
+    ['a tool counting more documents than were read', () => damagedCopy('tool-docs', (c) => (c.stats.tools.Calculator.docs = c.docs + 1)), /checkpoint\.json is damaged \(stats\.tools\.Calculator\.docs 3 of 2 documents\)/],
+    ['more calls kept than scored', () => damagedCopy('kept-scored', (c) => (c.stats.tools.Calculator.kept = c.stats.tools.Calculator.scored + 1)), /checkpoint\.json is damaged \(stats\.tools\.Calculator: \d+ inlined, \d+ kept, \d+ scored do not nest\)/],
     ['a "__proto__" key among stats.tools', () => editedCopy('proto-tools', (t) => t.replace('"tools":{', '"tools":{"__proto__":{"docs":1},')), /checkpoint\.json is damaged \(a key named "__proto__"\)/],
     ['a "__proto__" key in a map of counts', () => editedCopy('proto-reasons', (t) => t.replace('"reasons":{', '"reasons":{"__proto__":{"kept":1},')), /checkpoint\.json is damaged \(a key named "__proto__"\)/],
   ] as const)('%s', async (_name, make, message) => {

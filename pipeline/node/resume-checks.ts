@@ -66,6 +66,12 @@ function countsProblem(dir: string, checkpoint: Checkpoint<RunStats>, stats: Run
   if (errors !== items - docs) return `${items - docs} bad records (items − docs), but errors.jsonl holds ${errors}`;
   const train = linesIn(join(dir, 'train.jsonl'), checkpoint.bytes['train.jsonl']);
   if (train !== stats.docsWithKeptCall) return `stats.docsWithKeptCall ${stats.docsWithKeptCall}, but train.jsonl holds ${train} documents`;
+  if (stats.docsWithKeptCall > docs) return `stats.docsWithKeptCall ${stats.docsWithKeptCall} of ${docs} documents`;
+  // Each tool's counts nest: its documents among those read, kept calls among the scored, inlined among the kept.
+  for (const [tool, t] of Object.entries(stats.tools)) {
+    if (t.docs > docs) return `stats.tools.${tool}.docs ${t.docs} of ${docs} documents`;
+    if (t.kept > t.scored || t.inlined > t.kept) return `stats.tools.${tool}: ${t.inlined} inlined, ${t.kept} kept, ${t.scored} scored do not nest`;
+  }
   return null;
 }
 
