@@ -123,6 +123,7 @@ describe('generated README blocks', () => {
     expect(text).toContain('loaded once, with no reload');
     expect(text).toContain("the model was ready after **22.4 s** and the explorer's first result showed after **45.7 s**");
     expect(text).toContain('80 candidate calls over 48 tokens, scored in 23.2 s: 50 calls reached scoring and 2 are kept at τ_f 0.5');
+    expect(renderBlock({ source: 'first-visit.json', view: 'firstVisit' }, JSON.stringify({ ...record, firstVisitBytes: 13_762_067 }))).toContain('with **13.76 MB** sent by the server until then');
     expect(renderBlock({ source: 'first-visit.json', view: 'firstVisit' }, JSON.stringify({ ...record, reloads: 1 }))).toContain('reloaded 1×');
   });
 });

@@ -68,7 +68,8 @@ const views: Record<string, (source: string) => string> = {
     return [
       `Measured ${r.measured.slice(0, 10)} by \`${r.command.split(' (')[0]}\` on a ${r.cores}-core machine at load average ${f1(r.loadAverage)}, ${r.browser}, ` +
         `${r.backend.toUpperCase()}: on a fresh clone's first visit (\`npm run web\`'s dev server, its dependency cache empty) the page loaded ${r.reloads === 0 ? 'once, with no reload' : `and reloaded ${r.reloads}×`}; ` +
-        `the model was ready after **${f1(r.modelReadySeconds)} s** and the explorer's first result showed after **${f1(r.firstResultSeconds)} s**.`,
+        `the model was ready after **${f1(r.modelReadySeconds)} s** and the explorer's first result showed after **${f1(r.firstResultSeconds)} s**` +
+        (r.firstVisitBytes === undefined ? '.' : `, with **${(r.firstVisitBytes / 1e6).toFixed(2)} MB** sent by the server until then (its modules unminified, compressed on the fly).`),
       `That result — the default text with every tool, k 5, m 2 — is ${r.candidates} candidate calls over ${r.tokens} tokens, scored in ${f1(r.scoreSeconds)} s: ` +
         `${r.scored} calls reached scoring and ${r.keptAtTauF05} ${r.keptAtTauF05 === 1 ? 'is' : 'are'} kept at τ_f 0.5.`,
     ].join('\n');
@@ -196,6 +197,8 @@ export interface FirstVisitBuildRecord extends BrowserMeasurement {
 export interface FirstVisitRecord extends BrowserMeasurement {
   /** Page reloads after the first load (Vite's dependency optimisation used to cause one). */
   reloads: number;
+  /** Bytes the dev server wrote to its sockets until the first result (absent in records before issue 49). */
+  firstVisitBytes?: number;
   /** From navigation to the model loaded, and to the explorer's first finished scoring, wall seconds. */
   modelReadySeconds: number;
   firstResultSeconds: number;

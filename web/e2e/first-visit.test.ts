@@ -66,6 +66,7 @@ describe.skipIf(skipWithoutChromium(GROUP))(GROUP, () => {
   it('loads once, scores the default text, draws the filter, re-judges τ_f without the model; one screenshot per panel', async () => {
     const browser = await launch({ webgpu: false });
     try {
+      const bytesBefore = served.bytesSent();
       const started = Date.now();
       const { page, errors, foreign } = await openPage(browser, served.url);
       let loads = 0;
@@ -74,6 +75,7 @@ describe.skipIf(skipWithoutChromium(GROUP))(GROUP, () => {
       const modelReadyMs = Date.now() - started;
       await page.waitForFunction(() => document.querySelector('[data-testid="ex-status"]')?.getAttribute('data-done'), null, { timeout: RESULT_LIMIT_MS });
       const firstResultMs = Date.now() - started;
+      const firstVisitBytes = served.bytesSent() - bytesBefore;
       // The page never reloaded: no load event after the first (goto resolved on that one), and the document's
       // navigation is the first one, not a reload. (Without the worker in optimizeDeps.entries, Vite reloads the page
       // once the worker's dependencies are optimised, seconds after the model is ready.)
@@ -171,6 +173,7 @@ describe.skipIf(skipWithoutChromium(GROUP))(GROUP, () => {
           backend: (await textOf(page, 'backend')).replace(/^backend: /, ''),
         }),
         reloads: 0,
+        firstVisitBytes,
         modelReadySeconds: +(modelReadyMs / 1000).toFixed(1),
         firstResultSeconds: +(firstResultMs / 1000).toFixed(1),
         candidates: Number(scored![1]),

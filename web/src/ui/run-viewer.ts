@@ -17,6 +17,67 @@ const TAU_MIN = -0.5;
 const TAU_MAX = 3;
 const TAUS = thresholds(TAU_MIN, TAU_MAX, 0.05);
 
+/** What the run viewer says of a file with no calls but a run's training texts: which file to open instead. */
+const trainingFileMessage = (name: string, run: ParsedRun) =>
+  `${name} is a run's training file (train.jsonl: ${run.trainingLines.toLocaleString('en')} texts with their kept calls inlined), not its candidate calls: open calls.jsonl from the same run folder (out/<run>/calls.jsonl).`;
+
+/** `rows` in the registry's order of their tools (colors.ts), the total `all` last. */
+function inRegistryOrder<T extends { tool: string }>(rows: readonly T[], tools: readonly string[]): T[] {
+  const order = toolStyles.sort(tools);
+  return [...rows].sort((a, b) => (a.tool === 'all' ? 1 : b.tool === 'all' ? -1 : order.indexOf(a.tool) - order.indexOf(b.tool)));
+}
+
+/** The per-tool counts at τ_f: the chart's legend too (each tool's marker and colour, its count at the slider). */
+function countRows(run: ParsedRun, tauF: number): HTMLTableSectionElement[] {
+  const toolCell = (tool: string) => tool === 'all'
+    ? h('td', {}, 'all')
+    : h('td', { class: 'tool', 'data-testid': `rv-tool-${tool}`, 'data-color': toolStyles.of(tool).color, 'data-shape': toolStyles.of(tool).shape }, markerIcon(toolStyles.of(tool), { size: 11 }), ' ', tool);
+  return [
+    h('thead', {}, h('tr', {},
+      h('th', {}, 'tool'), h('th', { class: 'num' }, 'candidates'), h('th', { class: 'num' }, 'scored'),
+      h('th', { class: 'num' }, `≥ τ_f ${fmt(tauF)}`), h('th', { class: 'num' }, 'share'))),
+    h('tbody', {}, ...inRegistryOrder(countByTool(run.calls, tauF), run.calls.map((c) => c.tool)).map((r) => h('tr', {},
+      toolCell(r.tool), h('td', { class: 'num' }, r.candidates), h('td', { class: 'num' }, r.scored),
+      h('td', { class: 'num', 'data-testid': `rv-kept-${r.tool}`, title: r.undecided ? `and up to ${r.undecided} more whose L_b the run did not score (τ_f below its --tau-f-floor)` : undefined }, r.undecided ? `${r.kept} (+≤${r.undecided})` : r.kept),
+      h('td', { class: 'num' }, r.scored ? `${((100 * r.kept) / r.scored).toFixed(1)}%` : '—')))),
+  ];
+}
+
+/** The newest out/<run>/calls.jsonl the server lists, or what to say instead (and whether it is an error). */
+async function fetchLastRun(): Promise<{ name: string; text: string } | { message: string; error: boolean }> {
+  const listed = await fetch(RUNS_LIST).then((r) => (r.ok ? (r.json() as Promise<{ runs: { path: string }[] }>) : null), () => null);
+  const newest = listed?.runs[0];
+  if (!newest) {
+    return {
+      message: listed
+        ? 'No run under out/ has a calls.jsonl yet: `npm start` makes one (out/start/).'
+        : 'This server lists no runs (the dev server, npm run web, serves out/): open a calls.jsonl with the picker.',
+      error: false,
+    };
+  }
+  const text = await fetch(`./out/${newest.path}`).then((r) => (r.ok ? r.text() : null), () => null);
+  return text === null ? { message: `out/${newest.path} could not be read from the server.`, error: true } : { name: `out/${newest.path}`, text };
+}
+
+/** The file picker and the drop zone, each handing `open` the calls.jsonl chosen. */
+function fileOpeners(open: (file: File) => void): [HTMLInputElement, HTMLDivElement] {
+  const fileInput = h('input', { type: 'file', id: 'rv-file', accept: '.jsonl,.json,.txt', 'data-testid': 'rv-file' });
+  const zone = h('div', { class: 'drop-zone', 'data-testid': 'rv-drop' }, 'or drop a calls.jsonl here');
+  fileInput.addEventListener('change', () => {
+    const f = fileInput.files?.[0];
+    if (f) open(f);
+  });
+  zone.addEventListener('dragover', (e) => { e.preventDefault(); zone.classList.add('over'); });
+  zone.addEventListener('dragleave', () => zone.classList.remove('over'));
+  zone.addEventListener('drop', (e) => {
+    e.preventDefault();
+    zone.classList.remove('over');
+    const f = e.dataTransfer?.files[0];
+    if (f) open(f);
+  });
+  return [fileInput, zone];
+}
+
 export function mountRunViewer(root: HTMLElement): void {
   let run: ParsedRun | null = null;
   let tauF = 1.0;
@@ -30,15 +91,13 @@ export function mountRunViewer(root: HTMLElement): void {
     'aria-label': 'Survival curve: kept calls versus τ_f, per tool',
     hidden: true,
   });
-  const fileInput = h('input', { type: 'file', id: 'rv-file', accept: '.jsonl,.json,.txt', 'data-testid': 'rv-file' });
-  const zone = h('div', { class: 'drop-zone', 'data-testid': 'rv-drop' }, 'or drop a calls.jsonl here');
 
   const render = () => {
     if (!run) return;
     if (run.calls.length === 0 && run.trainingLines > 0) {
       canvas.hidden = true;
       table.replaceChildren();
-      status.textContent = `${name} is a run's training file (train.jsonl: ${run.trainingLines.toLocaleString('en')} texts with their kept calls inlined), not its candidate calls: open calls.jsonl from the same run folder (out/<run>/calls.jsonl).`;
+      status.textContent = trainingFileMessage(name, run);
       status.classList.add('error');
       return;
     }
@@ -47,22 +106,8 @@ export function mountRunViewer(root: HTMLElement): void {
     status.textContent =
       `${name}: ${run.calls.length.toLocaleString('en')} candidate calls` +
       (run.badLines.length ? `, ${run.badLines.length} malformed lines skipped` : '');
-    const order = toolStyles.sort(run.calls.map((c) => c.tool));
-    const byOrder = <T extends { tool: string }>(rows: T[]) =>
-      [...rows].sort((a, b) => (a.tool === 'all' ? 1 : b.tool === 'all' ? -1 : order.indexOf(a.tool) - order.indexOf(b.tool)));
-    const toolCell = (tool: string) => tool === 'all'
-      ? h('td', {}, 'all')
-      : h('td', { class: 'tool', 'data-testid': `rv-tool-${tool}`, 'data-color': toolStyles.of(tool).color, 'data-shape': toolStyles.of(tool).shape }, markerIcon(toolStyles.of(tool), { size: 11 }), ' ', tool);
-    table.replaceChildren(
-      h('thead', {}, h('tr', {},
-        h('th', {}, 'tool'), h('th', { class: 'num' }, 'candidates'), h('th', { class: 'num' }, 'scored'),
-        h('th', { class: 'num' }, `≥ τ_f ${fmt(tauF)}`), h('th', { class: 'num' }, 'share'))),
-      h('tbody', {}, ...byOrder(countByTool(run.calls, tauF)).map((r) => h('tr', {},
-        toolCell(r.tool), h('td', { class: 'num' }, r.candidates), h('td', { class: 'num' }, r.scored),
-        h('td', { class: 'num', 'data-testid': `rv-kept-${r.tool}`, title: r.undecided ? `and up to ${r.undecided} more whose L_b the run did not score (τ_f below its --tau-f-floor)` : undefined }, r.undecided ? `${r.kept} (+≤${r.undecided})` : r.kept),
-        h('td', { class: 'num' }, r.scored ? `${((100 * r.kept) / r.scored).toFixed(1)}%` : '—')))),
-    );
-    const curves = byOrder(survivalCurves(run.calls, TAUS));
+    table.replaceChildren(...countRows(run, tauF));
+    const curves = inRegistryOrder(survivalCurves(run.calls, TAUS), run.calls.map((c) => c.tool));
     // The table is the legend (each tool's marker and its count at τ_f): the chart draws none, so it fits a phone.
     drawLineChart(
       canvas,
@@ -81,41 +126,21 @@ export function mountRunViewer(root: HTMLElement): void {
 
   const lastRun = h('button', { type: 'button', 'data-testid': 'rv-last', title: 'The newest out/<run>/calls.jsonl, as the dev server (npm run web) lists them' }, 'Open the last run');
   lastRun.addEventListener('click', () => {
-    void (async () => {
-      status.classList.remove('error');
-      status.textContent = 'looking for runs under out/…';
-      const listed = await fetch(RUNS_LIST).then((r) => (r.ok ? (r.json() as Promise<{ runs: { path: string }[] }>) : null), () => null);
-      const newest = listed?.runs[0];
-      if (!newest) {
-        status.textContent = listed
-          ? 'No run under out/ has a calls.jsonl yet: `npm start` makes one (out/start/).'
-          : 'This server lists no runs (the dev server, npm run web, serves out/): open a calls.jsonl with the picker.';
+    status.classList.remove('error');
+    status.textContent = 'looking for runs under out/…';
+    void fetchLastRun().then((found) => {
+      if ('message' in found) {
+        status.textContent = found.message;
+        status.classList.toggle('error', found.error);
         return;
       }
-      const text = await fetch(`./out/${newest.path}`).then((r) => (r.ok ? r.text() : null), () => null);
-      if (text === null) {
-        status.textContent = `out/${newest.path} could not be read from the server.`;
-        status.classList.add('error');
-        return;
-      }
-      name = `out/${newest.path}`;
-      run = parseCallsJsonl(text);
+      name = found.name;
+      run = parseCallsJsonl(found.text);
       render();
-    })();
+    });
   });
 
-  fileInput.addEventListener('change', () => {
-    const f = fileInput.files?.[0];
-    if (f) void load(f);
-  });
-  zone.addEventListener('dragover', (e) => { e.preventDefault(); zone.classList.add('over'); });
-  zone.addEventListener('dragleave', () => zone.classList.remove('over'));
-  zone.addEventListener('drop', (e) => {
-    e.preventDefault();
-    zone.classList.remove('over');
-    const f = e.dataTransfer?.files[0];
-    if (f) void load(f);
-  });
+  const [fileInput, zone] = fileOpeners((file) => void load(file));
 
   const tau = slider({
     id: 'rv-tau-f', label: 'τ_f', min: TAU_MIN, max: TAU_MAX, step: 0.05, value: tauF, format: (v) => fmt(v), unit: 'nats',
