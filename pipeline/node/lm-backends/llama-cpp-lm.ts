@@ -237,8 +237,8 @@ export class LlamaCppLM implements CausalLM {
     return state;
   }
 
-  /** Frees the context, the model and the llama.cpp instance. */
-  async dispose(): Promise<void> {
+  /** Frees the context, the model and the llama.cpp instance (LoadedLM.release of the backend registry). */
+  async release(): Promise<void> {
     await this.context.dispose();
     await this.model.dispose();
     await this.llama.dispose();

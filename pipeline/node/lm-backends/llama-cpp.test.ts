@@ -17,11 +17,11 @@ import { loadModel } from '../load-model.ts';
 import { ROOT } from '../testing/cli-child.ts';
 import { loadLlamaCpp } from './llama-cpp.ts';
 
-type Disposable = CausalLM & { dispose(): Promise<void> };
+type Disposable = CausalLM & { release(): Promise<void> };
 const work = mkdtempSync(join(tmpdir(), 'llama-cpp-test-'));
 const lms: Disposable[] = [];
 afterAll(async () => {
-  for (const lm of lms) await lm.dispose();
+  for (const lm of lms) await lm.release();
   rmSync(work, { recursive: true, force: true });
 });
 
@@ -30,7 +30,7 @@ const sample = readFileSync(join(ROOT, 'corpus/sample.jsonl'), 'utf8').trim().sp
 async function pair(name: string): Promise<{ ort: CausalLM; cpp: Disposable }> {
   const dir = join(ROOT, 'models', name);
   const file = await convertCommand(dir, { to: 'gguf', dtype: 'f32', out: join(work, `${name}.gguf`) });
-  const cpp = (await loadLlamaCpp(file, { threads: 1 })) as Disposable;
+  const cpp = await loadLlamaCpp(file, { threads: 1 });
   lms.push(cpp);
   return { ort: await loadModel(dir), cpp };
 }

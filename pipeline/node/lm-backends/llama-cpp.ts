@@ -11,7 +11,6 @@
  *   batches; their count and the batch size follow the machine and the model (`contextPlan`).
  */
 import { availableParallelism } from 'node:os';
-import type { CausalLM } from '../../core/lm/lm.ts';
 import { LlamaCppLM, type LlamaCppModule } from './llama-cpp-lm.ts';
 
 export type LlamaCppDevice = 'cpu' | 'vulkan' | 'cuda' | 'metal' | 'auto';
@@ -64,7 +63,7 @@ async function importNodeLlamaCpp(): Promise<LlamaCppModule> {
 }
 
 /** Loads a GGUF model with llama.cpp; a missing device, file or package is one thrown line naming it. */
-export async function loadLlamaCpp(path: string, options: LlamaCppOptions = {}): Promise<CausalLM> {
+export async function loadLlamaCpp(path: string, options: LlamaCppOptions = {}): Promise<LlamaCppLM> {
   const device = options.device ?? 'cpu';
   if (!LLAMA_CPP_DEVICES.includes(device)) throw new Error(`--device ${device} is not a llama.cpp device (${LLAMA_CPP_DEVICES.join(', ')})`);
   const lib = await importNodeLlamaCpp();
