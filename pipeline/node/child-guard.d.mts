@@ -5,4 +5,4 @@ export declare function holdWork(): () => void;
 export declare function onStop(hook: () => unknown): void;
 export declare function stopping(): boolean;
 export declare function guardChild(): void;
-export declare function endWithParent(): void;
+export declare function endWithParent(expectedParent?: number): void;

@@ -55,14 +55,17 @@ export const stopping = () => state.stopping !== null;
  * bin.mjs): when the parent goes, this process gets the SIGTERM it would have forwarded, and its own handlers (or
  * Node's default, which ends it) decide. Nothing else changes: its stdout may be a pipe to someone else.
  */
-export function endWithParent() {
-  const parent = process.ppid;
-  const timer = setInterval(() => {
+export function endWithParent(expectedParent) {
+  // A parent that says its pid covers the start-up too: one gone before this line ran is seen at once.
+  const parent = expectedParent > 0 ? expectedParent : process.ppid;
+  const look = () => {
     if (process.ppid === parent) return;
     clearInterval(timer);
     process.kill(process.pid, 'SIGTERM');
-  }, POLL_MS);
+  };
+  const timer = setInterval(look, POLL_MS);
   timer.unref();
+  look();
 }
 
 /** Starts the watch (once per process). */

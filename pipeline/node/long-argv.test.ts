@@ -1,9 +1,11 @@
-import { fstatSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, fstatSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ARGV_FD_FLAG, HANDOFF_BYTES, cmdlineBytes, planArgv } from './long-argv.ts';
-import { TINY_MODEL, runCli } from './testing/cli-child.ts';
+import { TINY_MODEL, runCli, spawnCli } from './testing/cli-child.ts';
+import { DescendantWatch, aliveAfter, exitOf, killAll } from './testing/process-tree.ts';
+import { TEST_CAP_MS, childProgress, waitUntil } from './testing/progress.ts';
 
 /**
  * onnxruntime-node 1.30 segfaults when a session is created in a process whose command line is ~30 KB (exit 139,
@@ -81,4 +83,26 @@ describe('a command line over 30 KB', () => {
     expect(run.stdout).toMatch(/L_a noCall +=/);
     expect(run.stdout).toMatch(/L_c withResult +=/);
   }, 120_000);
+
+  it('the re-run child ends when its parent is SIGKILLed during its start-up (it watches the pid the parent passed)', async () => {
+    // 1,300 paths of 20 documents each: a run that would take minutes, cut short.
+    const dir = join(tmp, 'long');
+    mkdirSync(dir);
+    const paths = Array.from({ length: 1300 }, (_, i) => join(dir, `part-${String(i).padStart(5, '0')}.jsonl`));
+    paths.forEach((path, i) => writeFileSync(path, Array.from({ length: 20 }, (_, j) => `${JSON.stringify({ id: `d${i}-${j}`, text: `Part ${i} says ${j} + 3 = ${j + 3}.` })}\n`).join('')));
+    const out = join(tmp, 'long-out');
+    const { child, done } = spawnCli(['annotate', ...paths, '--model', TINY_MODEL, '--out', out, '--tools', 'Calculator', '--no-lm-proposals', '--quiet', '--workers', '1'], tmp);
+    const watch = new DescendantWatch(child.pid!);
+    const exited = exitOf(child); // not `done`: see exitOf
+    done.catch(() => {}); // settles once the child's pipes close; what is checked here is its exit
+    try {
+      await waitUntil(() => watch.look().some((p) => p.command.includes(ARGV_FD_FLAG)), childProgress(child), { what: 'the re-run child' });
+      child.kill('SIGKILL');
+      expect((await exited).signal).toBe('SIGKILL');
+      expect(await aliveAfter(watch.stop(), 15_000)).toEqual([]);
+      expect(existsSync(join(out, 'stats.json'))).toBe(false); // cut short, not finished
+    } finally {
+      killAll(watch.stop());
+    }
+  }, TEST_CAP_MS);
 });

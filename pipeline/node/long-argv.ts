@@ -26,6 +26,8 @@ import { endWithParent } from './child-guard.mjs';
 export const HANDOFF_BYTES = 16 * 1024;
 /** The flag the child is started with, followed by the descriptor that holds its arguments. */
 export const ARGV_FD_FLAG = '--argv-fd';
+/** The environment variable that gives the child its parent's pid (child-guard.mjs endWithParent). */
+export const PARENT_ENV = 'TOOLFORMER_ARGV_PARENT';
 /** The child's descriptor for the arguments: the first after stdin, stdout, stderr. */
 const ARGV_FD = 3;
 
@@ -47,7 +49,8 @@ export type ArgvPlan = { kind: 'run'; args: string[] } | { kind: 'handed-off'; e
 export function planArgv(argv: readonly string[] = process.argv, limit = HANDOFF_BYTES): ArgvPlan {
   const [, script, ...args] = argv;
   if (args[0] === ARGV_FD_FLAG && args.length === 2) {
-    endWithParent(); // the parent relays signals; if it is SIGKILLed, this child ends as if it had relayed SIGTERM
+    // The parent relays signals; if it is SIGKILLed (even before this line), this child ends as if it had relayed SIGTERM.
+    endWithParent(Number(process.env[PARENT_ENV]));
     return { kind: 'run', args: readArgvFd(args[1]) };
   }
   if (cmdlineBytes(argv) + cmdlineBytes(process.execArgv) <= limit) return { kind: 'run', args };
@@ -93,7 +96,10 @@ function unlinkedArgvFile(args: string[]): number {
 
 function handOff(script: string, args: string[]): Promise<never> {
   const fd = unlinkedArgvFile(args);
-  const child = spawn(process.execPath, [...process.execArgv, script, ARGV_FD_FLAG, String(ARGV_FD)], { stdio: ['inherit', 'inherit', 'inherit', fd] });
+  const child = spawn(process.execPath, [...process.execArgv, script, ARGV_FD_FLAG, String(ARGV_FD)], {
+    stdio: ['inherit', 'inherit', 'inherit', fd],
+    env: { ...process.env, [PARENT_ENV]: String(process.pid) },
+  });
   closeSync(fd); // the child holds its own copy
   const forward = (signal: NodeJS.Signals) => () => child.kill(signal);
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, forward(signal));

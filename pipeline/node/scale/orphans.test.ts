@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TEST_CAP_MS, waitUntil } from '../testing/progress.ts';
-import { DescendantWatch, type Proc, aliveAfter, killAll } from '../testing/process-tree.ts';
+import { DescendantWatch, type Proc, aliveAfter, exitOf, killAll } from '../testing/process-tree.ts';
 import { annotate, cliStarter, expectSameAsOne, queueRuns, workerArgs } from '../testing/scale-runs.ts';
 
 /**
@@ -54,7 +54,7 @@ const started = (log: string) => [...log.matchAll(/chunk (\d+) started/g)].map((
 async function killAndCheck(victim: ReturnType<typeof startWatched>): Promise<void> {
   const before = victim.watch.look();
   process.kill(victim.child.pid!, 'SIGKILL');
-  expect((await victim.done).signal).toBe('SIGKILL');
+  expect((await exitOf(victim.child)).signal).toBe('SIGKILL');
   expect(before.length).toBeGreaterThan(0);
   expect(await aliveAfter(victim.watch.stop(), 15_000)).toEqual([]);
 }
@@ -79,7 +79,7 @@ describe.skipIf(noRedis)(GROUP, () => {
     // The moment of the report (a kill 0.2 s into the child's start-up), chosen, not waited for.
     await new Promise((r) => setTimeout(r, 200));
     process.kill(victim.child.pid!, 'SIGKILL');
-    expect((await victim.done).signal).toBe('SIGKILL');
+    expect((await exitOf(victim.child)).signal).toBe('SIGKILL');
     try {
       process.kill(orphan.pid, 'SIGTERM');
     } catch {
@@ -112,8 +112,8 @@ describe.skipIf(noRedis)(GROUP, () => {
     expect(tree.length).toBeGreaterThan(0);
     process.kill(victim.child.pid!, 'SIGTERM');
     expect(await aliveAfter(tree, 5_000)).toEqual([]);
+    expect((await exitOf(victim.child)).code).toBe(143);
     const stopped = await victim.done;
-    expect(stopped.code).toBe(143);
     expect(stopped.stderr).toContain(`worker: SIGTERM: stopping; chunk ${chunk} handed back to the queue\n`);
     expect(stopped.stderr).not.toContain(`chunk ${chunk} done`);
     expect(await aliveAfter(victim.watch.stop(), 0)).toEqual([]);

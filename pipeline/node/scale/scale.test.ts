@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runDirs } from '../testing/run-dirs.ts';
 import { runCli, spawnCli } from '../testing/cli-child.ts';
-import { DescendantWatch, type Proc, aliveAfter, killAll } from '../testing/process-tree.ts';
+import { DescendantWatch, type Proc, aliveAfter, exitOf, killAll } from '../testing/process-tree.ts';
 import { TEST_CAP_MS } from '../testing/progress.ts';
 import { annotate as args, setUpReference } from '../testing/scale-runs.ts';
 
@@ -60,12 +60,13 @@ describe('scale out on one machine', () => {
     const watch = new DescendantWatch(child.pid!);
     watched.push(watch);
     const poll = setInterval(() => existsSync(join(tmp, 'killed/checkpoint.json')) && child.kill('SIGKILL'), 5);
-    const killed = await done;
+    const killed = await exitOf(child); // not `done`: see exitOf
     clearInterval(poll);
     expect(killed.signal).toBe('SIGKILL');
     // Its two worker processes, by pid (issue 50): each sees its parent go and exits.
     expect(watch.all().filter((p) => p.command.includes('pool-child.mjs'))).toHaveLength(2);
     expect(await aliveAfter(watch.stop(), 15_000)).toEqual([]);
+    await done;
     const checkpoint = JSON.parse(read('killed', 'checkpoint.json'));
     expect(checkpoint.items).toBeLessThan(12);
     const resumed = await runCli(args('killed', '--workers', '2', '--resume'), tmp);
@@ -83,11 +84,11 @@ describe('scale out on one machine', () => {
       tree = watch.look();
       child.kill('SIGTERM');
     }, 5);
-    const stopped = await done.finally(() => clearInterval(poll));
+    const stopped = await exitOf(child).finally(() => clearInterval(poll)); // not `done`: see exitOf
     expect(tree.filter((p) => p.command.includes('pool-child.mjs'))).toHaveLength(2);
     expect(await aliveAfter(tree, 5_000)).toEqual([]);
     expect(stopped.code).toBe(143);
-    expect(stopped.stderr).toBe('toolformer: SIGTERM: stopping the worker processes; the files hold every chunk done before: pass --resume to continue\n');
+    expect((await done).stderr).toBe('toolformer: SIGTERM: stopping the worker processes; the files hold every chunk done before: pass --resume to continue\n');
     // Signalled after a checkpoint (issue 46): the resume continues a run, it does not start afresh.
     const committed = JSON.parse(read('stopped', 'checkpoint.json')).items;
     expect(committed).toBeGreaterThan(0);

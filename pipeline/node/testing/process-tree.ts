@@ -4,6 +4,7 @@
  * the kernel hands to a new process later is not taken for the old one. A zombie (state Z: exited, not yet reaped by
  * init) counts as gone.
  */
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 
 export interface Proc {
@@ -140,3 +141,13 @@ export function killAll(procs: readonly Proc[]): void {
     }
   }
 }
+
+/**
+ * The child's exit (code or signal). Not its 'close': that waits until its stdout and stderr are closed, which an
+ * orphaned grandchild that inherited them would hold open — the very thing a test here looks for.
+ */
+export const exitOf = (child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> =>
+  new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve({ code: child.exitCode, signal: child.signalCode });
+    else child.once('exit', (code, signal) => resolve({ code, signal }));
+  });
