@@ -105,7 +105,7 @@ function compressText(headers: Record<string, string>): Connect.NextHandleFuncti
       compress(body, { params: { [constants.BROTLI_PARAM_QUALITY]: DEV_QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: body.length } }).then((packed) => {
         restore();
         res.removeHeader('Content-Length');
-        sendBrotli(res, type, packed, headers);
+        sendBrotli(res, type, packed, headers, body.length);
       }, (error: unknown) => {
         restore();
         next(error);
@@ -118,8 +118,15 @@ function compressText(headers: Record<string, string>): Connect.NextHandleFuncti
 
 const acceptsBrotli = (req: Connect.IncomingMessage) => /\bbr\b/.test(String(req.headers['accept-encoding'] ?? ''));
 
-function sendBrotli(res: Parameters<Connect.NextHandleFunction>[1], type: string, body: Buffer, headers: Record<string, string>): void {
+/**
+ * The header giving a compressed response's size once decoded: Content-Length is the compressed size, and the page's
+ * download progress counts decoded bytes (src/model-source.ts fetchBytes).
+ */
+export const DECODED_LENGTH = 'X-Decoded-Length';
+
+function sendBrotli(res: Parameters<Connect.NextHandleFunction>[1], type: string, body: Buffer, headers: Record<string, string>, decodedLength: number): void {
   for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+  res.setHeader(DECODED_LENGTH, decodedLength);
   res.setHeader('Content-Type', type);
   res.setHeader('Content-Encoding', 'br');
   res.setHeader('Vary', 'Accept-Encoding');
@@ -161,7 +168,7 @@ export function precompress(options: { headers: Record<string, string>; mounts: 
         const file = fileIn(outDir, path.endsWith('/') ? `${path}index.html` : path);
         const type = file && TYPES[extname(file)];
         if (!file || !type || !existsSync(`${file}.br`)) return next();
-        sendBrotli(res, type, readFileSync(`${file}.br`), options.headers);
+        sendBrotli(res, type, readFileSync(`${file}.br`), options.headers, statSync(file).size);
       });
     },
     configureServer(server) {
@@ -176,12 +183,12 @@ export function precompress(options: { headers: Record<string, string>; mounts: 
           : mount ? fileIn(mount.dir, url.slice(mount.prefix.length))
           : fileIn(root, url);
         if (!file || !allowed.some((dir) => file.startsWith(dir + sep)) || !existsSync(file)) return next();
-        const { mtimeMs } = statSync(file);
+        const { mtimeMs, size } = statSync(file);
         const hit = cache.get(file);
         const pending = hit && hit.mtimeMs === mtimeMs ? Promise.resolve(hit.body) : brotli(readFileSync(file));
         pending.then((body) => {
           cache.set(file, { mtimeMs, body });
-          sendBrotli(res, TYPES[ext], body, options.headers);
+          sendBrotli(res, TYPES[ext], body, options.headers, size);
         }, next);
       });
     },

@@ -45,13 +45,17 @@ async function onnxFile(source: Omit<ModelSource, 'onnx'>, file: string, externa
   return { model, weightsFile: name, sessionOptions: { externalData: [...entries, { path: name, data: model }] } };
 }
 
-/** GET a same-origin file, reporting progress by Content-Length. */
+/**
+ * GET a same-origin file, reporting progress in decoded bytes: of Content-Length, or — when the response is
+ * compressed, so Content-Length counts the compressed bytes — of X-Decoded-Length, which the app's servers send
+ * (web/precompress-plugin.ts); without it the total is the bytes so far.
+ */
 export async function fetchBytes(url: string, onProgress?: (done: number, total: number) => void): Promise<Uint8Array> {
   const res = await fetch(url);
   if (!res.ok || !res.body) throw new Error(`GET ${url}: HTTP ${res.status}`);
   // A static server's SPA fallback answers a missing file with index.html.
   if (res.headers.get('Content-Type')?.startsWith('text/html')) throw new Error(`GET ${url}: not found (got HTML)`);
-  const total = Number(res.headers.get('Content-Length')) || 0;
+  const total = Number(res.headers.get(res.headers.get('Content-Encoding') ? 'X-Decoded-Length' : 'Content-Length')) || 0;
   const parts: Uint8Array[] = [];
   let done = 0;
   const reader = res.body.getReader();
