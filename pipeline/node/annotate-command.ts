@@ -5,16 +5,16 @@
 import { channel } from 'node:diagnostics_channel';
 import { lstatSync, rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { join, relative, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { AnnotateConfig } from '../core/config.ts';
 import { type RunFlags, type RunPlan, freezePlan, planConfig, withVerdicts } from '../core/run-plan.ts';
 import { TOOL_NAMES } from '../core/tools/registry.ts';
 import type { RunStats } from '../core/stats.ts';
-import { resolveModel, type Dtype } from './hf-cache.ts';
+import type { Dtype } from './hf-cache.ts';
+import { modelRef, openLM } from './lm-backends/registry.ts';
 import { countRecords } from './count-records.ts';
 import { exportFormatList } from './export/formats.ts';
 import { digestInputs } from './input-digest.ts';
-import { loadModel } from './load-model.ts';
 import type { McpTools } from './mcp/run-tools.ts';
 import { skipLine, summarizeSkips } from './corpus-files.ts';
 import { listInputs } from './read-corpus.ts';
@@ -34,8 +34,12 @@ import { DEFAULT_CHUNK_ITEMS, parseShard, type Shard } from './scale/plan.ts';
 export const runStart = channel('toolformer:run-start');
 
 export interface AnnotateFlags extends RunFlags {
-  /** A model directory or an `org/name` id in the local Hugging Face cache. */
+  /** What the LM backend registry opens (lm-backends/registry.ts): a model folder or org/name, a .gguf file, a server URL. */
   model: string;
+  /** A served model's tokenizer and config folder (`--tokenizer`). */
+  tokenizer?: string;
+  /** The name the server knows the model by (`--served-model`). */
+  servedModel?: string;
   /** Which ONNX file of the model (onnx/model.onnx, model_fp16.onnx, …). @default "fp32" */
   dtype?: Dtype;
   maxDocs?: number;
@@ -146,7 +150,8 @@ async function annotateWith(inputs: string[], flags: AnnotateFlags, { chunkItems
   // --catalog: its tools (and its library) load only now, when asked for.
   const catalog = flags.catalog === undefined ? undefined : await (await import('./parts.ts')).loadIsolatedCatalog(flags.catalog);
   const config = planConfig(flags, mcp?.specs, catalog);
-  const resolved = await resolveModel(flags.model);
+  const opening = { dtype: flags.dtype, tokenizer: flags.tokenizer, servedModel: flags.servedModel };
+  const ref = await modelRef(flags.model, opening);
   const bound = Math.min(flags.maxDocs ?? Infinity, countRecords(inputs));
   // --workers: how many processes, in chunks of how many items (with --mcp one process: the connections live here;
   // a catalog and the tool retriever are rebuilt from the config in each process, createRunParts).
@@ -156,8 +161,8 @@ async function annotateWith(inputs: string[], flags: AnnotateFlags, { chunkItems
   const poolWorkers = shard || flags.queue ? 1 : Math.min(cores, Math.ceil(bound / poolChunk) || 1);
   // Forked before this process loads its own model and probes: their start-up (model, tools, knowledge base) overlaps
   // ours. Each chunk message carries the plan's config (with the probes' verdicts).
-  const workers = poolWorkers > 1 ? (await import('./scale/pool.ts')).startWorkers(poolWorkers, resolved.dir, flags.dtype, config) : null;
-  const lm = await loadModel(flags.model, { dtype: flags.dtype, device: config.device });
+  const workers = poolWorkers > 1 ? (await import('./scale/pool.ts')).startWorkers(poolWorkers, { model: ref.path ?? flags.model, ...opening }, config) : null;
+  const lm = await openLM(flags.model, { ...opening, device: config.device });
   // The run's modules load only once flags and model are known to be good.
   const [{ createRunParts }, { cachedProbes }] = await Promise.all([import('./parts.ts'), import('./probe-cache.ts')]);
   const parts = await createRunParts(lm, config, flags.model, mcp?.specs, catalog);
@@ -165,14 +170,14 @@ async function annotateWith(inputs: string[], flags: AnnotateFlags, { chunkItems
   // From the verdict cache when it has this model's, seed's and tools' (--no-probe-cache: always run).
   const probes = await cachedProbes(parts.parts, config, {
     lmContextFlag: flags.lmContext,
-    modelDir: resolved.dir,
+    modelDigest: () => ref.probeDigest(),
     dtype: flags.dtype ?? 'fp32',
     use: flags.probeCache !== false,
     notice: (line) => console.log(line), // information: stdout
     warn: (line) => console.error(line),
   });
   const meta = {
-    model: resolved.cache ? `${resolved.cache.id}@${resolved.cache.revision}` : relative(process.cwd(), resolve(flags.model)) || '.',
+    model: ref.recorded,
     ...(flags.dtype && flags.dtype !== 'fp32' ? { modelDtype: flags.dtype } : {}),
     modelMaxLength: lm.maxLength,
     translationEngine: parts.translation,
@@ -183,7 +188,7 @@ async function annotateWith(inputs: string[], flags: AnnotateFlags, { chunkItems
   const progress = startProgress(Number.isFinite(bound) ? bound : 0, flags.quiet);
   const [{ runLoop }, { planSource }, { inProcessExecutor }] = await Promise.all([import('./run-loop.ts'), import('./annotate-run.ts'), import('./scale/in-process.ts')]);
   const inProcess = inProcessExecutor(parts.parts, plan.config);
-  const choice = await chooseExecution(plan, flags, { chunkItems, poolChunk, shard, inProcess, modelDir: resolved.dir, workers });
+  const choice = await chooseExecution(plan, flags, { chunkItems, poolChunk, shard, inProcess, modelDigest: () => ref.digest(), workers });
   runStart.publish({ out: flags.out });
   try {
     const done = await runLoop({ ...planSource(plan), ...choice, onCommit: ({ docs, kept }) => progress.update(docs, kept) });

@@ -6,7 +6,7 @@ import { judge } from '../core/scoring/judge.ts';
 import { paperNames } from '../core/scoring/losses.ts';
 import { DEFAULT_GENERATE_MODEL, DEFAULT_INPUTS, DEFAULT_MODEL } from './package-paths.ts';
 import { checkCommandPaths } from './safe-paths.ts';
-import { callPlacementOption, deviceOption, dtypeOption, integer, number, toolkenOptions } from './cli-options.ts';
+import { callPlacementOption, deviceOption, dtypeOption, integer, modelHelp, number, servedModelOptions, toolkenOptions } from './cli-options.ts';
 
 export function addModelCommands(program: Command): void {
   defineExample(program);
@@ -17,6 +17,25 @@ export function addModelCommands(program: Command): void {
   defineLoss(program);
   defineFinetune(program);
   defineConvert(program);
+  defineServe(program);
+}
+
+function defineServe(program: Command): void {
+  program
+    .command('serve')
+    .description("an OpenAI-compatible server (vLLM's /v1/completions with prompt_logprobs, /v1/models, /tokenize) over any model this project loads: many annotate --queue workers can score on one GPU machine")
+    .option('--model <model>', modelHelp('models/default'), DEFAULT_MODEL)
+    .addOption(dtypeOption())
+    .addOption(deviceOption())
+    .option('--served-model-name <name>', 'the name clients send as `model` (default: the --model argument)')
+    .option('--host <host>', 'the address to listen on (127.0.0.1: this machine only; 0.0.0.0: the network)', '127.0.0.1')
+    .option('--port <port>', 'the TCP port (0: any free one, printed)', integer('--port'), 8000)
+    .option('--api-key-env <name>', 'require `Authorization: Bearer $<name>` on every request (the key is read from the environment, never a flag)')
+    .option('--quiet', 'no line per request')
+    .action(async (opts) => {
+      const { serveCommand } = await import('./serve/serve-command.ts');
+      await serveCommand(opts);
+    });
 }
 
 function defineExample(program: Command): void {
@@ -47,9 +66,11 @@ function defineScore(program: Command): void {
     .requiredOption('--call <call>', 'the call as written in text, Tool(argument) (`toolformer tools` lists the tools)')
     .option('--before <word>', 'the call goes just before this word or phrase (its first whole-word occurrence), at the end of the word before, as the pipeline places calls')
     .option('--at <offset>', 'or: the character offset where the call goes (the end of a word; one inside a word is warned about)', integer('--at'))
-    .option('--model <dir|org/name>', 'Hugging Face ONNX causal-LM directory, or a model id in the local HF cache (HF_HOME; never downloaded)', DEFAULT_MODEL)
+    .option('--model <model>', modelHelp('models/default'), DEFAULT_MODEL)
     .addOption(dtypeOption())
     .addOption(deviceOption())
+    .addOption(servedModelOptions()[0])
+    .addOption(servedModelOptions()[1])
     .option('--date <yyyy-mm-dd>', "the document's date (a tool that answers with today's date reads it)")
     .addOption(callPlacementOption())
     .action(async (text: string, opts) => {

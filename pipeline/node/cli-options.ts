@@ -7,6 +7,7 @@ import { DEVICES } from '../core/lm/devices.ts';
 import { CALL_PLACEMENTS } from '../core/run-defaults.ts';
 import { DEFAULT_RETRIEVER, RETRIEVERS } from '../core/retrieval/retriever.ts';
 import { CATALOGS } from '../core/tools/catalogs/index.ts';
+import { LM_BACKENDS } from './lm-backends/registry.ts';
 
 export const number = (name: string) => (value: string) => {
   const x = Number(value);
@@ -32,9 +33,18 @@ export const dtypeOption = () =>
     .choices(DTYPES)
     .default('fp32');
 
+/** `--model`'s help: what each LM backend is named by (lm-backends/registry.ts, the only list). */
+export const modelHelp = (fallback: string) => `the LM: ${LM_BACKENDS.map((b) => b.names).join('; or ')} (default ${fallback})`;
+
+/** A served model's `--tokenizer` and `--served-model` (lm-backends/server); the key comes from TOOLFORMER_API_KEY. */
+export const servedModelOptions = () => [
+  new Option('--tokenizer <dir|org/name>', "with an http(s)://…/v1 --model: the served model's folder, whose tokenizer.json and config.json are read here (ids are sent, never text); the API key, if any, comes from $TOOLFORMER_API_KEY"),
+  new Option('--served-model <name>', 'with an http(s)://…/v1 --model: the name the server serves it under (default: the only one it lists)'),
+];
+
 /** `--device`: where the LM runs (core/lm/devices.ts; node/device.ts maps it to ONNX Runtime's execution providers). */
 export const deviceOption = () =>
-  new Option('--device <device>', 'where the LM runs: cpu, webgpu (a GPU through Vulkan, Metal or D3D12) or cuda (needs onnxruntime-node\'s CUDA provider: pipeline/node/README.md, Devices)')
+  new Option('--device <device>', 'where the LM runs: cpu, webgpu (ONNX: a GPU through Vulkan, Metal or D3D12), cuda (ONNX: needs onnxruntime-node\'s CUDA provider, pipeline/node/README.md, Devices; GGUF: llama.cpp\'s), vulkan or metal (GGUF), auto (the backend\'s choice; a served model runs where the server runs it)')
     .choices(DEVICES)
     .default('cpu');
 

@@ -7,7 +7,7 @@ import { RUN_DEFAULTS } from '../core/run-defaults.ts';
 import { DEFAULT_INPUTS, DEFAULT_MODEL } from './package-paths.ts';
 import { checkCommandPaths } from './safe-paths.ts';
 import { DEFAULT_EXPORT_FORMAT, EXPORT_FORMAT_NAMES, exportFormatHelp } from './export/formats.ts';
-import { callPlacementOption, catalogHelp, collect, deviceOption, dtypeOption, integer, number, retrieverHelp, tauFFloorFlag } from './cli-options.ts';
+import { callPlacementOption, catalogHelp, collect, deviceOption, dtypeOption, integer, modelHelp, number, retrieverHelp, servedModelOptions, tauFFloorFlag } from './cli-options.ts';
 
 export function addRunCommands(program: Command): void {
   defineAnnotate(program);
@@ -26,9 +26,11 @@ function defineAnnotate(program: Command): void {
     .option('--max-record-bytes <n>', 'largest record: a JSONL line (decompressed), a .txt file, a Parquet cell; longer is a bad record (default 4 MiB)', integer('--max-record-bytes'))
     .option('--max-zstd-window <n>', 'largest window a .zst frame may declare, bytes; a bigger one refuses the file (default 8 MiB)', integer('--max-zstd-window'))
     .option('--max-row-group-bytes <n>', 'decoded bytes of one Parquet read: bigger row groups are read in slices; a page over it is refused (default 128 MiB)', integer('--max-row-group-bytes'))
-    .option('--model <dir|org/name>', 'Hugging Face ONNX causal-LM directory, or a model id in the local HF cache (HF_HOME; never downloaded)', DEFAULT_MODEL)
+    .option('--model <model>', modelHelp('models/default'), DEFAULT_MODEL)
     .addOption(dtypeOption())
     .addOption(deviceOption())
+    .addOption(servedModelOptions()[0])
+    .addOption(servedModelOptions()[1])
     .option('--tools <list>', 'comma-separated tools (default: every tool in the registry)')
     .option('--mcp <server>', "add an MCP server's tools: a command (run without a shell, stdio) or an http(s) URL (repeatable)", collect, [])
     .option('--catalog <name>', `add a tool catalog's tools, run in-process like the built-in ones (no MCP server; with --workers, --shard or --queue every process loads it). Catalogs: ${catalogHelp}`)
@@ -111,8 +113,10 @@ function defineWorker(program: Command): void {
     .command('worker')
     .description('take chunks from an `annotate --queue` run until it is done (one sandboxed process per core)')
     .requiredOption('--queue <url>', 'redis://host:port[/db]')
-    .option('--model <dir>', 'the model directory (must be the run\'s model, byte for byte)', DEFAULT_MODEL)
+    .option('--model <model>', `the run's model, byte for byte (or the same served model): ${modelHelp('models/default')}`, DEFAULT_MODEL)
     .addOption(dtypeOption())
+    .addOption(servedModelOptions()[0])
+    .addOption(servedModelOptions()[1])
     .option('--processes <n>', 'sandboxed processes (default: the number of cores)', integer('--processes'))
     .option('--lock-ms <n>', 'job lock; a killed worker\'s chunk is redone after about this long', integer('--lock-ms'), 30_000)
     .option('--quiet', 'no progress lines')

@@ -53,8 +53,8 @@ export function samplingVersions(): Record<string, string> {
 export interface ProbeCacheOptions {
   /** `--lm-context` as given (undefined: auto). */
   lmContextFlag: RunFlags['lmContext'];
-  /** The model's directory (resolved) and dtype: their files are the digest. */
-  modelDir: string;
+  /** The model's files as the verdicts depend on them (lm-backends ModelRef.probeDigest); undefined: not cached. */
+  modelDigest: () => string | undefined;
   dtype: Dtype;
   /** false: `--no-probe-cache`, the probes run and nothing is read or written. */
   use: boolean;
@@ -76,7 +76,12 @@ export async function cachedProbes(parts: PipelineParts, config: AnnotateConfig,
     const verdicts = await computeProbes(parts, config, o.lmContextFlag);
     return { verdicts };
   }
-  const model = { digest: modelFilesDigest(o.modelDir, o.dtype), dtype: o.dtype, versions: samplingVersions() };
+  const digest = o.use ? o.modelDigest() : undefined;
+  if (digest === undefined) {
+    if (o.use) o.notice("probe verdicts: not cached for this model (a served model's weights cannot be hashed here); the probes run");
+    return { verdicts: await computeProbes(parts, config, o.lmContextFlag) };
+  }
+  const model = { digest, dtype: o.dtype, versions: samplingVersions() };
   const inputs = probeKeyInputs(config, (tool) => parts.registry.get(tool), o.lmContextFlag ?? 'auto', model);
   const key = createHash('sha256').update(JSON.stringify(inputs)).digest('hex');
   const file = join(toolformerCacheDir(o.env), 'probe-verdicts', `${key}.json`);

@@ -17,11 +17,11 @@ import { digestOf, runIdentity } from './scale/run-digest.ts';
 export async function chooseExecution(
   plan: RunPlan,
   flags: { out: string; queue?: string; resume?: boolean; dtype?: Dtype; maxDocs?: number },
-  o: { chunkItems: number; poolChunk: number; shard: Shard | null; inProcess: Executor; modelDir: string; workers: PoolWorker[] | null },
+  o: { chunkItems: number; poolChunk: number; shard: Shard | null; inProcess: Executor; modelDigest: () => string; workers: PoolWorker[] | null },
 ): Promise<Pick<LoopOptions, 'executor' | 'store' | 'chunkItems' | 'select'>> {
   if (o.shard || flags.queue) {
     const { chunkDirStore } = await import('./scale/chunk-files.ts');
-    const identity = runIdentity({ modelDir: o.modelDir, dtype: flags.dtype ?? 'fp32', meta: plan as Parameters<typeof runIdentity>[0]['meta'], config: plan.config, maxDocs: flags.maxDocs, chunkItems: o.chunkItems });
+    const identity = runIdentity({ modelDigest: o.modelDigest(), dtype: flags.dtype ?? 'fp32', meta: plan as Parameters<typeof runIdentity>[0]['meta'], config: plan.config, maxDocs: flags.maxDocs, chunkItems: o.chunkItems });
     const run = digestOf({ identity, inputsDigest: plan.inputsDigest });
     mkdirSync(flags.out, { recursive: true });
     assertChunksOfRun(flags.out, run); // before config.json is written: a refused shard changes nothing

@@ -12,7 +12,7 @@ import { positionBefore, positionBeforePhrase, wordAround } from '../core/text/b
 import { callTokens, planWindow } from '../core/scoring/window.ts';
 import type { Device } from '../core/lm/devices.ts';
 import type { Dtype } from './hf-cache.ts';
-import { loadModel } from './load-model.ts';
+import { openLM } from './lm-backends/registry.ts';
 import { createNodeParts } from './parts.ts';
 
 export interface ScoreFlags {
@@ -23,6 +23,9 @@ export interface ScoreFlags {
   before?: string;
   model: string;
   dtype?: Dtype;
+  /** A served model's tokenizer folder and name (lm-backends/registry.ts). */
+  tokenizer?: string;
+  servedModel?: string;
   /** Where the LM runs. @default "cpu" */
   device?: Device;
   date?: string;
@@ -38,7 +41,7 @@ export async function scoreCommand(text: string, flags: ScoreFlags): Promise<voi
   const config = defaultConfig();
   // Before the model loads: a tool this command cannot run is named at once, with the ones it can.
   if (!config.tools.includes(parsed.call.tool)) throw new Error(`unknown tool "${parsed.call.tool}" in --call: the tools are ${config.tools.join(', ')}`);
-  const lm = await loadModel(flags.model, { dtype: flags.dtype, device: flags.device });
+  const lm = await openLM(flags.model, { dtype: flags.dtype, device: flags.device, tokenizer: flags.tokenizer, servedModel: flags.servedModel });
   const { texts, window, losses, tauF, inline } = await scoreCall(lm, config, text, at, parsed.call, flags);
   const v = judge(losses, tauF);
   console.log(`text:   ${text.slice(0, at)}⟨${texts.withResult}⟩${text.slice(at)}${inline ? ' (scored inline)' : ''}`);

@@ -6,5 +6,5 @@
  *   Windows (D3D12); any GPU with such a driver, or a software adapter.
  * - cuda: the CUDA provider, a separate download that a user installs (pipeline/node/README.md).
  */
-export const DEVICES = ['cpu', 'webgpu', 'cuda'] as const;
+export const DEVICES = ['cpu', 'webgpu', 'vulkan', 'cuda', 'metal', 'auto'] as const;
 export type Device = (typeof DEVICES)[number];

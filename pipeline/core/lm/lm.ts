@@ -117,6 +117,11 @@ export interface Sample {
   text: string;
   /** True when the stop string was produced; calls that never close are dropped (paper §2). */
   stopped: boolean;
+  /**
+   * The ids drawn, an end-of-sequence id not included (what a server returns as token_ids: `toolformer serve`). Optional:
+   * a backend that cannot say leaves it out.
+   */
+  ids?: readonly number[];
 }
 
 /**

@@ -154,6 +154,7 @@ export class OrtDecoder {
         const data = floatRows(out.logits); // [m, 1, V]
         rowLogits = active.map((_, j) => data.subarray(j * V, (j + 1) * V));
       }
+      for (const row of rows) samples[row].ids = generated.get(row);
     } finally {
       disposeOnDevice(past);
     }

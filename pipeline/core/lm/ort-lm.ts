@@ -6,13 +6,12 @@
  * The model is any Hugging Face ONNX decoder with a KV cache in the Optimum layout (input_ids, attention_mask,
  * [position_ids], past_key_values.{i}.key|value → logits, present.{i}.key|value): GPT-2, SmolLM2, Qwen2, …
  *
- * This file is the factory and the tokenizer: create() makes the sessions, checks the graph's inputs and outputs
+ * This file is the factory and the tokenizer's front (text-tokenizer.ts): create() makes the sessions, checks the graph's inputs and outputs
  * against config.json (ort-decoder-spec.ts), chooses the log-prob path and checks it. The work is done by
  * - ort-scorer.ts: score(), teacher-forced log-probs in length-bucketed batches;
  * - ort-decoder.ts: sample() and openDecoder(), KV-cache stepping and sampling;
  * both over ort-graph.ts, one run of the decoder graph.
  */
-import { Tokenizer } from '@huggingface/tokenizers';
 import { buildLogProbGatherOnnx, buildScoringDecoderOnnx } from '../../onnx/logprob-graph.ts';
 import { withHiddenStateOutput } from '../../onnx/hidden-state.ts';
 import type { CausalLM, DecodeState, HiddenStates, Sample, SampleOptions, ScoreRequest, ScoreResult } from './lm.ts';
@@ -22,6 +21,7 @@ import { DecoderGraph, presentNames } from './ort-graph.ts';
 import { floatRows, readDecoderIO } from './ort-graph-io.ts';
 import { type OrtModule, type OrtSession, toInt64 } from './ort-runtime.ts';
 import { OrtScorer, type ScoreBatchShape } from './ort-scorer.ts';
+import { TextTokenizer } from './text-tokenizer.ts';
 
 export type { OrtModule, OrtSession, OrtTensor, OrtValueMetadata } from './ort-runtime.ts';
 export type { ScoreBatchShape } from './ort-scorer.ts';
@@ -129,7 +129,7 @@ export class OrtCausalLM implements CausalLM {
   private constructor(
     readonly id: string,
     private readonly graph: DecoderGraph,
-    private readonly tokenizer: Tokenizer,
+    private readonly tokenizer: TextTokenizer,
     private readonly scorer: OrtScorer,
     bosId: number | undefined,
     /** config.json's hidden_size / n_embd (the width of the LM head's input). */
@@ -155,7 +155,7 @@ export class OrtCausalLM implements CausalLM {
 
   static async create(ort: OrtModule, options: OrtCausalLMOptions): Promise<OrtCausalLM> {
     const spec = decoderSpecFromConfig(options.config, options.generationConfig);
-    const tokenizer = labelled('tokenizer.json', () => new Tokenizer(options.tokenizer, options.tokenizerConfig ?? {}));
+    const tokenizer = new TextTokenizer(options.tokenizer, options.tokenizerConfig);
     const file = options.file ?? 'onnx/model.onnx';
     const mode = options.logProbs ?? 'head';
     const cacheOnDevice = options.cacheLocation === 'gpu-buffer';
@@ -236,17 +236,17 @@ export class OrtCausalLM implements CausalLM {
   }
 
   encode(text: string): number[] {
-    return this.tokenizer.encode(text, { add_special_tokens: false }).ids;
+    return this.tokenizer.encode(text);
   }
 
   /** Exact inverse of encode() (no clean-up of spaces before punctuation, special tokens kept). */
   decode(ids: readonly number[]): string {
-    return this.tokenizer.decode([...ids], { skip_special_tokens: false, clean_up_tokenization_spaces: false });
+    return this.tokenizer.decode(ids);
   }
 
   /** Whether the tokenizer has this id (the model's vocabulary can be larger: rows padded past the tokenizer's). */
   hasToken(id: number): boolean {
-    return this.tokenizer.id_to_token(id) !== undefined;
+    return this.tokenizer.hasToken(id);
   }
 
   score(batch: readonly ScoreRequest[]): Promise<ScoreResult[]> {
@@ -323,14 +323,5 @@ function tryOrNull<T>(make: () => T | null): T | null {
     return make();
   } catch {
     return null;
-  }
-}
-
-/** Runs `make`, prefixing any error's message with the file it concerns. */
-function labelled<T>(file: string, make: () => T): T {
-  try {
-    return make();
-  } catch (error) {
-    throw new Error(`${file}: ${error instanceof Error ? error.message : String(error)}`);
   }
 }

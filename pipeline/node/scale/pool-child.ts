@@ -8,14 +8,13 @@ import type { AnnotateConfig } from '../../core/config.ts';
 import type { PipelineParts } from '../../core/stages/stages.ts';
 import { stopRunningPipelines } from '../apertium-pipeline.ts';
 import { holdWork, onStop } from '../child-guard.mjs';
-import type { Dtype } from '../hf-cache.ts';
-import { loadModel } from '../load-model.ts';
+import { openLM, type ModelOpen } from '../lm-backends/registry.ts';
 import { createRunParts } from '../parts.ts';
 import type { Chunk } from './chunks.ts';
 import { annotateChunk } from './in-process.ts';
 
 /** `init`: load the model and the tools (config: their limits, catalog and retrieval); `chunk`: annotate it with the run's final config. */
-export type ToChild = { type: 'init'; model: string; dtype?: Dtype; config: AnnotateConfig } | { type: 'chunk'; chunk: Chunk; config: AnnotateConfig };
+export type ToChild = { type: 'init'; model: ModelOpen; config: AnnotateConfig } | { type: 'chunk'; chunk: Chunk; config: AnnotateConfig };
 
 let ready: Promise<PipelineParts> | null = null;
 const send = (message: unknown) => process.send!(message);
@@ -28,8 +27,9 @@ process.on('message', (message: ToChild) => {
   if (message.type === 'init') {
     ready = (async () => {
       // The parent (annotate-command.ts) loads the same file on this CPU and warns once for the run.
-      const lm = await loadModel(message.model, { dtype: message.dtype, device: message.config.device, checkInt8Range: false });
-      const { parts } = await createRunParts(lm, message.config, message.model);
+      const { model, ...opening } = message.model;
+      const lm = await openLM(model, { ...opening, device: message.config.device, checkInt8Range: false });
+      const { parts } = await createRunParts(lm, message.config, model);
       return parts;
     })();
     ready.then(() => send({ type: 'ready' }), fail);

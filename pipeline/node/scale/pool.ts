@@ -11,8 +11,8 @@ import type { AnnotateConfig } from '../../core/config.ts';
 import type { Executor } from '../run-loop.ts';
 import type { Chunk, ChunkResult } from './chunks.ts';
 import type { ToChild } from './pool-child.ts';
-import type { Dtype } from '../hf-cache.ts';
 import { ABANDONED_EXIT } from '../child-guard.mjs';
+import type { ModelOpen } from '../lm-backends/registry.ts';
 
 type FromChild = { type: 'ready' } | { type: 'result'; result: ChunkResult } | { type: 'error'; message: string };
 
@@ -65,10 +65,10 @@ export class PoolWorker {
  * Fork `n` workers and have each load the model and the tools now (`config` is used for the tools' limits only; the
  * run's final config comes with every chunk), so that their start-up overlaps the parent's.
  */
-export function startWorkers(n: number, model: string, dtype: Dtype | undefined, config: AnnotateConfig): PoolWorker[] {
+export function startWorkers(n: number, model: ModelOpen, config: AnnotateConfig): PoolWorker[] {
   const workers = Array.from({ length: n }, (_, i) => {
     const worker = new PoolWorker(i + 1);
-    worker.ready = worker.request({ type: 'init', model, dtype, config });
+    worker.ready = worker.request({ type: 'init', model, config });
     worker.ready.catch(() => {}); // awaited (and reported) in runPool
     return worker;
   });

@@ -8,13 +8,19 @@ import type { PipelineParts } from '../../core/stages/stages.ts';
 import { stopRunningPipelines } from '../apertium-pipeline.ts';
 import { holdWork, onStop } from '../child-guard.mjs';
 import type { Dtype } from '../hf-cache.ts';
-import { loadModel } from '../load-model.ts';
+import { openLM } from '../lm-backends/registry.ts';
 import { createRunParts } from '../parts.ts';
 import type { ChunkResult } from './chunks.ts';
 import { annotateChunk } from './in-process.ts';
 import type { ChunkJob } from './queue.ts';
 
-export const WORKER_ENV = { model: 'TOOLFORMER_WORKER_MODEL', dtype: 'TOOLFORMER_WORKER_DTYPE', run: 'TOOLFORMER_WORKER_RUN' } as const;
+export const WORKER_ENV = {
+  model: 'TOOLFORMER_WORKER_MODEL',
+  dtype: 'TOOLFORMER_WORKER_DTYPE',
+  tokenizer: 'TOOLFORMER_WORKER_TOKENIZER',
+  servedModel: 'TOOLFORMER_WORKER_SERVED_MODEL',
+  run: 'TOOLFORMER_WORKER_RUN',
+} as const;
 
 let parts: Promise<PipelineParts> | null = null;
 
@@ -33,7 +39,12 @@ export async function processChunk(job: SandboxedJob<ChunkJob, ChunkResult>): Pr
       onStop(stopRunningPipelines);
       // The run's device comes with its config (the frozen plan's), as the model and dtype come from the worker.
       const model = process.env[WORKER_ENV.model]!;
-      const lm = await loadModel(model, { dtype: process.env[WORKER_ENV.dtype] as Dtype, device: config.device });
+      const lm = await openLM(model, {
+        dtype: process.env[WORKER_ENV.dtype] as Dtype,
+        tokenizer: process.env[WORKER_ENV.tokenizer],
+        servedModel: process.env[WORKER_ENV.servedModel],
+        device: config.device,
+      });
       return (await createRunParts(lm, config, model)).parts;
     })();
     return await annotateChunk(await parts, config, chunk);

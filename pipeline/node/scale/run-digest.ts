@@ -39,7 +39,8 @@ export function modelDigest(dir: string): string {
 }
 
 export function runIdentity(args: {
-  modelDir: string;
+  /** lm-backends ModelRef.digest(): the weights' files, or a served model's URL, name and tokenizer. */
+  modelDigest: string;
   dtype: string;
   meta: { modelMaxLength: number; translationEngine: string; versions: Record<string, string> };
   config: AnnotateConfig;
@@ -48,7 +49,7 @@ export function runIdentity(args: {
 }): RunIdentity {
   const { batchSize: _b, toolConcurrency: _c, ...config } = args.config;
   return {
-    modelDigest: modelDigest(args.modelDir),
+    modelDigest: args.modelDigest,
     dtype: args.dtype,
     modelMaxLength: args.meta.modelMaxLength,
     translationEngine: args.meta.translationEngine,

@@ -15,18 +15,20 @@ import { type Job, Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { ABANDONED_EXIT } from '../child-guard.mjs';
 import { packageVersions } from '../package-versions.ts';
-import { type Dtype, resolveModel } from '../hf-cache.ts';
-import { loadModel } from '../load-model.ts';
+import type { Dtype } from '../hf-cache.ts';
+import { modelRef, openLM } from '../lm-backends/registry.ts';
 import { createNodeParts } from '../parts.ts';
 import { WORKER_ENV } from './queue-processor.ts';
 import { type RunRecord, QUEUE_NAME, RUN_KEY } from './queue.ts';
 import { assertQueueReachable, redisOptions } from './redis.ts';
-import { modelDigest } from './run-digest.ts';
 
 export interface WorkerFlags {
   queue: string;
   model: string;
   dtype?: Dtype;
+  /** A served model's tokenizer folder and name (lm-backends/registry.ts). */
+  tokenizer?: string;
+  servedModel?: string;
   processes?: number;
   lockMs: number;
   quiet?: boolean;
@@ -54,8 +56,10 @@ export async function workerCommand(flags: WorkerFlags): Promise<void> {
     throw error;
   });
 
-  process.env[WORKER_ENV.model] = resolved.dir;
+  process.env[WORKER_ENV.model] = resolved.path ?? flags.model;
   process.env[WORKER_ENV.dtype] = flags.dtype ?? 'fp32';
+  if (flags.tokenizer) process.env[WORKER_ENV.tokenizer] = flags.tokenizer;
+  if (flags.servedModel) process.env[WORKER_ENV.servedModel] = flags.servedModel;
   process.env[WORKER_ENV.run] = record.run;
   const processes = flags.processes ?? availableParallelism();
   let chunks = 0;
@@ -145,11 +149,12 @@ const STOP_MS = 4000;
 
 /** What this machine would compute with, against what the run was started with: a difference is a one-line refusal. */
 async function assertSameMachine(flags: WorkerFlags, record: RunRecord) {
-  const resolved = await resolveModel(flags.model);
-  const lm = await loadModel(flags.model, { dtype: flags.dtype, device: record.identity.config.device }); // the run's device: refused here when missing
+  const opening = { dtype: flags.dtype, tokenizer: flags.tokenizer, servedModel: flags.servedModel };
+  const resolved = await modelRef(flags.model, opening);
+  const lm = await openLM(flags.model, { ...opening, device: record.identity.config.device }); // the run's device: refused here when missing
   const { translation } = await createNodeParts(lm, { toolConcurrency: 1, toolTimeoutMs: record.identity.config.toolTimeoutMs });
   const mine = {
-    modelDigest: modelDigest(resolved.dir),
+    modelDigest: resolved.digest(),
     dtype: flags.dtype ?? 'fp32',
     modelMaxLength: lm.maxLength,
     translationEngine: translation,

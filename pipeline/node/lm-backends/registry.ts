@@ -1,0 +1,130 @@
+/**
+ * The LM backends, chosen by what `--model` names — the only list of them:
+ *
+ *   an ONNX folder (or org/name in the local Hugging Face cache)  → onnx       (onnxruntime-node, in this process)
+ *   a `.gguf` file                                              → llama.cpp  (node-llama-cpp, in this process)
+ *   an `http(s)://…/v1` base URL                                → server     (an OpenAI-compatible server with prompt log-probs)
+ *
+ * Every backend gives the same CausalLM (core/lm/lm.ts), so the pipeline, its losses and its kept calls do not know
+ * which ran. A backend lists the devices it runs on; any other `--device` is one line naming those.
+ */
+import { relative, resolve } from 'node:path';
+import type { Device } from '../../core/lm/devices.ts';
+import type { CausalLM } from '../../core/lm/lm.ts';
+import type { LoadModelOptions } from '../load-model.ts';
+import type { HttpClientOptions } from './server/http-client.ts';
+
+/** What every command passes when it opens the model. */
+export interface OpenLMOptions extends Omit<LoadModelOptions, 'device'> {
+  device?: Device;
+  /** Server models: the folder (or org/name) whose tokenizer.json and config.json are the served model's. */
+  tokenizer?: string;
+  /** Server models: the name the server knows the model by (default: the only one it serves). */
+  servedModel?: string;
+  /** Server models: retries, timeouts, caps (the key is read from TOOLFORMER_API_KEY, never a flag). */
+  server?: HttpClientOptions;
+}
+
+/** What a child process needs to open the run's model as its parent did (pool workers, queue processors). */
+export interface ModelOpen {
+  /** The folder or file (resolved), or the server URL. */
+  model: string;
+  dtype?: LoadModelOptions['dtype'];
+  tokenizer?: string;
+  servedModel?: string;
+}
+
+/** A loaded LM; release() frees what the backend holds (sessions, a native context, connections). */
+export type LoadedLM = CausalLM & { release?(): Promise<void> };
+
+/** What `--model` names, resolved: how a run records it and what identifies its weights. */
+export interface ModelRef {
+  backend: LMBackend;
+  /** As a run's config.json records it (a path relative to the working directory, org/name@revision, a URL). */
+  recorded: string;
+  /** The folder or file holding the weights (ONNX, GGUF); absent for a served model. */
+  path?: string;
+  /**
+   * SHA-256 identifying the model: every file of the folder or the file (a queue run's identity: workers must load
+   * the same bytes); for a served model, the URL, the served name and its tokenizer's files.
+   */
+  digest(): string;
+  /**
+   * SHA-256 over what the probes' verdicts depend on (node/probe-cache.ts); undefined: verdicts are not cached (a
+   * served model's weights cannot be hashed from here).
+   */
+  probeDigest(): string | undefined;
+}
+
+export interface LMBackend {
+  name: string;
+  /** What `--model` names for it, for help and errors. */
+  names: string;
+  /** Whether `model` (the flag's value) is this backend's. */
+  claims(model: string): boolean;
+  /** The `--device` values it runs on; the first is its default. */
+  devices: readonly Device[];
+  open(model: string, options: OpenLMOptions): Promise<LoadedLM>;
+  ref(model: string, options: OpenLMOptions): Promise<ModelRef>;
+}
+
+const serverBackend: LMBackend = {
+  name: 'server',
+  names: 'an http(s)://…/v1 base URL of an OpenAI-compatible server with prompt log-probs (vLLM, SGLang, `toolformer serve`)',
+  claims: (model) => /^https?:\/\//i.test(model),
+  // Where the model runs is the server's business; `auto` (and the commands' default cpu) mean "as served".
+  devices: ['auto', 'cpu'],
+  open: async (model, o) => (await import('./server/open.ts')).openServerModel(model, o),
+  ref: async (model, o) => (await import('./server/open.ts')).serverModelRef(serverBackend, model, o),
+};
+
+const onnxBackend: LMBackend = {
+  name: 'onnx',
+  names: 'a Hugging Face ONNX causal-LM folder, or an org/name in the local Hugging Face cache',
+  claims: () => true,
+  devices: ['cpu', 'webgpu', 'cuda', 'auto'],
+  open: async (model, o) => {
+    const { loadModel } = await import('../load-model.ts');
+    // auto: ONNX Runtime's CPU provider (a GPU provider is used only when asked for).
+    const device = o.device === undefined || o.device === 'auto' ? 'cpu' : o.device;
+    return loadModel(model, { ...o, device: device as 'cpu' | 'webgpu' | 'cuda' });
+  },
+  ref: async (model, o) => {
+    const [{ resolveModel }, { modelDigest }, { modelFilesDigest }] = await Promise.all([import('../hf-cache.ts'), import('../scale/run-digest.ts'), import('../probe-cache.ts')]);
+    const resolved = await resolveModel(model);
+    return {
+      backend: onnxBackend,
+      recorded: resolved.cache ? `${resolved.cache.id}@${resolved.cache.revision}` : relative(process.cwd(), resolve(model)) || '.',
+      path: resolved.dir,
+      digest: () => modelDigest(resolved.dir),
+      probeDigest: () => modelFilesDigest(resolved.dir, o.dtype ?? 'fp32'),
+    };
+  },
+};
+
+/** First match wins: the ONNX folder, which claims whatever else is named, comes last. */
+export const LM_BACKENDS: readonly LMBackend[] = [serverBackend, onnxBackend];
+
+export function backendFor(model: string): LMBackend {
+  return LM_BACKENDS.find((b) => b.claims(model))!;
+}
+
+/** What `--model` names, resolved on its backend (nothing is loaded). */
+export function modelRef(model: string, options: OpenLMOptions = {}): Promise<ModelRef> {
+  return backendFor(model).ref(model, options);
+}
+
+/** Opens what `--model` names on its backend, or fails in one line (a device the backend does not run on, …). */
+export async function openLM(model: string, options: OpenLMOptions = {}): Promise<LoadedLM> {
+  const backend = backendFor(model);
+  if (options.device !== undefined && !backend.devices.includes(options.device)) {
+    throw new Error(`--device ${options.device}: the ${backend.name} backend (${model}) runs on ${backend.devices.join(', ')}; ${deviceHint(options.device)}`);
+  }
+  return backend.open(model, options);
+}
+
+/** Which backend a device belongs to, for the refusal. */
+function deviceHint(device: Device): string {
+  const owners = LM_BACKENDS.filter((b) => b.devices.includes(device)).map((b) => `${b.name} (${b.names})`);
+  return owners.length > 0 ? `${device} is for ${owners.join('; ')}` : `no backend here runs on ${device}`;
+}

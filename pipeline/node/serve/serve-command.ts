@@ -1,0 +1,41 @@
+/**
+ * `toolformer serve --model M`: loads M on its backend (lm-backends/registry.ts; an ONNX folder keeps its hidden
+ * states, so `prompt_logprobs: k > 0` has the full distribution) and serves it (serve.ts) until SIGINT or SIGTERM.
+ */
+import type { Device } from '../../core/lm/devices.ts';
+import type { HiddenStateLM } from '../../core/lm/lm.ts';
+import type { Dtype } from '../hf-cache.ts';
+import { backendFor, openLM } from '../lm-backends/registry.ts';
+import { serve } from './serve.ts';
+
+export interface ServeFlags {
+  model: string;
+  dtype?: Dtype;
+  device?: Device;
+  servedModelName?: string;
+  host: string;
+  port: number;
+  apiKeyEnv?: string;
+  quiet?: boolean;
+}
+
+export async function serveCommand(flags: ServeFlags): Promise<void> {
+  const apiKey = flags.apiKeyEnv === undefined ? undefined : process.env[flags.apiKeyEnv];
+  if (flags.apiKeyEnv !== undefined && !apiKey) throw new Error(`--api-key-env ${flags.apiKeyEnv}: the environment has no ${flags.apiKeyEnv} (or it is empty)`);
+  const backend = backendFor(flags.model);
+  if (backend.name === 'server') throw new Error(`--model ${flags.model}: serve loads a model in this process (a folder or a .gguf file), not another server`);
+  const lm = await openLM(flags.model, { dtype: flags.dtype, device: flags.device, lm: { hiddenStates: true } });
+  const served = flags.servedModelName ?? flags.model;
+  const running = await serve({ lm, served, host: flags.host, port: flags.port, apiKey, log: flags.quiet ? undefined : (line) => console.error(line) });
+  const full = (lm as Partial<HiddenStateLM>).hiddenStates ? 'prompt_logprobs up to 20' : 'prompt_logprobs 0 with probe_token_id';
+  // The one line a script waits for: the URL to pass as --model.
+  console.log(`serving ${served} (${backend.name}, ${lm.maxLength}-token context; ${full}) at ${running.url}`);
+  await new Promise<void>((done) => {
+    const stop = () => void running.close().then(async () => {
+      await lm.release?.();
+      done();
+    });
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}
