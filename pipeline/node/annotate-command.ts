@@ -12,6 +12,7 @@ import { TOOL_NAMES } from '../core/tools/registry.ts';
 import type { RunStats } from '../core/stats.ts';
 import type { Dtype } from './hf-cache.ts';
 import { modelRef, openLM } from './lm-backends/registry.ts';
+import { servedModelFlags } from './cli-options.ts';
 import { countRecords } from './count-records.ts';
 import { exportFormatList } from './export/formats.ts';
 import { digestInputs } from './input-digest.ts';
@@ -40,6 +41,9 @@ export interface AnnotateFlags extends RunFlags {
   tokenizer?: string;
   /** The name the server knows the model by (`--served-model`). */
   servedModel?: string;
+  /** `--server-timeout` seconds and `--server-max-response-mb` (a served model's HTTP limits). */
+  serverTimeout?: number;
+  serverMaxResponseMb?: number;
   /** Which ONNX file of the model (onnx/model.onnx, model_fp16.onnx, …). @default "fp32" */
   dtype?: Dtype;
   maxDocs?: number;
@@ -150,7 +154,7 @@ async function annotateWith(inputs: string[], flags: AnnotateFlags, { chunkItems
   // --catalog: its tools (and its library) load only now, when asked for.
   const catalog = flags.catalog === undefined ? undefined : await (await import('./parts.ts')).loadIsolatedCatalog(flags.catalog);
   const config = planConfig(flags, mcp?.specs, catalog);
-  const opening = { dtype: flags.dtype, tokenizer: flags.tokenizer, servedModel: flags.servedModel };
+  const opening = { dtype: flags.dtype, ...servedModelFlags(flags) };
   const ref = await modelRef(flags.model, opening);
   const bound = Math.min(flags.maxDocs ?? Infinity, countRecords(inputs));
   // --workers: how many processes, in chunks of how many items (with --mcp one process: the connections live here;

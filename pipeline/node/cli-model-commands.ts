@@ -71,6 +71,8 @@ function defineScore(program: Command): void {
     .addOption(deviceOption())
     .addOption(servedModelOptions()[0])
     .addOption(servedModelOptions()[1])
+    .addOption(servedModelOptions()[2])
+    .addOption(servedModelOptions()[3])
     .option('--date <yyyy-mm-dd>', "the document's date (a tool that answers with today's date reads it)")
     .addOption(callPlacementOption())
     .action(async (text: string, opts) => {

@@ -40,7 +40,18 @@ export const modelHelp = (fallback: string) => `the LM: ${LM_BACKENDS.map((b) =>
 export const servedModelOptions = () => [
   new Option('--tokenizer <dir|org/name>', "with an http(s)://…/v1 --model: the served model's folder, whose tokenizer.json and config.json are read here (ids are sent, never text); the API key, if any, comes from $TOOLFORMER_API_KEY"),
   new Option('--served-model <name>', 'with an http(s)://…/v1 --model: the name the server serves it under (default: the only one it lists)'),
+  new Option('--server-timeout <s>', 'with an http(s)://…/v1 --model: seconds one request may take, its whole answer included (retried on refused connections, 429 and 5xx)').argParser(number('--server-timeout')).default(300),
+  new Option('--server-max-response-mb <n>', 'with an http(s)://…/v1 --model: the most MiB read from one answer').argParser(number('--server-max-response-mb')).default(256),
 ];
+
+/** The served-model flags as lm-backends' OpenLMOptions. */
+export function servedModelFlags(flags: { tokenizer?: string; servedModel?: string; serverTimeout?: number; serverMaxResponseMb?: number }) {
+  return {
+    tokenizer: flags.tokenizer,
+    servedModel: flags.servedModel,
+    server: { timeoutMs: (flags.serverTimeout ?? 300) * 1000, maxResponseBytes: Math.floor((flags.serverMaxResponseMb ?? 256) * 2 ** 20) },
+  };
+}
 
 /** `--device`: where the LM runs (core/lm/devices.ts; node/device.ts maps it to ONNX Runtime's execution providers). */
 export const deviceOption = () =>

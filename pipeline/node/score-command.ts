@@ -13,6 +13,7 @@ import { callTokens, planWindow } from '../core/scoring/window.ts';
 import type { Device } from '../core/lm/devices.ts';
 import type { Dtype } from './hf-cache.ts';
 import { openLM } from './lm-backends/registry.ts';
+import { servedModelFlags } from './cli-options.ts';
 import { createNodeParts } from './parts.ts';
 
 export interface ScoreFlags {
@@ -26,6 +27,8 @@ export interface ScoreFlags {
   /** A served model's tokenizer folder and name (lm-backends/registry.ts). */
   tokenizer?: string;
   servedModel?: string;
+  serverTimeout?: number;
+  serverMaxResponseMb?: number;
   /** Where the LM runs. @default "cpu" */
   device?: Device;
   date?: string;
@@ -41,7 +44,7 @@ export async function scoreCommand(text: string, flags: ScoreFlags): Promise<voi
   const config = defaultConfig();
   // Before the model loads: a tool this command cannot run is named at once, with the ones it can.
   if (!config.tools.includes(parsed.call.tool)) throw new Error(`unknown tool "${parsed.call.tool}" in --call: the tools are ${config.tools.join(', ')}`);
-  const lm = await openLM(flags.model, { dtype: flags.dtype, device: flags.device, tokenizer: flags.tokenizer, servedModel: flags.servedModel });
+  const lm = await openLM(flags.model, { dtype: flags.dtype, device: flags.device, ...servedModelFlags(flags) });
   const { texts, window, losses, tauF, inline } = await scoreCall(lm, config, text, at, parsed.call, flags);
   const v = judge(losses, tauF);
   console.log(`text:   ${text.slice(0, at)}⟨${texts.withResult}⟩${text.slice(at)}${inline ? ' (scored inline)' : ''}`);

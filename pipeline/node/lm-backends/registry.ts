@@ -32,6 +32,7 @@ export interface ModelOpen {
   dtype?: LoadModelOptions['dtype'];
   tokenizer?: string;
   servedModel?: string;
+  server?: HttpClientOptions;
 }
 
 /** A loaded LM; release() frees what the backend holds (sessions, a native context, connections). */

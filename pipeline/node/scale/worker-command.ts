@@ -17,6 +17,7 @@ import { ABANDONED_EXIT } from '../child-guard.mjs';
 import { packageVersions } from '../package-versions.ts';
 import type { Dtype } from '../hf-cache.ts';
 import { modelRef, openLM } from '../lm-backends/registry.ts';
+import { servedModelFlags } from '../cli-options.ts';
 import { createNodeParts } from '../parts.ts';
 import { WORKER_ENV } from './queue-processor.ts';
 import { type RunRecord, QUEUE_NAME, RUN_KEY } from './queue.ts';
@@ -29,6 +30,8 @@ export interface WorkerFlags {
   /** A served model's tokenizer folder and name (lm-backends/registry.ts). */
   tokenizer?: string;
   servedModel?: string;
+  serverTimeout?: number;
+  serverMaxResponseMb?: number;
   processes?: number;
   lockMs: number;
   quiet?: boolean;
@@ -149,7 +152,7 @@ const STOP_MS = 4000;
 
 /** What this machine would compute with, against what the run was started with: a difference is a one-line refusal. */
 async function assertSameMachine(flags: WorkerFlags, record: RunRecord) {
-  const opening = { dtype: flags.dtype, tokenizer: flags.tokenizer, servedModel: flags.servedModel };
+  const opening = { dtype: flags.dtype, ...servedModelFlags(flags) };
   const resolved = await modelRef(flags.model, opening);
   const lm = await openLM(flags.model, { ...opening, device: record.identity.config.device }); // the run's device: refused here when missing
   const { translation } = await createNodeParts(lm, { toolConcurrency: 1, toolTimeoutMs: record.identity.config.toolTimeoutMs });
