@@ -103,8 +103,26 @@ const onnxBackend: LMBackend = {
   },
 };
 
+const llamaCppBackend: LMBackend = {
+  name: 'llama.cpp',
+  names: 'a .gguf file (llama.cpp through node-llama-cpp, an optional dependency)',
+  claims: (model) => /\.gguf$/i.test(model),
+  devices: ['cpu', 'vulkan', 'cuda', 'metal', 'auto'],
+  open: async (model, o) => {
+    const { loadLlamaCpp } = await import('./llama-cpp.ts');
+    const path = resolve(model);
+    return loadLlamaCpp(path, { device: (o.device ?? 'cpu') as 'cpu' | 'vulkan' | 'cuda' | 'metal' | 'auto', threads: o.threads, id: relative(process.cwd(), path) });
+  },
+  ref: async (model) => {
+    const { modelDigest } = await import('../scale/run-digest.ts');
+    const path = resolve(model);
+    // The file is the model: its bytes are what every worker and the probes' cache must share.
+    return { backend: llamaCppBackend, recorded: relative(process.cwd(), path), path, digest: () => modelDigest(path), probeDigest: () => modelDigest(path) };
+  },
+};
+
 /** First match wins: the ONNX folder, which claims whatever else is named, comes last. */
-export const LM_BACKENDS: readonly LMBackend[] = [serverBackend, onnxBackend];
+export const LM_BACKENDS: readonly LMBackend[] = [serverBackend, llamaCppBackend, onnxBackend];
 
 export function backendFor(model: string): LMBackend {
   return LM_BACKENDS.find((b) => b.claims(model))!;
