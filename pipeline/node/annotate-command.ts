@@ -7,10 +7,10 @@ import { lstatSync, rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { AnnotateConfig } from '../core/config.ts';
-import { type RunFlags, type RunPlan, freezePlan, planConfig, withVerdicts } from '../core/run-plan.ts';
+import { type RunPlan, freezePlan, planConfig, withVerdicts } from '../core/run-plan.ts';
 import { TOOL_NAMES } from '../core/tools/registry.ts';
 import type { RunStats } from '../core/stats.ts';
-import type { Dtype } from './hf-cache.ts';
+import type { AnnotateFlags } from './annotate-flags.ts';
 import { modelRef, openLM } from './lm-backends/registry.ts';
 import { servedModelFlags } from './cli-options.ts';
 import { countRecords } from './count-records.ts';
@@ -34,37 +34,7 @@ import { DEFAULT_CHUNK_ITEMS, parseShard, type Shard } from './scale/plan.ts';
  */
 export const runStart = channel('toolformer:run-start');
 
-export interface AnnotateFlags extends RunFlags {
-  /** What the LM backend registry opens (lm-backends/registry.ts): a model folder or org/name, a .gguf file, a server URL. */
-  model: string;
-  /** A served model's tokenizer and config folder (`--tokenizer`). */
-  tokenizer?: string;
-  /** The name the server knows the model by (`--served-model`). */
-  servedModel?: string;
-  /** `--server-timeout` seconds and `--server-max-response-mb` (a served model's HTTP limits). */
-  serverTimeout?: number;
-  serverMaxResponseMb?: number;
-  /** Which ONNX file of the model (onnx/model.onnx, model_fp16.onnx, …). @default "fp32" */
-  dtype?: Dtype;
-  maxDocs?: number;
-  out: string;
-  resume?: boolean;
-  /** Replace an earlier run in --out (its files only). */
-  overwrite?: boolean;
-  quiet?: boolean;
-  /** Worker processes on this machine. @default os.availableParallelism() */
-  workers?: number;
-  /** "i/N": process one shard of N, for `toolformer merge`. */
-  shard?: string;
-  /** redis://host:port[/db]: enqueue the chunks for `toolformer worker`s and follow the run. */
-  queue?: string;
-  /** Input items per chunk. @default DEFAULT_CHUNK_ITEMS */
-  chunk?: number;
-  /** `--no-probe-cache`: false, the probes run and their verdicts are neither read from nor written to the cache. */
-  probeCache?: boolean;
-  /** After the run: `toolformer export` it in these formats (export/formats.ts) to <out>/export/<format>. */
-  export?: string;
-}
+export type { AnnotateFlags } from './annotate-flags.ts';
 
 /** Turn CLI flags into a validated config (core/run-plan.ts); a bad value is a one-line error naming the fix. */
 export const configFromFlags = (flags: AnnotateFlags): AnnotateConfig => planConfig(flags);

@@ -76,10 +76,12 @@ export async function cachedProbes(parts: PipelineParts, config: AnnotateConfig,
     const verdicts = await computeProbes(parts, config, o.lmContextFlag);
     return { verdicts };
   }
-  const digest = o.use ? o.modelDigest() : undefined;
+  const digest = o.modelDigest();
   if (digest === undefined) {
-    if (o.use) o.notice("probe verdicts: not cached for this model (a served model's weights cannot be hashed here); the probes run");
-    return { verdicts: await computeProbes(parts, config, o.lmContextFlag) };
+    if (o.use) o.notice("probes: verdicts not cached for this model (a served model's weights cannot be hashed here); the probes run");
+    const verdicts = await computeProbes(parts, config, o.lmContextFlag);
+    for (const line of probeLines(verdicts, config)) o.notice(line);
+    return { verdicts };
   }
   const model = { digest, dtype: o.dtype, versions: samplingVersions() };
   const inputs = probeKeyInputs(config, (tool) => parts.registry.get(tool), o.lmContextFlag ?? 'auto', model);

@@ -59,11 +59,7 @@ export async function workerCommand(flags: WorkerFlags): Promise<void> {
     throw error;
   });
 
-  process.env[WORKER_ENV.model] = resolved.path ?? flags.model;
-  process.env[WORKER_ENV.dtype] = flags.dtype ?? 'fp32';
-  if (flags.tokenizer) process.env[WORKER_ENV.tokenizer] = flags.tokenizer;
-  if (flags.servedModel) process.env[WORKER_ENV.servedModel] = flags.servedModel;
-  process.env[WORKER_ENV.run] = record.run;
+  handToProcessors(flags, resolved.path ?? flags.model, record.run);
   const processes = flags.processes ?? availableParallelism();
   let chunks = 0;
   let docs = 0;
@@ -149,6 +145,15 @@ function stopOnSignals(worker: Worker, held: Map<string, Job>, log: (line: strin
 }
 /** The longest a signalled worker takes to hand back its chunks and reap its chunk processes, ms. */
 const STOP_MS = 4000;
+
+/** The model, dtype and run the sandboxed processors open (queue-processor.ts reads them from the environment). */
+function handToProcessors(flags: WorkerFlags, model: string, run: string): void {
+  process.env[WORKER_ENV.model] = model;
+  process.env[WORKER_ENV.dtype] = flags.dtype ?? 'fp32';
+  if (flags.tokenizer) process.env[WORKER_ENV.tokenizer] = flags.tokenizer;
+  if (flags.servedModel) process.env[WORKER_ENV.servedModel] = flags.servedModel;
+  process.env[WORKER_ENV.run] = run;
+}
 
 /** What this machine would compute with, against what the run was started with: a difference is a one-line refusal. */
 async function assertSameMachine(flags: WorkerFlags, record: RunRecord) {
