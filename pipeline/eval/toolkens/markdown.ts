@@ -1,5 +1,5 @@
 /** The toolkens comparison as Markdown (results/toolkens.md) and its verdict (results/toolkens-verdict.md, the README's block), pure. */
-import type { Report } from './report.ts';
+import type { Report } from './build-report.ts';
 import { DRAWS } from './scoring.ts';
 
 type Interval = { p: number; lo: number; hi: number } | null;

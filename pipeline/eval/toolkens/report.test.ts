@@ -12,7 +12,7 @@ describe('toolkens comparison', () => {
     const empty = mkdtempSync(join(tmpdir(), 'toolkens-out-'));
     process.env.TOOLKENS_OUT = empty;
     try {
-      const { buildReport } = await import('./report.ts');
+      const { buildReport } = await import('./build-report.ts');
       const { markdown, verdict } = await import('./markdown.ts');
       const results = join(import.meta.dirname, '../results');
       const r = buildReport();

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolveModel } from '../../hf-cache.ts';
 import { MAX_STATE_BYTES, readBoundedFile } from '../../safe-paths.ts';
-import type { LMBackend, LoadedLM, ModelRef, OpenLMOptions } from '../registry.ts';
+import type { LMBackend, LoadedLM, ModelRef, OpenLMOptions } from '../types.ts';
 import { ServerLM } from './server-lm.ts';
 
 /** The environment variables the key is read from, in order. */
