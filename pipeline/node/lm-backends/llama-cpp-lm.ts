@@ -5,8 +5,9 @@
  * `generateNext: { probabilities: true }` returns, per evaluated position, the whole vocabulary's next-token
  * probabilities, computed in its addon (AddonContext.cpp SampleToken) as float32 softmax(logits) after the sampler
  * chain; with no sampling options the chain is the greedy sampler alone (temperature 0), which leaves the logits as
- * they are, so these are the raw softmax. log p is then float32-exact (relative error ~1e-7) down to −87.3 nats;
- * below it p is a float32 denormal (inexact) and below −103.3 it is 0, reported here as FLOAT32_LOG_FLOOR.
+ * they are, so these are the raw softmax, up to the float32 sum they are divided by (corrected here: Distribution).
+ * log p is then float32-exact (relative error ~1e-7) down to −87.3 nats; below it p is a float32 denormal (inexact)
+ * and below −103.3 it is 0, reported here as FLOAT32_LOG_FLOOR.
  *
  * - score(): each request on its own sequence of the context (requests in flight together are decoded in shared
  *   batches); a sequence keeps its KV cache between requests and re-evaluates only past the longest common prefix
@@ -148,18 +149,18 @@ export class LlamaCppLM implements CausalLM {
    * Puts `ids` in `seq` (reusing its cached common prefix, up to `first`) and returns the next-token probabilities
    * at positions first..ids.length − 1.
    */
-  private async evaluate(seq: LlamaContextSequence, ids: readonly number[], first: number): Promise<Map<number, number>[]> {
+  private async evaluate(seq: LlamaContextSequence, ids: readonly number[], first: number): Promise<Distribution[]> {
     const cached = seq.contextTokens as unknown as number[];
     let common = 0;
     while (common < first && common < cached.length && cached[common] === ids[common]) common++;
     if (common < seq.nextTokenIndex) await seq.eraseContextTokenRanges([{ start: common, end: seq.nextTokenIndex }]);
     const input = ids.slice(common).map((token, i) => (common + i >= first ? ([token, { generateNext: { probabilities: true } }] as const) : token));
     const out = await seq.controlledEvaluate(input as Parameters<LlamaContextSequence['controlledEvaluate']>[0]);
-    const rows: Map<number, number>[] = [];
+    const rows: Distribution[] = [];
     for (let p = first; p < ids.length; p++) {
       const probabilities = out[p - common]?.next.probabilities;
       if (!probabilities) throw new Error(`llama.cpp returned no probabilities at position ${p}`);
-      rows.push(probabilities as unknown as Map<number, number>);
+      rows.push(distribution(probabilities as unknown as Map<number, number>));
     }
     return rows;
   }
@@ -196,7 +197,7 @@ export class LlamaCppLM implements CausalLM {
       const token = stepSampleRow(row, logProbRow(probabilities, this.vocabSize), state);
       if (token === undefined || step === steps - 1) return;
       const out = await seq.controlledEvaluate([[token as Token, { generateNext: { probabilities: true } }]]);
-      probabilities = out[0]!.next.probabilities! as unknown as Map<number, number>;
+      probabilities = distribution(out[0]!.next.probabilities! as unknown as Map<number, number>);
     }
   }
 
@@ -252,16 +253,34 @@ export class LlamaCppLM implements CausalLM {
   }
 }
 
-/** log p of `token` from a probability map (FLOAT32_LOG_FLOOR where it underflowed to 0). */
-function logProb(row: Map<number, number>, token: number): number {
-  const p = row.get(token) ?? 0;
-  return p > 0 ? Math.log(p) : FLOAT32_LOG_FLOOR;
+/**
+ * One position's next-token distribution as the addon returns it, with its float32 normaliser corrected: the addon
+ * divides every exp(l − max) by one float32 sum over the vocabulary, whose rounding grows with the vocabulary (3.2e-4
+ * nats at 49,152 tokens, measured) and shifts every log p alike; the returned probabilities summed in float64 give
+ * that shift back, so log p = log p̃ − log Σ p̃ is float32-exact per entry.
+ */
+interface Distribution {
+  probabilities: Map<number, number>;
+  /** log Σ p̃ over the vocabulary, in float64. */
+  logNorm: number;
 }
 
-/** [V] log-probabilities from a probability map. */
-function logProbRow(row: Map<number, number>, V: number): Float32Array {
+function distribution(probabilities: Map<number, number>): Distribution {
+  let sum = 0;
+  for (const p of probabilities.values()) sum += p;
+  return { probabilities, logNorm: Math.log(sum) };
+}
+
+/** log p of `token` (FLOAT32_LOG_FLOOR where it underflowed to 0). */
+function logProb(row: Distribution, token: number): number {
+  const p = row.probabilities.get(token) ?? 0;
+  return p > 0 ? Math.log(p) - row.logNorm : FLOAT32_LOG_FLOOR;
+}
+
+/** [V] log-probabilities. */
+function logProbRow(row: Distribution, V: number): Float32Array {
   const out = new Float32Array(V).fill(FLOAT32_LOG_FLOOR);
-  for (const [token, p] of row) if (token < V && p > 0) out[token] = Math.log(p);
+  for (const [token, p] of row.probabilities) if (token < V && p > 0) out[token] = Math.log(p) - row.logNorm;
   return out;
 }
 

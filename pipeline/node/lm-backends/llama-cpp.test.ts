@@ -16,10 +16,12 @@ import { convertCommand } from '../convert-command.ts';
 import { loadModel } from '../load-model.ts';
 import { ROOT } from '../testing/cli-child.ts';
 import { loadLlamaCpp } from './llama-cpp.ts';
+import { exportLlama } from '../../onnx/export-llama.ts';
+import { randomLlamaWeights } from '../../onnx/llama-weights.ts';
+import { tinyChatTokenizer, tinyLlamaConfig } from '../../onnx/tiny-llama.ts';
 
-type Disposable = CausalLM & { release(): Promise<void> };
 const work = mkdtempSync(join(tmpdir(), 'llama-cpp-test-'));
-const lms: Disposable[] = [];
+const lms: { release(): Promise<void> }[] = [];
 afterAll(async () => {
   for (const lm of lms) await lm.release();
   rmSync(work, { recursive: true, force: true });
@@ -27,7 +29,7 @@ afterAll(async () => {
 
 const sample = readFileSync(join(ROOT, 'corpus/sample.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l).text as string);
 
-async function pair(name: string): Promise<{ ort: CausalLM; cpp: Disposable }> {
+async function pair(name: string): Promise<{ ort: CausalLM; cpp: CausalLM }> {
   const dir = join(ROOT, 'models', name);
   const file = await convertCommand(dir, { to: 'gguf', dtype: 'f32', out: join(work, `${name}.gguf`) });
   const cpp = await loadLlamaCpp(file, { threads: 1 });
@@ -55,7 +57,7 @@ async function maxScoreDelta(ort: CausalLM, cpp: CausalLM, batch: ScoreRequest[]
 
 describe.each(['tiny-llama', 'tiny-qwen2'])('%s: the GGUF through llama.cpp computes what ORT computes', (name) => {
   let ort: CausalLM;
-  let cpp: Disposable;
+  let cpp: CausalLM;
   beforeAll(async () => {
     ({ ort, cpp } = await pair(name));
   }, 120_000);
@@ -113,6 +115,21 @@ describe.each(['tiny-llama', 'tiny-qwen2'])('%s: the GGUF through llama.cpp comp
     b.release!();
     await expect(b.feed([1])).rejects.toThrow(/released/);
   }, 120_000);
+});
+
+describe('a 49,152-token vocabulary (the 135M shape\'s): the addon\'s float32 normaliser, corrected', () => {
+  it('score() within 1e-4 of ORT (uncorrected, the addon\'s one float32 sum over the vocabulary moved log p by 3.2e-4)', async () => {
+    const dir = join(work, 'wide-vocab');
+    const tokenizer = tinyChatTokenizer();
+    const config = tinyLlamaConfig(49_152);
+    await exportLlama(dir, { config, weights: randomLlamaWeights(config, 1), tokenizer: tokenizer.json, special: { bos: '<|endoftext|>', eos: '<|endoftext|>', pad: '<|endoftext|>' } });
+    const file = await convertCommand(dir, { to: 'gguf', dtype: 'f32', out: join(work, 'wide-vocab.gguf') });
+    const cpp = await loadLlamaCpp(file, { threads: 1 });
+    lms.push(cpp);
+    const ort = await loadModel(dir);
+    const ids = [ort.bosId!, ...ort.encode(sample[1])].slice(0, 64);
+    expect(await maxScoreDelta(ort, cpp, [{ ids, probe: ort.encode(' [')[0] }])).toBeLessThan(1e-4);
+  }, 300_000);
 });
 
 describe('GPT-2 (models/default): llama.cpp\'s float16 GELU table', () => {
