@@ -28,24 +28,18 @@ export function seriesColor(names: readonly string[], name: string): string {
 /** The page's one assignment of styles to tools. */
 export class ToolStyles {
   private order: string[] = [];
-  private registryKnown = false;
   private listeners: (() => void)[] = [];
 
   /** The registry's tools, in order (once the worker reports them): they take the first styles. */
   setRegistry(names: readonly string[]): void {
     const extra = this.order.filter((n) => !names.includes(n));
     this.order = [...names, ...extra];
-    this.registryKnown = true;
     for (const f of this.listeners) f();
   }
 
   /** Called when the registry becomes known (a chart drawn before then redraws). */
   onChange(listener: () => void): void {
     this.listeners.push(listener);
-  }
-
-  get known(): boolean {
-    return this.registryKnown;
   }
 
   of(tool: string): SeriesStyle {
