@@ -48,15 +48,15 @@ export function openRun(plan: RunPlan, outDir: string, resume?: boolean) {
 export function runFilesStore(plan: RunPlan, outDir: string, resume?: boolean): ChunkStore {
   const { files, checkpoint, stats } = openRun(plan, outDir, resume);
   return {
-    start: { items: checkpoint?.items ?? 0, docs: checkpoint?.docs ?? 0, stats },
+    start: { items: checkpoint?.items ?? 0, docs: checkpoint?.docs ?? 0, stats, lastItem: checkpoint?.lastItem },
     stored: () => null,
     put(result, totals) {
       for (const [file, text] of [['train.jsonl', result.train], ['calls.jsonl', result.calls], ['errors.jsonl', result.errors]] as const) files.pushText(file, text);
-      files.commit(totals.items, totals.docs, totals.stats);
+      files.commit(totals.items, totals.docs, totals.stats, totals.lastItem);
     },
     finish(totals: Totals) {
       // Bad records after the last document, or a resume with nothing left: the final checkpoint.
-      files.commit(totals.items, totals.docs, totals.stats);
+      files.commit(totals.items, totals.docs, totals.stats, totals.lastItem);
       RunFiles.writeJson(outDir, 'stats.json', withSkippedInputs(totals.stats, [...plan.inputs]));
       return totals.stats;
     },

@@ -109,6 +109,12 @@ describe('--resume with forged counts or keys: one line, every file byte-unchang
       writeFileSync(path, JSON.stringify(c));
       return out;
     }, /cannot resume: the checkpoint counts 5 input items read, but the inputs hold 3/],
+    // A run stopped after item 1 ("a") whose counts were then raised to item 3, consistently with its files: the
+    // checkpoint still names "a" as its last item, and item 3 of the inputs is "b" (documents never read were skipped).
+    ['every count raised together, within the inputs', () => damagedCopy('consistent-forgery', (c) => {
+      expect(c.lastItem).toBe('document "b"');
+      c.lastItem = 'document "a"';
+    }), /cannot resume: the checkpoint's last item \(number 3\) was document "a", but the inputs have document "b" there/],
     ['a tool counting more documents than were read', () => damagedCopy('tool-docs', (c) => (c.stats.tools.Calculator.docs = c.docs + 1)), /checkpoint\.json is damaged \(stats\.tools\.Calculator\.docs 3 of 2 documents\)/],
     ['more calls kept than scored', () => damagedCopy('kept-scored', (c) => (c.stats.tools.Calculator.kept = c.stats.tools.Calculator.scored + 1)), /checkpoint\.json is damaged \(stats\.tools\.Calculator: \d+ inlined, \d+ kept, \d+ scored do not nest\)/],
     ['a "__proto__" key among stats.tools', () => editedCopy('proto-tools', (t) => t.replace('"tools":{', '"tools":{"__proto__":{"docs":1},')), /checkpoint\.json is damaged \(a key named "__proto__"\)/],

@@ -27,6 +27,8 @@ export interface Checkpoint<S> {
   docs: number;
   bytes: Record<OutputFile, number>;
   stats: S;
+  /** The identity of the last item handled (scale/chunks.ts itemIdentity); absent in checkpoints before issue 46. */
+  lastItem?: string;
 }
 
 export class RunFiles<S> {
@@ -138,7 +140,7 @@ export class RunFiles<S> {
   }
 
   /** Write queued lines, fsync, then atomically record the checkpoint. */
-  commit(items: number, docs: number, stats: S): void {
+  commit(items: number, docs: number, stats: S, lastItem?: string): void {
     for (const name of OUTPUT_FILES) {
       if (this.pending[name].length === 0) continue;
       const buf = Buffer.from(this.pending[name].join(''), 'utf8');
@@ -148,7 +150,7 @@ export class RunFiles<S> {
       this.pending[name] = [];
       fsyncSync(this.fds[name]);
     }
-    const checkpoint: Checkpoint<S> = { items, docs, bytes: { ...this.bytes }, stats };
+    const checkpoint: Checkpoint<S> = { items, docs, bytes: { ...this.bytes }, stats, ...(lastItem === undefined ? {} : { lastItem }) };
     const tmp = join(this.dir, 'checkpoint.json.tmp');
     const fd = openSync(tmp, 'w');
     writeSync(fd, JSON.stringify(checkpoint));
@@ -187,5 +189,6 @@ function checkpointProblem(value: unknown): string | null {
   if (typeof c.bytes !== 'object' || c.bytes === null) return 'no "bytes"';
   for (const name of OUTPUT_FILES) if (!count((c.bytes as Record<string, unknown>)[name])) return `no byte length for ${name}`;
   if (typeof c.stats !== 'object' || c.stats === null || Array.isArray(c.stats)) return 'no "stats"';
+  if (c.lastItem !== undefined && typeof c.lastItem !== 'string') return '"lastItem" is not a string';
   return null;
 }

@@ -31,12 +31,14 @@ export interface Totals {
   stats: RunStats;
   /** Kept calls, stored chunks included (for progress lines). */
   kept: number;
+  /** The identity of the last item committed (chunks.ts itemIdentity), when its chunk recorded one. */
+  lastItem?: string;
 }
 
 /** Where committed results go. */
 export interface ChunkStore {
   /** What is already committed (a resume): the source starts after it. */
-  readonly start: { items: number; docs: number; stats: RunStats };
+  readonly start: { items: number; docs: number; stats: RunStats; lastItem?: string };
   /** A chunk stored by an earlier attempt (it is skipped, not run again), or null. */
   stored(index: number): ChunkResult | null;
   /** Store the next result, in source order; `totals` include it. */
@@ -77,8 +79,8 @@ class Committer {
     private readonly store: ChunkStore,
     private readonly onCommit?: (totals: Totals) => void,
   ) {
-    const { items, docs, stats } = store.start;
-    this.totals = { items, docs, stats, kept: keptCalls(stats) };
+    const { items, docs, stats, lastItem } = store.start;
+    this.totals = { items, docs, stats, kept: keptCalls(stats), lastItem };
   }
 
   /** A chunk handed to the executor: its result is committed after those of the chunks handed before it. */
@@ -89,6 +91,7 @@ class Committer {
   /** A chunk the store already holds: counted for progress, not committed again. */
   skip(result: ChunkResult): void {
     this.totals.docs += result.docs;
+    this.totals.lastItem = result.lastItem;
     this.totals.kept += keptCalls(result.stats);
     this.onCommit?.(this.totals);
   }
@@ -100,6 +103,7 @@ class Committer {
       this.waiting.delete(r.index);
       mergeStats(this.totals.stats, r.stats);
       this.totals.docs += r.docs;
+      this.totals.lastItem = r.lastItem;
       this.totals.kept += keptCalls(r.stats);
       this.totals.items = r.firstItem + r.items;
       this.store.put(r, this.totals);
@@ -112,9 +116,9 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
   const { store, executor } = options;
   const committer = new Committer(store, options.onCommit);
   const counts = { chunks: 0, selected: 0, skipped: 0 };
-  const { items: startItem, docs: startDocs } = store.start;
+  const { items: startItem, docs: startDocs, lastItem: startLastItem } = store.start;
   async function* pending(): AsyncIterable<Chunk> {
-    const source = readChunks({ inputs: [...options.inputs], chunkItems: options.chunkItems, maxDocs: options.maxDocs, startItem, startDocs, columns: options.config.inputColumns, limits: options.config.inputLimits });
+    const source = readChunks({ inputs: [...options.inputs], chunkItems: options.chunkItems, maxDocs: options.maxDocs, startItem, startDocs, startLastItem, columns: options.config.inputColumns, limits: options.config.inputLimits });
     for await (const chunk of source) {
       counts.chunks++;
       if (options.select && !options.select(chunk)) continue;

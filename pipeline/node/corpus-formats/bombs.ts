@@ -64,14 +64,15 @@ export async function writeGzipRun(path: string, before: string, byte: number, r
 /**
  * The Parquet page bomb (issue 46): one row group whose `columns` (text first, then e.g. id, source, date) each hold
  * `cells` distinct cells of 1 MiB in ONE GZIP page (gzip -1 shrinks each page ~250×), then a last row `last` in a
- * second row group. 256 cells × 4 columns is a 4.7 MB file that decodes to 1 GiB.
+ * second row group (its other columns null). 256 cells × 4 columns is a 4.7 MB file that decodes to 1 GiB.
  */
 export function writeParquetPageBomb(path: string, cells: number, last: string, columns: readonly string[] = ['text']): void {
   const MiB = 1 << 20;
-  const data = [...Array.from({ length: cells }, (_, i) => `${i} `.padEnd(MiB, 'x')), last];
+  const bomb = Array.from({ length: cells }, (_, i) => `${i} `.padEnd(MiB, 'x'));
   parquetWriteFile({
     filename: path,
-    columnData: columns.map((name) => ({ name, data, type: 'STRING' as const })),
+    // The last row: `last` as its text, the other columns empty (null).
+    columnData: columns.map((name, i) => ({ name, data: [...bomb, i === 0 ? last : null], type: 'STRING' as const })),
     rowGroupSize: cells, pageSize: 1 << 30, codec: 'GZIP',
     compressors: { GZIP: (b: Uint8Array) => new Uint8Array(gzipSync(b, { level: 1 })) },
   });

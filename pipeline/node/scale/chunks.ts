@@ -13,7 +13,7 @@ import type { Doc } from '../../core/document.ts';
 import type { DocWork, PipelineParts } from '../../core/stages/stages.ts';
 import { type RunStats, addDoc, emptyStats } from '../../core/stats.ts';
 import { callRecords, errorRecord, trainRecord } from '../run-records.ts';
-import { readCorpus } from '../read-corpus.ts';
+import { type CorpusItem, readCorpus } from '../read-corpus.ts';
 
 export type ChunkItem = { kind: 'doc'; doc: Doc } | { kind: 'error'; record: ReturnType<typeof errorRecord> };
 
@@ -35,7 +35,17 @@ export interface ChunkResult {
   calls: string;
   errors: string;
   stats: RunStats;
+  /** The identity of its last item (itemIdentity): a resume checks the input still has it there. */
+  lastItem?: string;
 }
+
+/** An input item as a checkpoint names it: `document "<id>"` or `bad record <file>:<line>`. */
+export function itemIdentity(item: ChunkItem): string {
+  return item.kind === 'doc' ? `document ${JSON.stringify(item.doc.id)}` : `bad record ${item.record.file}:${item.record.line ?? '-'}`;
+}
+
+/** A reader's item as a chunk holds it. */
+const chunkItem = (item: CorpusItem): ChunkItem => (item.kind === 'error' ? { kind: 'error', record: errorRecord(item) } : { kind: 'doc', doc: item.doc });
 
 export interface ChunkPlan {
   inputs: string[];
@@ -45,6 +55,8 @@ export interface ChunkPlan {
   startItem?: number;
   /** Documents among the skipped items (for --max-docs). */
   startDocs?: number;
+  /** The identity the last skipped item must have (the checkpoint's `lastItem`), when it recorded one. */
+  startLastItem?: string;
   /** Which fields/columns hold the text and id (the config's `inputColumns`). */
   columns?: AnnotateConfig['inputColumns'];
   /** The reader's byte budgets (the config's `inputLimits`). */
@@ -64,15 +76,16 @@ export async function* readChunks(plan: ChunkPlan): AsyncGenerator<Chunk> {
     // The only place a resume's skipped items and --max-docs are decided (run-loop.ts reads every run through here).
     if (items < start) {
       items++;
+      // The checkpoint's last item must be the input's item there: counts raised by hand would skip unread documents.
+      if (items === start && plan.startLastItem !== undefined && itemIdentity(chunkItem(item)) !== plan.startLastItem) {
+        throw new Error(`cannot resume: the checkpoint's last item (number ${start}) was ${plan.startLastItem}, but the inputs have ${itemIdentity(chunkItem(item))} there: start again with --overwrite or another --out`);
+      }
       continue;
     }
     if (item.kind === 'doc' && plan.maxDocs !== undefined && docs >= plan.maxDocs) break;
     items++;
-    if (item.kind === 'error') chunk.items.push({ kind: 'error', record: errorRecord(item) });
-    else {
-      docs++;
-      chunk.items.push({ kind: 'doc', doc: item.doc });
-    }
+    if (item.kind === 'doc') docs++;
+    chunk.items.push(chunkItem(item));
     if (chunk.items.length === plan.chunkItems) {
       yield chunk;
       chunk = { index: chunk.index + 1, firstItem: items, items: [] };
@@ -96,7 +109,7 @@ export interface OpenChunk {
 
 /** Start a chunk's result: errors.jsonl holds only the bad records, calls/train.jsonl only the documents (input order each). */
 export function openChunk(chunk: Chunk, tools: readonly string[]): OpenChunk {
-  const result: ChunkResult = { index: chunk.index, firstItem: chunk.firstItem, items: chunk.items.length, docs: 0, train: '', calls: '', errors: '', stats: emptyStats(tools) };
+  const result: ChunkResult = { index: chunk.index, firstItem: chunk.firstItem, items: chunk.items.length, docs: 0, train: '', calls: '', errors: '', stats: emptyStats(tools), lastItem: chunk.items.length > 0 ? itemIdentity(chunk.items.at(-1)!) : undefined };
   let docsLeft = 0;
   for (const item of chunk.items) {
     if (item.kind === 'error') {
