@@ -193,7 +193,7 @@ export function createScatter(): Scatter {
         fill: p.kept ? style.color : '#fff', 'fill-opacity': p.kept ? 0.9 : p.bound ? 0.4 : 0.7, stroke: style.color, 'stroke-width': 1.5,
         ...(p.bound ? { 'stroke-dasharray': '2.5 1.5' } : {}),
         'data-testid': `ex-point-${p.index}`, 'data-kept': String(p.kept), 'data-tool': p.tool, 'data-color': style.color,
-        'data-shape': style.shape, 'data-bound': String(p.bound),
+        'data-shape': style.shape, 'data-bound': String(p.bound), 'data-x': x.toFixed(2), 'data-y': y.toFixed(2),
       }, s('title', {}, `${p.call}: ${p.decision}`));
       hoverable(dot, p.index);
       dots.append(dot);
