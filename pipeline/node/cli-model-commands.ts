@@ -6,7 +6,10 @@ import { judge } from '../core/scoring/judge.ts';
 import { paperNames } from '../core/scoring/losses.ts';
 import { DEFAULT_GENERATE_MODEL, DEFAULT_INPUTS, DEFAULT_MODEL } from './package-paths.ts';
 import { checkCommandPaths } from './safe-paths.ts';
-import { callPlacementOption, deviceOption, dtypeOption, integer, modelHelp, number, servedModelOptions, toolkenOptions } from './cli-options.ts';
+import {
+  addOptions, callPlacementOption, callTopKOption, deviceOption, dtypeOption, integer, lmOptions, maxNewTokensOption, modelOption, number, onnxModelOption,
+  quietOption, seedOption, temperatureOption, toolkenOptions, toolsOption,
+} from './cli-options.ts';
 
 export function addModelCommands(program: Command): void {
   defineExample(program);
@@ -24,14 +27,14 @@ function defineServe(program: Command): void {
   program
     .command('serve')
     .description("an OpenAI-compatible server (vLLM's /v1/completions with prompt_logprobs, /v1/models, /tokenize) over any model this project loads: many annotate --queue workers can score on one GPU machine")
-    .option('--model <model>', modelHelp('models/default'), DEFAULT_MODEL)
+    .addOption(modelOption())
     .addOption(dtypeOption())
     .addOption(deviceOption())
     .option('--served-model-name <name>', 'the name clients send as `model` (default: the --model argument)')
     .option('--host <host>', 'the address to listen on (127.0.0.1: this machine only; 0.0.0.0: the network)', '127.0.0.1')
     .option('--port <port>', 'the TCP port (0: any free one, printed)', integer('--port'), 8000)
     .option('--api-key-env <name>', 'require `Authorization: Bearer $<name>` on every request (the key is read from the environment, never a flag)')
-    .option('--quiet', 'no line per request')
+    .addOption(quietOption('no line per request'))
     .action(async (opts) => {
       const { serveCommand } = await import('./serve/serve-command.ts');
       await serveCommand(opts);
@@ -59,20 +62,14 @@ function defineExample(program: Command): void {
 }
 
 function defineScore(program: Command): void {
-  program
+  const score = program
     .command('score')
     .description('the three losses of one call at one position')
     .argument('<text>', 'the text')
     .requiredOption('--call <call>', 'the call as written in text, Tool(argument) (`toolformer tools` lists the tools)')
     .option('--before <word>', 'the call goes just before this word or phrase (its first whole-word occurrence), at the end of the word before, as the pipeline places calls')
-    .option('--at <offset>', 'or: the character offset where the call goes (the end of a word; one inside a word is warned about)', integer('--at'))
-    .option('--model <model>', modelHelp('models/default'), DEFAULT_MODEL)
-    .addOption(dtypeOption())
-    .addOption(deviceOption())
-    .addOption(servedModelOptions()[0])
-    .addOption(servedModelOptions()[1])
-    .addOption(servedModelOptions()[2])
-    .addOption(servedModelOptions()[3])
+    .option('--at <offset>', 'or: the character offset where the call goes (the end of a word; one inside a word is warned about)', integer('--at'));
+  addOptions(score, lmOptions())
     .option('--date <yyyy-mm-dd>', "the document's date (a tool that answers with today's date reads it)")
     .addOption(callPlacementOption())
     .action(async (text: string, opts) => {
@@ -86,14 +83,14 @@ function defineGenerate(program: Command): void {
     .command('generate')
     .description("generate with live tools (the paper's inference): a call starts when \" [\" is in the top k")
     .argument('[prompt]', 'the prompt (or --input)')
-    .option('--model <dir>', 'Hugging Face ONNX causal-LM directory; the default is models/toolformer, the bundled model finetuned to write calls', DEFAULT_GENERATE_MODEL)
+    .addOption(onnxModelOption('; the default is models/toolformer, the bundled model finetuned to write calls', DEFAULT_GENERATE_MODEL))
     .addOption(deviceOption())
     .option('--no-tools', 'mask " [": the model answers alone')
-    .option('--max-new-tokens <n>', 'tokens after the prompt, inserted results included', integer('--max-new-tokens'), 32)
-    .option('--top-k <n>', 'a call starts when " [" is among the k most likely tokens', integer('--top-k'), 10)
+    .addOption(maxNewTokensOption(32))
+    .addOption(callTopKOption())
     .option('--max-calls <n>', 'calls per input', integer('--max-calls'), 1)
-    .option('--temperature <x>', '0 = greedy', number('--temperature'), 0)
-    .option('--seed <n>', 'sampling seed', integer('--seed'), 0)
+    .addOption(temperatureOption(0))
+    .addOption(seedOption(0, 'sampling seed'))
     .option('--date <yyyy-mm-dd>', "today, for a tool that answers with the date (default: today, UTC)")
     .option('--json', 'print one JSON object {prompt, text, calls} instead of streaming')
     .option('--input <file>', 'JSONL of {id, prompt[, date]}, one result line each to --out')
@@ -110,20 +107,20 @@ function defineEval(program: Command): void {
   const evaluate = program
     .command('eval')
     .description('held-out task families (facts, arithmetic, dates, relevance) with and without tools; writes eval.json and eval.md')
-    .option('--model <dir>', 'Hugging Face ONNX causal-LM directory', DEFAULT_MODEL)
+    .addOption(onnxModelOption('', DEFAULT_MODEL))
     .addOption(deviceOption())
     .option('--trials <k>', 'sampled trials with tools for pass@k and pass^k', integer('--trials'), 3)
     .option('--per-family <n>', 'prompts per family', integer('--per-family'), 40)
-    .option('--temperature <x>', 'temperature of the sampled trials', number('--temperature'), 0.7)
-    .option('--max-new-tokens <n>', 'tokens after the prompt, inserted results included', integer('--max-new-tokens'), 48)
-    .option('--top-k <n>', 'a call starts when " [" is among the k most likely tokens', integer('--top-k'), 10)
+    .addOption(temperatureOption(0.7, "the sampled trials'"))
+    .addOption(maxNewTokensOption(48))
+    .addOption(callTopKOption())
     .option('--data <files...>', 'more finetuning files to check the prompts against (besides the model\'s train-record.json)')
     .option('--set <prompts.jsonl>', 'eval prompts {id, family, prompt, answers[, tool, date, phrasing]} instead of the built-in families (e.g. pipeline/eval/experiment/prompts.jsonl)')
     .option('--no-without-tools', 'generate with tools only (no " ["-masked baseline run)')
     .option('--out <dir>', 'output directory (default out/eval/<model name>)');
   for (const option of toolkenOptions('calls with tools')) evaluate.addOption(option);
   evaluate
-    .option('--quiet', 'no progress')
+    .addOption(quietOption())
     .action(async (opts) => {
       checkCommandPaths({ inputs: [['--set', opts.set], ['--data', opts.data]], outputs: [['--out', opts.out]] });
       const { runEval, table } = await import('./eval-command.ts');
@@ -139,20 +136,20 @@ function defineToolkens(program: Command): void {
     .command('train')
     .description('train one toolken per tool (W_τ only, the model frozen) from the kept calls of a run; write a safetensors file and its card')
     .argument('<inputs...>', "a run directory (its train.jsonl) or JSONL files of {text} with calls inlined")
-    .option('--model <dir|org/name>', 'the frozen Hugging Face ONNX causal-LM directory', DEFAULT_MODEL)
+    .addOption(onnxModelOption(', frozen', DEFAULT_MODEL))
     .addOption(dtypeOption())
     .addOption(deviceOption())
     .requiredOption('--out <file>', 'the toolkens file (.safetensors); the card is written next to it (.md)')
-    .option('--seed <n>', 'initial W_τ, validation split and batch order', integer('--seed'), 1)
+    .addOption(seedOption(1, 'initial W_τ, validation split and batch order'))
     .option('--lr <x>', 'Adam step size', number('--lr'), 1e-3)
     .option('--epochs <n>', 'most epochs', integer('--epochs'), 10)
     .option('--batch-size <n>', 'positions per Adam step', integer('--batch-size'), 64)
     .option('--val <share>', 'share of the records held out for early stopping', number('--val'), 0.1)
     .option('--patience <n>', 'epochs without a better validation loss before stopping', integer('--patience'), 2)
     .option('--only-toolkens', 'mask every word label: only toolken decisions count (ToolkenGPT only_functoken)')
-    .option('--tools <list>', 'comma-separated tools, one toolken each (default: every tool the data calls)')
+    .addOption(toolsOption(', one toolken each (default: every tool the data calls)'))
     .option('--max-positions <n>', 'most labelled positions cached (memory: n × hidden size × 4 bytes)', integer('--max-positions'), 200_000)
-    .option('--quiet', 'no progress')
+    .addOption(quietOption())
     .action(async (inputs: string[], opts) => {
       checkCommandPaths({ inputs: [['toolkens train', inputs]], outputs: [['--out', opts.out]], directories: true });
       const { toolkensTrain } = await import('./toolkens-command.ts');
@@ -164,7 +161,7 @@ function defineLoss(program: Command): void {
   program
     .command('loss')
     .description('held-out loss without calls (nats/token) of a model on a corpus: ≥ --tokens tokens in context-sized windows, per-window means kept')
-    .requiredOption('--model <dir>', 'Hugging Face ONNX causal-LM directory')
+    .addOption(onnxModelOption())
     .requiredOption('--input <corpus.jsonl>', 'documents {text} to score')
     .addOption(deviceOption())
     .option('--tokens <n>', 'tokens to score at least', integer('--tokens'), 50_000)
@@ -193,14 +190,14 @@ function defineFinetune(program: Command): void {
     .option('--lr <x>', 'peak learning rate', number('--lr'), 3e-4)
     .option('--warmup <n>', 'warmup steps', integer('--warmup'), 30)
     .option('--protect <x>', 'learning-rate multiplier on the constructed induction heads', number('--protect'), 0.1)
-    .option('--seed <n>', 'random seed', integer('--seed'), 1)
+    .addOption(seedOption(1))
     .option('--eval-every <n>', 'probe every n steps', integer('--eval-every'), 100)
     .option('--ckpt-every <n>', 'checkpoint every n steps', integer('--ckpt-every'), 25)
     .option('--minutes <x>', 'stop (checkpoint and export) after this wall time', number('--minutes'), 1e9)
     .option('--threads <n>', 'threads for the large matmuls, or auto (one per core); any count gives the same bytes')
     .option('--resume', 'continue from the checkpoint in --work', false)
     .option('--no-export', 'skip the export')
-    .option('--quiet', 'no progress bar (log lines instead)', false)
+    .addOption(quietOption('no progress bar (log lines instead)').default(false))
     .option('--rebuild <command>', 'the rebuild command the model card shows (default: this command line)')
     .action(async (opts) => {
       checkCommandPaths({ inputs: [['--data', opts.data], ['--corpus', opts.corpus]], outputs: [['--out', opts.out], ['--work', opts.work]] });

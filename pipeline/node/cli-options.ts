@@ -1,13 +1,14 @@
 /**
  * The command line's shared option parsers and options (cli.ts and its command groups, cli-*-commands.ts).
  */
-import { InvalidArgumentError, Option } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { DTYPE_FILES, DTYPES } from '../core/lm/dtypes.ts';
 import { DEVICES } from '../core/lm/devices.ts';
 import { CALL_PLACEMENTS } from '../core/run-defaults.ts';
 import { DEFAULT_RETRIEVER, RETRIEVERS } from '../core/retrieval/retriever.ts';
 import { CATALOGS } from '../core/tools/catalogs/index.ts';
 import { LM_BACKENDS } from './lm-backends/registry.ts';
+import { DEFAULT_MODEL } from './package-paths.ts';
 
 export const number = (name: string) => (value: string) => {
   const x = Number(value);
@@ -36,6 +37,32 @@ export const dtypeOption = () =>
 /** `--model`'s help: what each LM backend is named by (lm-backends/registry.ts, the only list). */
 export const modelHelp = (fallback: string) => `the LM: ${LM_BACKENDS.map((b) => b.names).join('; or ')} (default ${fallback})`;
 
+/** `--model` for the commands that open any LM backend (annotate, score, serve, worker); `lead` goes before the list. */
+export const modelOption = (lead = '') => new Option('--model <model>', `${lead}${modelHelp('models/default')}`).default(DEFAULT_MODEL);
+
+/**
+ * `--model` for the commands that run an ONNX model in-process (generate, eval, loss, retrieve, toolkens train): its
+ * folder or Hub id; `role` after the help, `fallback` the default (none: the flag is required).
+ */
+export function onnxModelOption(role = '', fallback?: string): Option {
+  const option = new Option('--model <dir|org/name>', `Hugging Face ONNX causal-LM directory (or Hub id)${role}`);
+  return fallback === undefined ? option.makeOptionMandatory() : option.default(fallback);
+}
+
+/** The model's options of a command that opens any LM backend: --model, --dtype, --device (unless `device` is false), and the served model's. */
+export const lmOptions = ({ modelLead = '', device = true } = {}) => [
+  modelOption(modelLead),
+  dtypeOption(),
+  ...(device ? [deviceOption()] : []),
+  ...servedModelOptions(),
+];
+
+/** Adds `options` to `command`, in order. */
+export function addOptions(command: Command, options: Option[]): Command {
+  for (const option of options) command.addOption(option);
+  return command;
+}
+
 /** A served model's `--tokenizer` and `--served-model` (lm-backends/server); the key comes from TOOLFORMER_API_KEY. */
 export const servedModelOptions = () => [
   new Option('--tokenizer <dir|org/name>', "with an http(s)://…/v1 --model: the served model's folder, whose tokenizer.json and config.json are read here (ids are sent, never text); the API key, if any, comes from $TOOLFORMER_API_KEY"),
@@ -44,8 +71,19 @@ export const servedModelOptions = () => [
   new Option('--server-max-response-mb <n>', 'with an http(s)://…/v1 --model: the most MiB read from one answer').argParser(number('--server-max-response-mb')).default(256),
 ];
 
+/** The served-model flags as commander parses them (servedModelOptions). */
+export interface ServedModelFlags {
+  /** A served model's tokenizer folder and name (lm-backends/registry.ts). */
+  tokenizer?: string;
+  servedModel?: string;
+  /** Seconds one request may take. @default 300 */
+  serverTimeout?: number;
+  /** The most MiB read from one answer. @default 256 */
+  serverMaxResponseMb?: number;
+}
+
 /** The served-model flags as lm-backends' OpenLMOptions. */
-export function servedModelFlags(flags: { tokenizer?: string; servedModel?: string; serverTimeout?: number; serverMaxResponseMb?: number }) {
+export function servedModelFlags(flags: ServedModelFlags) {
   return {
     tokenizer: flags.tokenizer,
     servedModel: flags.servedModel,
@@ -79,3 +117,35 @@ export const toolkenOptions = (calls: string) => [
   new Option('--toolken-bias <x>', 'added to the toolken logits (the paper: 3–10)').argParser(number('--toolken-bias')).default(0),
   new Option('--toolken-mode <mode>', 'tool mode: free (the tool\'s prompt until ")") or constrained (the model picks among the proposer\'s calls)').choices(['free', 'constrained']).default('free'),
 ];
+
+/** generate's and eval's `--top-k`: the paper's call threshold (annotate's `--top-k` is its sampler's, another thing). */
+export const callTopKOption = () =>
+  new Option('--top-k <n>', 'a call starts when " [" is among the k most likely tokens').argParser(integer('--top-k')).default(10);
+
+/** `--max-new-tokens` (generate, eval). */
+export const maxNewTokensOption = (fallback: number) =>
+  new Option('--max-new-tokens <n>', 'tokens after the prompt, inserted results included').argParser(integer('--max-new-tokens')).default(fallback);
+
+/** `--temperature` (generate, eval): `of` says what is sampled. */
+export const temperatureOption = (fallback: number, of = 'sampling') =>
+  new Option('--temperature <x>', `${of} temperature (0: greedy)`).argParser(number('--temperature')).default(fallback);
+
+/** `--seed` (annotate, generate, toolkens train, finetune): `of` says what it seeds. */
+export const seedOption = (fallback: number, of = 'random seed') => new Option('--seed <n>', of).argParser(integer('--seed')).default(fallback);
+
+/** `--quiet`: `what` says what goes quiet. */
+export const quietOption = (what = 'no progress') => new Option('--quiet', what);
+
+/** `--tools <list>` (annotate, mcp, retrieve, toolkens train): `which` says which tools and the default. */
+export const toolsOption = (which: string) => new Option('--tools <list>', `comma-separated tools${which}`);
+
+/** `--catalog <name>` (annotate, mcp, retrieve): `how` says how its tools are used; the catalogs are listed after it. */
+export const catalogOption = (how: string) => new Option('--catalog <name>', `${how}. Catalogs: ${catalogHelp}`);
+
+/** `--retriever <name>` (annotate, retrieve): `lead` goes before the list. */
+export const retrieverOption = (lead = '') =>
+  new Option('--retriever <name>', `${lead}${retrieverHelp} (fusion: BM25 with WordNet expansion + dense, by reciprocal rank)`);
+
+/** `--mcp <server>` (annotate, retrieve), repeatable. */
+export const mcpOption = () =>
+  new Option('--mcp <server>', "add an MCP server's tools: a command (run without a shell, stdio) or an http(s) URL (repeatable)").argParser(collect).default([]);

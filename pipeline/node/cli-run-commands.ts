@@ -4,10 +4,12 @@
  */
 import { type Command, Option } from 'commander';
 import { RUN_DEFAULTS } from '../core/run-defaults.ts';
-import { DEFAULT_INPUTS, DEFAULT_MODEL } from './package-paths.ts';
+import { DEFAULT_INPUTS } from './package-paths.ts';
 import { checkCommandPaths } from './safe-paths.ts';
 import { DEFAULT_EXPORT_FORMAT, EXPORT_FORMAT_NAMES, exportFormatHelp } from './export/formats.ts';
-import { callPlacementOption, catalogHelp, collect, deviceOption, dtypeOption, integer, modelHelp, number, retrieverHelp, servedModelOptions, tauFFloorFlag } from './cli-options.ts';
+import {
+  addOptions, callPlacementOption, catalogOption, integer, lmOptions, mcpOption, number, quietOption, retrieverOption, seedOption, tauFFloorFlag, toolsOption,
+} from './cli-options.ts';
 
 export function addRunCommands(program: Command): void {
   defineAnnotate(program);
@@ -17,7 +19,7 @@ export function addRunCommands(program: Command): void {
 }
 
 function defineAnnotate(program: Command): void {
-  program
+  const annotate = program
     .command('annotate')
     .description('find, execute, score and filter API calls in a corpus; write finetuning JSONL to --out')
     .argument('[inputs...]', '.jsonl, .jsonl.gz, .jsonl.zst, .parquet, .txt files or directories of them (default: the bundled corpus, corpus/sotu.jsonl and corpus/factbook.jsonl)')
@@ -25,26 +27,20 @@ function defineAnnotate(program: Command): void {
     .option('--id-column <name>', 'the record field / Parquet column holding the id (default id; without one: <file>:<line or row>)')
     .option('--max-record-bytes <n>', 'largest record: a JSONL line (decompressed), a .txt file, a Parquet cell; longer is a bad record (default 4 MiB)', integer('--max-record-bytes'))
     .option('--max-zstd-window <n>', 'largest window a .zst frame may declare, bytes; a bigger one refuses the file (default 8 MiB)', integer('--max-zstd-window'))
-    .option('--max-row-group-bytes <n>', 'decoded bytes of one Parquet read: bigger row groups are read in slices; a page over it is refused (default 128 MiB)', integer('--max-row-group-bytes'))
-    .option('--model <model>', modelHelp('models/default'), DEFAULT_MODEL)
-    .addOption(dtypeOption())
-    .addOption(deviceOption())
-    .addOption(servedModelOptions()[0])
-    .addOption(servedModelOptions()[1])
-    .addOption(servedModelOptions()[2])
-    .addOption(servedModelOptions()[3])
-    .option('--tools <list>', 'comma-separated tools (default: every tool in the registry)')
-    .option('--mcp <server>', "add an MCP server's tools: a command (run without a shell, stdio) or an http(s) URL (repeatable)", collect, [])
-    .option('--catalog <name>', `add a tool catalog's tools, run in-process like the built-in ones (no MCP server; with --workers, --shard or --queue every process loads it). Catalogs: ${catalogHelp}`)
+    .option('--max-row-group-bytes <n>', 'decoded bytes of one Parquet read: bigger row groups are read in slices; a page over it is refused (default 128 MiB)', integer('--max-row-group-bytes'));
+  addOptions(annotate, lmOptions())
+    .addOption(toolsOption(' (default: every tool in the registry)'))
+    .addOption(mcpOption())
+    .addOption(catalogOption("add a tool catalog's tools, run in-process like the built-in ones (no MCP server; with --workers, --shard or --queue every process loads it)"))
     .option('--tool-retrieval <k>', 'each document goes only through the k tools retrieved for it (tools with a pre-filter keep theirs)', integer('--tool-retrieval'))
-    .option('--retriever <name>', `the retriever for --tool-retrieval: ${retrieverHelp}`)
+    .addOption(retrieverOption('the retriever for --tool-retrieval: '))
     .option('--tau-s <x>', 'τ_s for every tool (default: the paper\'s per tool)', number('--tau-s'))
     .option('--tau-f <x>', 'τ_f for every tool (default: the paper\'s per tool)', number('--tau-f'))
     .option('--k <n>', 'positions per document and tool', integer('--k'))
     .option('--m <n>', 'sampled calls per position', integer('--m'))
     .option('--max-docs <n>', 'stop after this many documents', integer('--max-docs'))
     .option('--max-doc-tokens <n>', `search budget: look for calls in each document's first n tokens only (the whole text is still written out; cut documents are counted and named); 0: no budget (default ${RUN_DEFAULTS.maxDocTokens})`, integer('--max-doc-tokens'))
-    .option('--seed <n>', 'random seed', integer('--seed'), RUN_DEFAULTS.seed)
+    .addOption(seedOption(RUN_DEFAULTS.seed))
     .option('--batch-size <n>', 'sequences per forward pass', integer('--batch-size'), RUN_DEFAULTS.batchSize)
     .option('--concurrency <n>', 'concurrent tool calls', integer('--concurrency'), RUN_DEFAULTS.toolConcurrency)
     .option('--tool-timeout <ms>', `a tool call running longer is a tool_error (wall-clock, so a loaded machine can change results; default ${RUN_DEFAULTS.toolTimeoutMs})`, integer('--tool-timeout'))
@@ -61,7 +57,7 @@ function defineAnnotate(program: Command): void {
     .option('--out <dir>', 'output directory', 'out/run')
     .option('--resume', 'continue a killed run in --out from its checkpoint')
     .option('--overwrite', 'replace an earlier run in --out')
-    .option('--quiet', 'no progress bar')
+    .addOption(quietOption('no progress bar'))
     .option('--export <formats>', `after the run, export it: comma-separated ${EXPORT_FORMAT_NAMES.join(', ')} (to <out>/export/<format>; see \`toolformer export\`)`)
     // Scale out (pipeline/node/scale/): the files are byte-identical whichever of these is used.
     .option('--workers <n>', 'worker processes on this machine (default: the number of cores)', integer('--workers'))
@@ -111,19 +107,14 @@ function defineMerge(program: Command): void {
 }
 
 function defineWorker(program: Command): void {
-  program
+  const worker = program
     .command('worker')
     .description('take chunks from an `annotate --queue` run until it is done (one sandboxed process per core)')
-    .requiredOption('--queue <url>', 'redis://host:port[/db]')
-    .option('--model <model>', `the run's model, byte for byte (or the same served model): ${modelHelp('models/default')}`, DEFAULT_MODEL)
-    .addOption(dtypeOption())
-    .addOption(servedModelOptions()[0])
-    .addOption(servedModelOptions()[1])
-    .addOption(servedModelOptions()[2])
-    .addOption(servedModelOptions()[3])
+    .requiredOption('--queue <url>', 'redis://host:port[/db]');
+  addOptions(worker, lmOptions({ modelLead: "the run's model, byte for byte (or the same served model): ", device: false }))
     .option('--processes <n>', 'sandboxed processes (default: the number of cores)', integer('--processes'))
     .option('--lock-ms <n>', 'job lock; a killed worker\'s chunk is redone after about this long', integer('--lock-ms'), 30_000)
-    .option('--quiet', 'no progress lines')
+    .addOption(quietOption('no progress lines'))
     .action(async (opts) => {
       const { workerCommand } = await import('./scale/worker-command.ts');
       await workerCommand(opts);

@@ -2,10 +2,10 @@
  * The tools' commands: mcp (serve them), retrieve (rank them for a text) and tools (their definitions as JSON).
  */
 import type { Command } from 'commander';
-import { DEFAULT_RETRIEVER, RETRIEVERS } from '../core/retrieval/retriever.ts';
+import { DEFAULT_RETRIEVER } from '../core/retrieval/retriever.ts';
 import { DEFAULT_MODEL } from './package-paths.ts';
 import { rememberToolsOutput } from './start-cache.mjs';
-import { catalogHelp, collect, deviceOption, integer, port } from './cli-options.ts';
+import { catalogOption, collect, deviceOption, integer, mcpOption, onnxModelOption, port, retrieverOption, toolsOption } from './cli-options.ts';
 
 export function addToolCommands(program: Command): void {
   defineMcp(program);
@@ -21,8 +21,8 @@ function defineMcp(program: Command): void {
     .option('--host <address>', 'address to bind with --http (default 127.0.0.1)')
     .option('--token <token>', 'with --http: require "Authorization: Bearer <token>" (or set TOOLFORMER_MCP_TOKEN)')
     .option('--allow-origin <origin>', 'with --http: a browser Origin to accept besides localhost (repeatable)', collect, [])
-    .option('--tools <list>', 'comma-separated tools to serve (default: all; with --catalog: none of the built-in ones)')
-    .option('--catalog <name>', `serve a tool catalog: ${catalogHelp}`)
+    .addOption(toolsOption(' to serve (default: all; with --catalog: none of the built-in ones)'))
+    .addOption(catalogOption("serve a tool catalog's tools"))
     .action(async (opts) => {
       const { mcpCommand } = await import('./mcp/mcp-command.ts');
       await mcpCommand(opts);
@@ -34,13 +34,13 @@ function defineRetrieve(program: Command): void {
     .command('retrieve')
     .description("rank the run's tools for a text (the tool retriever of annotate --tool-retrieval)")
     .argument('<text>', 'a request, a sentence, a document')
-    .option('--model <dir|org/name>', 'the LM whose hidden states the dense retriever reads', DEFAULT_MODEL)
+    .addOption(onnxModelOption(': the LM whose hidden states the dense retriever reads', DEFAULT_MODEL))
     .addOption(deviceOption())
-    .option('--tools <list>', 'built-in tools to rank (default: all of them)')
-    .option('--catalog <name>', `add a tool catalog: ${catalogHelp}`)
-    .option('--mcp <server>', "add an MCP server's tools (repeatable)", collect, [])
+    .addOption(toolsOption(' of the built-in ones to rank (default: all of them)'))
+    .addOption(catalogOption("add a tool catalog's tools"))
+    .addOption(mcpOption())
     .option('--top <n>', 'tools to show', integer('--top'), 5)
-    .option('--retriever <name>', `${RETRIEVERS.join(', ')} (fusion: BM25 with WordNet expansion + dense, by reciprocal rank)`, DEFAULT_RETRIEVER)
+    .addOption(retrieverOption().default(DEFAULT_RETRIEVER))
     .option('--json', 'one JSON object: {text, retriever, scale, model, tools, ranking: [{name, score}], builtIn?: [{name, rank, score}]}')
     .action(async (text: string, opts) => {
       const { retrieveCommand } = await import('./retrieve-command.ts');

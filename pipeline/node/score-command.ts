@@ -13,10 +13,10 @@ import { callTokens, planWindow } from '../core/scoring/window.ts';
 import type { Device } from '../core/lm/devices.ts';
 import type { Dtype } from './hf-cache.ts';
 import { openLM } from './lm-backends/registry.ts';
-import { servedModelFlags } from './cli-options.ts';
+import { type ServedModelFlags, servedModelFlags } from './cli-options.ts';
 import { createNodeParts } from './parts.ts';
 
-export interface ScoreFlags {
+export interface ScoreFlags extends ServedModelFlags {
   call: string;
   /** Character offset where the call goes (one of `at`, `before`). */
   at?: number;
@@ -24,11 +24,6 @@ export interface ScoreFlags {
   before?: string;
   model: string;
   dtype?: Dtype;
-  /** A served model's tokenizer folder and name (lm-backends/registry.ts). */
-  tokenizer?: string;
-  servedModel?: string;
-  serverTimeout?: number;
-  serverMaxResponseMb?: number;
   /** Where the LM runs. @default "cpu" */
   device?: Device;
   date?: string;

@@ -17,21 +17,16 @@ import { ABANDONED_EXIT } from '../child-guard.mjs';
 import { packageVersions } from '../package-versions.ts';
 import type { Dtype } from '../hf-cache.ts';
 import { modelRef, openLM } from '../lm-backends/registry.ts';
-import { servedModelFlags } from '../cli-options.ts';
+import { type ServedModelFlags, servedModelFlags } from '../cli-options.ts';
 import { createNodeParts } from '../parts.ts';
 import { WORKER_ENV } from './queue-processor.ts';
 import { type RunRecord, QUEUE_NAME, RUN_KEY } from './queue.ts';
 import { assertQueueReachable, redisOptions } from './redis.ts';
 
-export interface WorkerFlags {
+export interface WorkerFlags extends ServedModelFlags {
   queue: string;
   model: string;
   dtype?: Dtype;
-  /** A served model's tokenizer folder and name (lm-backends/registry.ts). */
-  tokenizer?: string;
-  servedModel?: string;
-  serverTimeout?: number;
-  serverMaxResponseMb?: number;
   processes?: number;
   lockMs: number;
   quiet?: boolean;
