@@ -2,6 +2,7 @@
  * The import direction (.dependency-cruiser.cjs) holds on the tree, and the check can fail: a fixture tree plants
  * one back-import per rule and every rule must report it. Runs dependency-cruiser in-process (no subprocess).
  */
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -92,5 +93,18 @@ describe('import direction', () => {
       'web-app-no-bench: web/src/uses-bench.ts',
       'web-app-over-core: web/src/uses-node.ts',
     ]);
+  });
+});
+
+/** The folders that ship: code and tests only; what measures them commits its results in the lab (pipeline/bench, pipeline/docs, pipeline/eval …). */
+const SOURCE_FOLDERS = ['pipeline/core/', 'pipeline/node/', 'web/src/'];
+const resultsInSource = (paths: string[]) => paths.filter((p) => SOURCE_FOLDERS.some((f) => p.startsWith(f)) && p.includes('/results/'));
+
+describe('the lab apart from the product', () => {
+  it('no committed result file in pipeline/core, pipeline/node or web/src (a planted one is found)', () => {
+    const tracked = execFileSync('git', ['ls-files', '-z'], { cwd: ROOT, encoding: 'utf8' }).split('\0');
+    expect(tracked.length).toBeGreaterThan(100);
+    expect(resultsInSource(tracked)).toEqual([]);
+    expect(resultsInSource([...tracked, 'pipeline/node/results/start.json', 'web/src/bench/results/x.md'])).toEqual(['pipeline/node/results/start.json', 'web/src/bench/results/x.md']);
   });
 });

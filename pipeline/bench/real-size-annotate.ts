@@ -16,7 +16,7 @@
  * candidate has the token length it has in `npm start`'s own run. Random weights still change what the model
  * decides — which positions pass τ_s, whether the probe lets sampling run, which calls reach τ_f — so the projection
  * (real-size-projection.ts) multiplies the unit costs measured here by the counts of the bundled model's recorded
- * `npm start` (pipeline/node/results/start.json).
+ * `npm start` (pipeline/docs/results/start.json).
  *
  *   npx tsx pipeline/bench/real-size-annotate.ts [--docs 3]     (--render: the .md again from the .json, no run)
  *
@@ -141,7 +141,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     await ensureRealSizeModel([], log);
     ensureAnnotateModelDir();
     const profile = await profileAnnotate(docs, log);
-    const start = JSON.parse(readFileSync(join(ROOT, 'pipeline/node/results/start.json'), 'utf8'));
+    const start = JSON.parse(readFileSync(join(ROOT, 'pipeline/docs/results/start.json'), 'utf8'));
     const texts = readFileSync(join(ROOT, 'corpus/sample.jsonl'), 'utf8').trim().split('\n').map((line) => (JSON.parse(line) as { text: string }).text.length);
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
     const projection = projectStart(profile, start, mean(texts) / mean(texts.slice(0, profile.docs)));

@@ -1,7 +1,7 @@
 /**
  * How long `npm start` (30 documents) and 1,000 such documents would take with a 135M model on this machine: the
  * unit costs measured by real-size-annotate.ts (a few documents, the 135M-shape fp32 model, process CPU time) times
- * the counts of the bundled model's recorded `npm start` (pipeline/node/results/start.json, same tokenizer, so the
+ * the counts of the bundled model's recorded `npm start` (pipeline/docs/results/start.json, same tokenizer, so the
  * same windows and sequence lengths):
  *
  *   positions  model-independent work (every tool that passes its pre-filter gets p_i over the whole text): the
@@ -48,7 +48,7 @@ export interface AnnotateProfile {
   stats: RunStats;
 }
 
-/** The fields of pipeline/node/results/start.json the projection reads. */
+/** The fields of pipeline/docs/results/start.json the projection reads. */
 interface StartRecord {
   seconds: number;
   stats: RunStats;

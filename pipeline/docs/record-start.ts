@@ -1,6 +1,6 @@
 /**
  * npm run docs:start — runs `npm start` as a user does, times it, and records what it printed and wrote in
- * pipeline/node/results/start.json (stats.json, the sampling probe, one kept call per tool); then fills the README
+ * pipeline/docs/results/start.json (stats.json, the sampling probe, one kept call per tool); then fills the README
  * blocks made from it. Run it after a change that moves npm start's output (`npm run docs -- --check` in the tests
  * catches a README that no longer matches the record, not a record that no longer matches the code).
  */
@@ -14,7 +14,7 @@ import { readJsonl } from '../io/jsonl.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const OUT = join(ROOT, 'out/start');
-const RECORD = join(ROOT, 'pipeline/node/results/start.json');
+const RECORD = join(ROOT, 'pipeline/docs/results/start.json');
 
 const loadAverage = loadavg()[0];
 const measured = new Date().toISOString();

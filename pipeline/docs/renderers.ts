@@ -8,7 +8,7 @@ import { type LmContext, lmContextNotice } from '../core/sampling/lm-context.ts'
 import { DEFAULT_SAMPLING_GATE, probeNotices, type SamplingCounts } from '../core/sampling/sampling-gate.ts';
 import type { Block } from './blocks.ts';
 
-/** What `npm run docs:start` records of one `npm start` (pipeline/node/results/start.json). */
+/** What `npm run docs:start` records of one `npm start` (pipeline/docs/results/start.json). */
 export interface StartRecord {
   command: string;
   /** ISO date-time the run started. */

@@ -5,7 +5,7 @@
  *                         pipeline/docs/docs.test.ts and measured.test.ts assert in CI)
  *
  * The result files are written by what measures: `npm run bench` (pipeline/bench/results/), `npm run eval:data`
- * and `toolformer eval` (pipeline/eval/…/results/), `npm run docs:start` (pipeline/node/results/start.json),
+ * and `toolformer eval` (pipeline/eval/…/results/), `npm run docs:start` (pipeline/docs/results/start.json),
  * `npm run docs:web` (web/e2e/results/first-visit.json and web/screenshots/), `npm run docs:tests -- --suite fast|full`
  * (pipeline/docs/results/tests.json: how long the test suites take), `npm run docs:replicas`
  * (pipeline/onnx/results/replicas.json: our scorer against Transformers.js per dtype replica).
