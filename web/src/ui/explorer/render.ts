@@ -34,7 +34,8 @@ export function renderStatus(view: ExplorerView, model: ExplorerModel): void {
   view.status.textContent = statusText(model);
 }
 
-function statusText({ job, analysis, filled, settings }: ExplorerModel): string {
+/** The status line; `decisions`: the analysis already judged at the current settings (else judged here). */
+function statusText({ job, analysis, filled, settings }: ExplorerModel, decisions?: readonly Decision[]): string {
   switch (job.phase) {
     case 'waiting': return 'Waiting for the model…';
     case 'no-model': return 'The model did not load.';
@@ -44,7 +45,7 @@ function statusText({ job, analysis, filled, settings }: ExplorerModel): string 
     case 'done': {
       if (!analysis) return '';
       const skipped = Object.entries(analysis.skipped).map(([tool, why]) => `${tool} skipped by its pre-filter (${why})`);
-      const f = funnel(judged(analysis, settings));
+      const f = funnel(decisions ?? judged(analysis, settings));
       return `${funnelText(f)} · ${analysis.tokens.length} tokens, ${(analysis.ms / 1000).toFixed(2)} s.` +
         (filled ? ` L_b of ${filled} more scored for τ_f down to ${fmt(analysis.tauMin)}.` : '') +
         (skipped.length ? ` ${skipped.join('; ')}.` : '');
@@ -89,9 +90,9 @@ export function renderResults(view: ExplorerView, model: ExplorerModel, on: Pick
   if (!a) return;
   view.results.hidden = false;
   const decisions = judged(a, model.settings);
-  view.status.textContent = statusText(model);
+  view.status.textContent = statusText(model, decisions);
   renderStrips(view, a, model.settings.tauS);
-  (view.scatter.root.parentElement as HTMLElement).hidden = false;
+  view.scatterHolder.hidden = false;
   renderScatter(view, model, decisions);
   renderCandidates(view, a, decisions, model.tablePage, on);
   renderInlined(view, a, decisions);
@@ -146,10 +147,9 @@ function tableOrder(a: readonly [Decision, number], b: readonly [Decision, numbe
  * unparsable samples, leakage, duplicates) folded below with counts per reason.
  */
 export function renderCandidates(view: ExplorerView, a: Analysis, decisions: readonly Decision[], page: number, on: Pick<ExplorerHandlers, 'page'>): void {
-  const executed = isExecuted;
   const rows = decisions.map((d, i) => [d, i] as const);
   const writings = otherWritings(a);
-  const shown = rows.filter(([d]) => executed(d)).sort(tableOrder);
+  const shown = rows.filter(([d]) => isExecuted(d)).sort(tableOrder);
   const pages = Math.max(1, Math.ceil(shown.length / PAGE_ROWS));
   const current = Math.min(page, pages - 1);
   view.table.replaceChildren(tableHead(), h('tbody', {}, ...shown.map(([d, i], n) => {
@@ -168,7 +168,7 @@ export function renderCandidates(view: ExplorerView, a: Analysis, decisions: rea
   view.pager.replaceChildren(button('← previous', current - 1, 'ex-page-prev'),
     h('span', { 'data-testid': 'ex-page' }, shown.length ? `rows ${from + 1}–${Math.min(shown.length, from + PAGE_ROWS)} of ${shown.length}` : 'no rows'),
     button('next →', current + 1, 'ex-page-next'));
-  const early = rows.filter(([d]) => !executed(d));
+  const early = rows.filter(([d]) => !isExecuted(d));
   view.rejectedDetails.hidden = early.length === 0;
   const byKind = new Map<string, number>();
   for (const [d] of early) byKind.set(d.candidate.outcome.kind, (byKind.get(d.candidate.outcome.kind) ?? 0) + 1);

@@ -47,6 +47,8 @@ export interface ExplorerView {
   /** p(toolken) strips beside p_i's, filled by the toolkens panel (ui/toolkens.ts) when toolkens are loaded. */
   toolkenStrips: HTMLElement;
   scatter: Scatter;
+  /** The scatter's box beside the controls: hidden until the first result. */
+  scatterHolder: HTMLElement;
   tauS: ReturnType<typeof logSlider>;
   tableSummary: HTMLElement;
   table: HTMLTableElement;
@@ -121,6 +123,7 @@ export function buildView(root: HTMLElement, settings: ExplorerState, on: Explor
   const rejectedDetails = h('details', { 'data-testid': 'ex-rejected-details' }, rejectedSummary, h('div', { class: 'table-scroll' }, rejectedTable));
   const inlined = h('p', { class: 'annotated', 'data-testid': 'ex-inlined' });
   const scatter = createScatter();
+  const scatterHolder = h('div', { class: 'scatter-holder', hidden: true, 'data-testid': 'ex-scatter-holder' }, scatter.root);
   const results = h('div', { class: 'results', hidden: true, 'data-testid': 'ex-results' },
     h('details', { 'data-testid': 'ex-table-details' }, tableSummary, pager, h('div', { class: 'table-scroll' }, table)),
     rejectedDetails,
@@ -149,7 +152,7 @@ export function buildView(root: HTMLElement, settings: ExplorerState, on: Explor
         h('div', { class: 'actions' }, runButton, cancelButton, progress)),
       h('div', { class: 'explorer-picture' },
         status,
-        h('div', { class: 'scatter-holder', hidden: true, 'data-testid': 'ex-scatter-holder' }, scatter.root)),
+        scatterHolder),
       h('details', { class: 'more-controls', open: true, 'data-testid': 'ex-more' },
         h('summary', {}, 'More settings: k and m, the LM context, your own call'),
         h('fieldset', {},
@@ -166,7 +169,7 @@ export function buildView(root: HTMLElement, settings: ExplorerState, on: Explor
   );
   return {
     textArea, sampleSelect, dateInput, toolSet, ownTool, ownInput, ownAt, runButton, cancelButton, progress, status,
-    results, strips, toolkenStrips, scatter, tauS, tableSummary, table, pager, rejectedDetails, rejectedSummary, rejectedTable, inlined, ranking,
+    results, strips, toolkenStrips, scatter, scatterHolder, tauS, tableSummary, table, pager, rejectedDetails, rejectedSummary, rejectedTable, inlined, ranking,
   };
 }
 
