@@ -3,9 +3,10 @@
  * pipeline/architecture.test.ts, so `npm test` fails on a violation).
  *
  * Layers, lowest first; a layer imports only from layers below it (or itself):
- *   pipeline/onnx/    graph builders and weights: needs nothing of ours but core/random.ts (a leaf: the seeded random)
+ *   pipeline/random/  the seeded generator (mulberry32): imports nothing of ours; every layer may use it
+ *   pipeline/onnx/    graph builders and weights: needs nothing of ours but random/ (its test weights)
  *   pipeline/io/      Node file helpers (JSONL): needs nothing of ours; everything above core may use it
- *   pipeline/core/    the isomorphic pipeline (no node:*, no platform runtime): imports core/ and onnx/ only
+ *   pipeline/core/    the isomorphic pipeline (no node:*, no platform runtime): imports core/, onnx/ and random/ only
  *   pipeline/train/, pipeline/eval/, pipeline/data/   libraries over core (eval's task families use train's data)
  *   pipeline/node/    the Node edge and the one CLI: drives core, train (finetune) and eval (the eval command)
  *   pipeline/bench/   measures the Node edge and the browser: may import node/; nothing imports bench/
@@ -13,7 +14,7 @@
  *   web/src/          the browser app over core/; web/src/bench/ only a bench build swaps in (nothing of the app
  *                     imports it); web/bench.ts and web/e2e/ run in Node and may import node/
  * Inside core/, floors (CORE_FLOORS below, lowest first); a floor imports only from floors below it and itself:
- *   records   document.ts, candidates.ts (a candidate and its losses), median.ts, random.ts (the seeded random),
+ *   records   document.ts, candidates.ts (a candidate and its losses), median.ts,
  *             run-defaults.ts (the run's defaults table)
  *   text, lm  text/ span finders and comparisons; lm/ the CausalLM interface and its ONNX backend
  *   tools     tools/ (each tool's folder: its prompt, proposer, text heuristics; catalogs/), call-syntax.ts (how a call is
@@ -33,7 +34,7 @@ const LAB_DRIVERS = '^pipeline/eval/(retrieval|toolkens)/';
 
 /** The floors inside pipeline/core/, lowest first: a name and the paths (under pipeline/core/) on it. */
 const CORE_FLOORS = [
-  ['records', ['document\\.ts$', 'candidates\\.ts$', 'median\\.ts$', 'random\\.ts$', 'run-defaults\\.ts$']],
+  ['records', ['document\\.ts$', 'candidates\\.ts$', 'median\\.ts$', 'run-defaults\\.ts$']],
   ['text-and-lm', ['text/', 'lm/']],
   ['tools', ['tools/', 'call-syntax\\.ts$', 'retrieval/']],
   ['sampling-and-scoring', ['sampling/', 'scoring/']],
@@ -61,11 +62,18 @@ module.exports = {
       to: { circular: true },
     },
     {
+      name: 'random-is-lowest',
+      severity: 'error',
+      comment: 'pipeline/random/ is the seeded generator every layer draws from: it imports nothing of the repository, so no cycle can pass through it.',
+      from: { path: '^pipeline/random/', pathNot: TEST },
+      to: { path: '^(pipeline/(?!random/)|web/|corpus/|models/)' },
+    },
+    {
       name: 'onnx-is-lowest',
       severity: 'error',
-      comment: 'pipeline/onnx/ builds graphs and weights; it imports nothing else of the repository but the seeded random.',
+      comment: 'pipeline/onnx/ builds graphs and weights; it imports nothing else of the repository but the seeded generator (random/).',
       from: { path: '^pipeline/onnx/', pathNot: TEST },
-      to: { path: '^(pipeline/(?!onnx/|core/random\\.ts$)|web/|corpus/|models/)' },
+      to: { path: '^(pipeline/(?!onnx/|random/)|web/|corpus/|models/)' },
     },
     {
       name: 'io-is-lowest',
@@ -77,9 +85,9 @@ module.exports = {
     {
       name: 'core-imports-core-and-onnx-only',
       severity: 'error',
-      comment: 'pipeline/core/ is shared unchanged by Node and the browser: only core/ and onnx/ (and npm packages).',
+      comment: 'pipeline/core/ is shared unchanged by Node and the browser: only core/, onnx/ and random/ (and npm packages).',
       from: { path: '^pipeline/core/', pathNot: TEST },
-      to: { path: '^(pipeline/(?!core/|onnx/)|web/|corpus/|models/)' },
+      to: { path: '^(pipeline/(?!core/|onnx/|random/)|web/|corpus/|models/)' },
     },
     ...coreFloorRules,
     {
@@ -95,13 +103,6 @@ module.exports = {
       comment: 'Every module of core/ sits on a floor: add a new file or folder to CORE_FLOORS in .dependency-cruiser.cjs.',
       from: { path: '^pipeline/core/', pathNot: [TEST, corePaths(CORE_FLOORS)] },
       to: { path: '^pipeline/' },
-    },
-    {
-      name: 'core-random-is-a-leaf',
-      severity: 'error',
-      comment: 'core/random.ts is what onnx/ may import from core: it imports nothing, so no cycle can pass through it.',
-      from: { path: '^pipeline/core/random\\.ts$' },
-      to: { path: '^(pipeline|web|corpus|models)/' },
     },
     {
       name: 'core-no-platform',
@@ -143,9 +144,9 @@ module.exports = {
     {
       name: 'web-app-over-core',
       severity: 'error',
-      comment: 'The browser app (web/src/) uses core/, onnx/ and data/*.json (the KB), never the Node edge, train/, eval/ or bench/.',
+      comment: 'The browser app (web/src/) uses core/, onnx/, random/ and data/*.json (the KB), never the Node edge, train/, eval/ or bench/.',
       from: { path: '^web/src/', pathNot: TEST },
-      to: { path: '^pipeline/(?!core/|onnx/|data/[^/]+\\.json$)' },
+      to: { path: '^pipeline/(?!core/|onnx/|random/|data/[^/]+\\.json$)' },
     },
     {
       name: 'web-app-no-bench',

@@ -33,7 +33,7 @@ import { loadModel } from '../node/load-model.ts';
 import { exportLlama } from '../onnx/export-llama.ts';
 import { llamaWeightShapes } from '../onnx/llama-weights.ts';
 import { foldWeightTransposes } from '../onnx/optimum-layout.ts';
-import { mulberry32 } from '../core/random.ts';
+import { mulberry32 } from '../random/mulberry32.ts';
 import { VARIANT_WRITERS } from '../onnx/replicas.ts';
 import { tinyChatTokenizer } from '../onnx/tiny-llama.ts';
 import { f } from './format.ts';

@@ -13,7 +13,7 @@
  *   dates       the weekday of a date written in the prompt (DATESET-style, Calendar: the prompt's date is "today")
  *   relevance   prompts no tool fits (BFCL relevance): a good model makes no call
  */
-import { mulberry32, type Random } from '../core/random.ts';
+import { mulberry32, type Random } from '../random/mulberry32.ts';
 import { capitalFacts, splitFacts } from '../train/data-synthetic.ts';
 import { fnv1a } from '../core/text/hash.ts';
 import { PAPER_TOOLS } from '../core/tools/registry.ts';

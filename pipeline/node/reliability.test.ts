@@ -2,7 +2,7 @@ import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mulberry32 } from '../core/random.ts';
+import { mulberry32 } from '../random/mulberry32.ts';
 import { type Checkpoint, OUTPUT_FILES } from './run-files.ts';
 import { type BadCorpus, writeBadCorpus } from './testing/bad-corpus.ts';
 import { TINY_MODEL, type CliResult, spawnCli } from './testing/cli-child.ts';

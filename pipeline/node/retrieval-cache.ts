@@ -18,7 +18,7 @@ import { denseIndexKeyInputs, denseIndexRecord, MAX_DENSE_INDEX_BYTES, readDense
 import type { ProjectionOptions } from '../core/retrieval/projection.ts';
 import type { RetrievableTool } from '../core/retrieval/tool-text.ts';
 import type { Device } from '../core/lm/devices.ts';
-import { mulberry32 } from '../core/random.ts';
+import { mulberry32 } from '../random/mulberry32.ts';
 import { resolveModel } from './hf-cache.ts';
 import { modelFilesDigest, samplingVersions, storeCacheFile } from './probe-cache.ts';
 import { readBoundedFile } from './safe-paths.ts';

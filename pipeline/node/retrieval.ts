@@ -17,7 +17,7 @@ import type { Device } from '../core/lm/devices.ts';
 import type { HiddenStateLM } from '../core/lm/lm.ts';
 import type { RankedTool } from '../core/retrieval/retriever.ts';
 import type { ToolRegistry } from '../core/tools/registry.ts';
-import { mulberry32 } from '../core/random.ts';
+import { mulberry32 } from '../random/mulberry32.ts';
 import { toolformerCacheDir } from './start-cache.mjs';
 import { loadModel } from './load-model.ts';
 import { cachedDenseIndex, type IndexCache } from './retrieval-cache.ts';

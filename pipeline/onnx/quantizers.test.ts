@@ -11,7 +11,7 @@ import { NF4_LEVELS, quantizeBnb4 } from './bnb4.ts';
 import { GraphBuilder } from './graph-builder.ts';
 import { quantizeMatMulNBits } from './matmul-nbits.ts';
 import { quantizeDynamic } from './quantize.ts';
-import { mulberry32 } from '../core/random.ts';
+import { mulberry32 } from '../random/mulberry32.ts';
 
 const [M, K, N] = [3, 40, 6]; // K is not a multiple of the 32-wide blocks: the last block is padded
 const rng = mulberry32(7);

@@ -2,7 +2,7 @@
  * What the GPT-2 and Llama weight maps share: a `Map<name, Float32Array>` checked against a map of expected shapes,
  * and deterministic random weights for tests drawn in the shapes' order.
  */
-import { mulberry32 } from '../core/random.ts';
+import { mulberry32 } from '../random/mulberry32.ts';
 
 export type WeightMap = Map<string, Float32Array>;
 export type WeightShapes = Map<string, number[]>;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Gpt2 } from './gpt2.ts';
 import { constructInduction, positionFrequencies } from './construct.ts';
 import { tokenLogProbs } from './probes.ts';
-import { mulberry32 } from '../core/random.ts';
+import { mulberry32 } from '../random/mulberry32.ts';
 
 const config = { vocabSize: 300, nPositions: 128, nEmbd: 256, nLayer: 2, nHead: 4, layerNormEpsilon: 1e-5 };
 const EOS = 299;

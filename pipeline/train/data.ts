@@ -12,7 +12,7 @@
  * Documents are split train/validation by a hash of their id (1 in 50 is validation).
  */
 import { type BadLine, readJsonl as readJsonlValues, textRecordProblem } from '../io/jsonl.ts';
-import { mulberry32, type SeekableRandom } from '../core/random.ts';
+import { mulberry32, type SeekableRandom } from '../random/mulberry32.ts';
 import type { BpeTokenizer } from './tokenizer.ts';
 import { restateText, toolText, type Fact } from './data-synthetic.ts';
 import { fnv1a } from '../core/text/hash.ts';

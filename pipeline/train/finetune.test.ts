@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { mulberry32 } from '../core/random.ts';
+import { mulberry32 } from '../random/mulberry32.ts';
 import { buildGpt2Onnx } from '../onnx/gpt2-graph.ts';
 import { randomGpt2Weights } from '../onnx/gpt2-weights.ts';
 import { readGpt2Onnx } from '../onnx/onnx-weights.ts';

@@ -20,7 +20,7 @@ import { mkdirSync } from 'node:fs';
 import { READ_CAPS, readBoundedFile, readBoundedJson } from '../io/bounded-read.ts';
 import { join, relative } from 'node:path';
 import cliProgress from 'cli-progress';
-import { mulberry32 } from '../core/random.ts';
+import { mulberry32 } from '../random/mulberry32.ts';
 import { readGpt2Onnx } from '../onnx/onnx-weights.ts';
 import { AdamW } from './adamw.ts';
 import { CHECKPOINT_FILE } from './checkpoint.ts';

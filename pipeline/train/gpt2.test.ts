@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Gpt2 } from './gpt2.ts';
-import { mulberry32 } from '../core/random.ts';
+import { mulberry32 } from '../random/mulberry32.ts';
 
 const tiny = { vocabSize: 13, nPositions: 8, nEmbd: 16, nLayer: 2, nHead: 2, layerNormEpsilon: 1e-5 };
 

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { mulberry32 } from '../core/random.ts';
+import { mulberry32 } from '../random/mulberry32.ts';
 import { AdamW } from './adamw.ts';
 import { CHECKPOINT_FILE, readCheckpoint } from './checkpoint.ts';
 import { Gpt2 } from './gpt2.ts';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { mulberry32 } from '../core/random.ts';
+import { mulberry32 } from '../random/mulberry32.ts';
 import { AdamW } from './adamw.ts';
 import { Arena } from './arena.ts';
 import { Gpt2 } from './gpt2.ts';

@@ -10,7 +10,7 @@
  *   and with this call but another same-kind item's (wrong) result. Sequences are built as the
  *   scorer builds them: [bos] + encode(call + " ") + encode(prefix) + encode(continuation)[0:5].
  */
-import { mulberry32, type Random } from '../core/random.ts';
+import { mulberry32, type Random } from '../random/mulberry32.ts';
 import type { Gpt2 } from './gpt2.ts';
 import type { BpeTokenizer } from './tokenizer.ts';
 import type { Batch, Doc } from './data.ts';

@@ -11,7 +11,7 @@
  */
 import { parseCall, escapeCallText } from '../call-syntax.ts';
 import type { CausalLM } from '../lm/lm.ts';
-import { mulberry32 } from '../random.ts';
+import { mulberry32 } from '../../random/mulberry32.ts';
 import type { ToolExecutor } from '../stages/execute.ts';
 import { pickToken } from '../lm/token-math.ts';
 import { continuationDecoder } from '../lm/tokens.ts';

@@ -17,7 +17,7 @@ import { floatRows } from './ort-graph-io.ts';
 import type { CausalLM, DecodeState, Sample, SampleOptions } from './lm.ts';
 import type { DecoderGraph } from './ort-graph.ts';
 import { disposeOnDevice, onDevice, type OrtTensor, selectRows, tileRows, toHost, toInt64 } from './ort-runtime.ts';
-import { mulberry32 } from '../random.ts';
+import { mulberry32 } from '../../random/mulberry32.ts';
 import { rowSeeds } from './token-math.ts';
 import { stepSampleRow, type SampleRowsState } from './sample-step.ts';
 import { continuationDecoder } from './tokens.ts';

@@ -12,7 +12,7 @@ import { exportLlama } from '../../onnx/export-llama.ts';
 import { randomLlamaWeights } from '../../onnx/llama-weights.ts';
 import type { ScoreRequest } from './lm.ts';
 import { bosTokenId, logSoftmaxGather, OrtCausalLM, pickToken, rowSeeds, scoreBatchTokens } from './ort-lm.ts';
-import { mulberry32 } from '../random.ts';
+import { mulberry32 } from '../../random/mulberry32.ts';
 import { sampleGroupRows } from './ort-decoder.ts';
 
 const EOT = 263;

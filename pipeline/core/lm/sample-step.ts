@@ -3,7 +3,7 @@
  * backend): the row's token is drawn from its own random stream, then sample-rules.ts says whether the row ends (an
  * end-of-sequence token, an id its tokenizer lacks with `alive`, the stop string, a text `alive` rejects).
  */
-import type { Random } from '../random.ts';
+import type { Random } from '../../random/mulberry32.ts';
 import type { Sample } from './lm.ts';
 import { takeToken } from './sample-rules.ts';
 import { pickToken } from './token-math.ts';

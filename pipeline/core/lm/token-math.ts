@@ -2,7 +2,7 @@
  * Pure arithmetic on rows of logits, shared by the ONNX scorer (ort-scorer.ts) and sampler (ort-decoder.ts), by
  * generate.ts and by their tests.
  */
-import { mulberry32, type Random } from '../random.ts';
+import { mulberry32, type Random } from '../../random/mulberry32.ts';
 
 /**
  * Seeds of the n sample rows' own random streams: row r draws only from its stream, so its sample depends on

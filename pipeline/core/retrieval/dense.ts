@@ -4,7 +4,7 @@
  * (text, tool) pairs made from the tools' own documentation (projection.ts); tools are ranked by cosine.
  */
 import type { HiddenStateLM } from '../lm/lm.ts';
-import type { Random } from '../random.ts';
+import type { Random } from '../../random/mulberry32.ts';
 import { dot, type Projection, type ProjectionOptions, project, type TrainingPair, trainProjection } from './projection.ts';
 import { type RankedTool, type ToolRetriever, topOf } from './retriever.ts';
 import { nameWords, type RetrievableTool, toolText } from './tool-text.ts';

@@ -4,7 +4,7 @@
  * to a P-wide space where a text's vector is near its tool's. Loss per batch of B pairs with B distinct tools
  * (InfoNCE): −mean_i log softmax_j(cos(W·q_i, W·t_j) / τ)[i]; gradients by hand through the normalisation; Adam.
  */
-import type { Random } from '../random.ts';
+import type { Random } from '../../random/mulberry32.ts';
 
 export interface ProjectionOptions {
   /** Output width P. @default the input width C */

@@ -4,7 +4,7 @@
  * problem, and the stage drops a tool that was not retrieved (a tool with a pre-filter keeps its own verdict).
  */
 import { describe, expect, it } from 'vitest';
-import { mulberry32 } from '../random.ts';
+import { mulberry32 } from '../../random/mulberry32.ts';
 import { mathjsSpecs } from '../tools/catalogs/mathjs/index.ts';
 import { Bm25Retriever, RandomRetriever } from './bm25.ts';
 import { FusionRetriever, RRF_K } from './fusion.ts';

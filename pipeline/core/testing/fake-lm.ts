@@ -1,5 +1,5 @@
 import type { CausalLM, DecodeState, Sample, SampleOptions, ScoreRequest, ScoreResult } from '../lm/lm.ts';
-import { mulberry32 } from '../random.ts';
+import { mulberry32 } from '../../random/mulberry32.ts';
 
 /**
  * A character-level LM with probabilities you choose, for testing the scorer against hand-computed losses.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mulberry32 } from '../random.ts';
+import { mulberry32 } from '../../random/mulberry32.ts';
 import { labelRecord, splitInlinedCalls, type ToolkenFeatures } from './examples.ts';
 import { decodeToolkens, encodeToolkens, toolkenLogits, type Toolkens } from './file.ts';
 import { evaluate, trainToolkens } from './train.ts';

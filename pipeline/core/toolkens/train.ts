@@ -10,7 +10,7 @@
  * validation (seeded); the weights of the epoch with the lowest validation loss are kept, and training stops after
  * `patience` epochs without improvement. Plain TypeScript: it fits in a browser tab. Isomorphic.
  */
-import { mulberry32 } from '../random.ts';
+import { mulberry32 } from '../../random/mulberry32.ts';
 import type { ToolkenFeatures } from './examples.ts';
 
 export interface TrainToolkenOptions {

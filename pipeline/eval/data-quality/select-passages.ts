@@ -8,7 +8,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
-import { mulberry32 } from '../../core/random.ts';
+import { mulberry32 } from '../../random/mulberry32.ts';
 import type { Doc } from '../../core/document.ts';
 import { readJsonl } from '../../io/jsonl.ts';
 

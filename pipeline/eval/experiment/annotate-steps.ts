@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, renameSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
-import { mulberry32 } from '../../core/random.ts';
+import { mulberry32 } from '../../random/mulberry32.ts';
 import { ROOT } from './corpus-files.ts';
 import { OUT, paths, WORK } from './paths.ts';
 import { RESULTS } from './report.ts';

@@ -16,7 +16,7 @@ import { formatCall } from '../../core/call-syntax.ts';
 import { escapeBrackets, inlineCalls } from '../../core/stages/inline.ts';
 import type { Candidate } from '../../core/candidates.ts';
 import { toolSpec } from '../../core/tools/registry.ts';
-import { mulberry32, type Random } from '../../core/random.ts';
+import { mulberry32, type Random } from '../../random/mulberry32.ts';
 import type { CorpusDoc } from './heldout.ts';
 
 export const ARMS = ['a', 'b', 'c', 'd', 'e', 'f'] as const;

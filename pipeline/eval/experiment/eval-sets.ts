@@ -17,7 +17,7 @@
  *   relevance     none        no tool fits: narrative (tasks.ts RELEVANCE), advice and dialogue sentences, and held-out SOTU
  *                             and Factbook prose cut before an ordinary word
  */
-import { mulberry32, type Random } from '../../core/random.ts';
+import { mulberry32, type Random } from '../../random/mulberry32.ts';
 import { findQuantities } from '../../core/tools/calculator/quantities.ts';
 import { relation } from '../../core/tools/calculator/prefilter.ts';
 import { elementSplit, longDate, weekday, type EvalPrompt, type KbFact } from '../tasks.ts';

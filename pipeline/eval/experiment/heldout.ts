@@ -15,7 +15,7 @@
  * Caveat (stated in the report): `models/default` itself was pretrained on corpus/sotu.jsonl and factbook.jsonl
  * (1 document in 50 held out by id hash), so "held out" means held out of every *finetuning* text, as the issue asks.
  */
-import { mulberry32 } from '../../core/random.ts';
+import { mulberry32 } from '../../random/mulberry32.ts';
 import { capitalFacts, splitFacts, US_STATES } from '../../train/data-synthetic.ts';
 
 export const HELDOUT_SEED = 20;

@@ -4,7 +4,7 @@
  * training), every window's mean kept so that two models can be compared window by window (paired).
  */
 import type { CausalLM } from '../../core/lm/lm.ts';
-import { mulberry32 } from '../../core/random.ts';
+import { mulberry32 } from '../../random/mulberry32.ts';
 
 /** Token windows of at most maxLength − 1 text tokens, cut from the texts, seeded-shuffled, ≥ `tokens` in all. */
 export function lossWindows(lm: Pick<CausalLM, 'encode' | 'maxLength'>, texts: readonly string[], tokens: number, seed = 5): number[][] {

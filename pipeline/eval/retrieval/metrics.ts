@@ -3,7 +3,7 @@
  * log2(i + 1), ranks i from 1 (ToolLLM Table 2 reports NDCG@1 and @5); recall@k = gold tools in the top k / gold
  * tools. Intervals: percentile bootstrap over requests (resampled with replacement), seeded.
  */
-import type { Random } from '../../core/random.ts';
+import type { Random } from '../../random/mulberry32.ts';
 
 export function ndcgAt(ranking: readonly string[], gold: ReadonlySet<string>, k: number): number {
   let dcg = 0;

@@ -17,7 +17,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { mulberry32 } from '../../core/random.ts';
+import { mulberry32 } from '../../random/mulberry32.ts';
 import { Bm25Retriever } from '../../core/retrieval/bm25.ts';
 import { mathjsSpecs } from '../../core/tools/catalogs/mathjs/index.ts';
 import { bootstrap, type Estimate, recallAt } from './metrics.ts';

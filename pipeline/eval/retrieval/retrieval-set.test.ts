@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { mathjsSpecs } from '../../core/tools/catalogs/mathjs/index.ts';
-import { mulberry32 } from '../../core/random.ts';
+import { mulberry32 } from '../../random/mulberry32.ts';
 import { bootstrap, ndcgAt, recallAt } from './metrics.ts';
 import { readRequests, retrievalTable } from './table.ts';
 import { docsVocabularyShare, sharedDocWords } from './vocabulary.ts';

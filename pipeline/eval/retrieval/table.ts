@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { mulberry32 } from '../../core/random.ts';
+import { mulberry32 } from '../../random/mulberry32.ts';
 import type { ToolRetriever } from '../../core/retrieval/retriever.ts';
 import { bootstrap, type Estimate, ndcgAt, recallAt } from './metrics.ts';
 

@@ -1,5 +1,5 @@
 /** Intervals for the toolkens comparison: 95 % percentile bootstrap over prompts (seeded), pure. */
-import { mulberry32 } from '../../core/random.ts';
+import { mulberry32 } from '../../random/mulberry32.ts';
 
 export const RESAMPLES = 2000;
 

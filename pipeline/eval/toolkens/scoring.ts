@@ -11,7 +11,7 @@
  *   the toolken bias is chosen on dev, every row is reported on test.
  */
 import { fnv1a } from '../../core/text/hash.ts';
-import { mulberry32 } from '../../core/random.ts';
+import { mulberry32 } from '../../random/mulberry32.ts';
 
 /** `[QA("…") -> The Valley] V` → ` The Valley  V`: each call replaced by its result (nothing when it has none). */
 export function inlineResults(text: string): string {

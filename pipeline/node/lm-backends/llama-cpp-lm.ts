@@ -22,7 +22,7 @@
  */
 import type { Llama, LlamaContext, LlamaContextSequence, LlamaModel, Token } from 'node-llama-cpp';
 import type { CausalLM, DecodeState, Sample, SampleOptions, ScoreRequest, ScoreResult } from '../../core/lm/lm.ts';
-import { mulberry32 } from '../../core/random.ts';
+import { mulberry32 } from '../../random/mulberry32.ts';
 import { rowSeeds } from '../../core/lm/token-math.ts';
 import { stepSampleRow, type SampleRowsState } from '../../core/lm/sample-step.ts';
 import { continuationDecoder } from '../../core/lm/tokens.ts';

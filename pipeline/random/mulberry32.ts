@@ -2,9 +2,9 @@
  * A small seedable PRNG (mulberry32: 32-bit state, period 2^32) — enough for sampling and for generating
  * deterministic test weights; not for cryptography. Same seed → same sequence on every platform.
  *
- * It lives on core's lowest floor and imports nothing: sampling and generation (core), training and evaluation
- * (train/, eval/) and onnx/'s random test weights all import it from here (.dependency-cruiser.cjs lets onnx/
- * import this one leaf of core).
+ * It is a layer of its own below everything and imports nothing: sampling and generation (core), training and
+ * evaluation (train/, eval/) and onnx/'s random test weights all import it from here (.dependency-cruiser.cjs,
+ * random-is-lowest).
  */
 export interface Random {
   /** Uniform in [0, 1). */
