@@ -141,6 +141,22 @@ async function checkRunViewerFiles(page: Page): Promise<void> {
   await expect.poll(() => textOf(page, 'rv-status')).toBe(`out/e2e-last-run/calls.jsonl: ${lines.toLocaleString('en')} candidate calls`);
 }
 
+/** The scatter's points are one tab stop; the arrow keys move along them and the detail follows. */
+async function checkPointKeys(page: Page): Promise<void> {
+  const stops = page.locator('[data-testid="ex-scatter"] [data-testid^="ex-point-"][tabindex="0"]');
+  expect(await stops.count()).toBe(1);
+  const first = await stops.getAttribute('data-testid');
+  await page.focus(`[data-testid="${first}"]`);
+  await page.keyboard.press('ArrowRight');
+  const second = await page.evaluate(() => document.activeElement?.getAttribute('data-testid'));
+  expect(second).toMatch(/^ex-point-/);
+  expect(second).not.toBe(first);
+  expect(await stops.count()).toBe(1);
+  expect(await stops.getAttribute('data-testid')).toBe(second);
+  await page.keyboard.press('Home');
+  expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe(first);
+}
+
 /** aria-valuetext on every slider (the skip link: checkPhone, on a fresh page). */
 async function checkSliders(page: Page): Promise<void> {
   const sliders = await page.locator('input[type="range"]').evaluateAll((els) => els.map((e) => ({ id: e.id, value: (e as HTMLInputElement).value, text: e.getAttribute('aria-valuetext') })));
@@ -231,6 +247,7 @@ describe.skipIf(skipWithoutChromium(GROUP))(GROUP, () => {
       await checkToolStyles(page);
       await checkRunViewerFiles(page);
       await checkSliders(page);
+      await checkPointKeys(page);
       expect(errors).toEqual([]);
       expect(foreign).toEqual([]);
 

@@ -130,11 +130,37 @@ export function createScatter(): Scatter {
     return [key, ...[...placed].filter(([k, q]) => k !== key && Math.hypot(q.x - at.x, q.y - at.y) <= STACK_PX).map(([k]) => k)];
   };
 
-  const hoverable = (el: SVGElement, key: number | 'worked') => {
-    el.setAttribute('tabindex', '0');
+  /**
+   * Keyboard: the points are one tab stop (a roving tabindex, as a toolbar has): Tab reaches the last focused point
+   * (first: the leftmost), the arrow keys, Home and End move along the points from left to right.
+   */
+  let focusables: { key: number | 'worked'; x: number; el: SVGElement }[] = [];
+  let active: number | 'worked' | null = null;
+  const hoverable = (el: SVGElement, key: number | 'worked', x: number) => {
+    el.setAttribute('tabindex', '-1');
+    focusables.push({ key, x, el });
     const on = () => { hovered = key === 'worked' ? ['worked'] : stackAt(key); showDetail(); };
     el.addEventListener('mouseenter', on);
-    el.addEventListener('focus', on);
+    el.addEventListener('focus', () => { active = key; on(); });
+  };
+  const MOVES: Record<string, (i: number, n: number) => number> = {
+    ArrowRight: (i, n) => Math.min(n - 1, i + 1), ArrowDown: (i, n) => Math.min(n - 1, i + 1),
+    ArrowLeft: (i) => Math.max(0, i - 1), ArrowUp: (i) => Math.max(0, i - 1), Home: () => 0, End: (_, n) => n - 1,
+  };
+  /** After a draw: left to right, one of them in the tab order. */
+  const rove = (svg: SVGSVGElement) => {
+    focusables.sort((a, b) => a.x - b.x);
+    (focusables.find((f) => f.key === active) ?? focusables[0])?.el.setAttribute('tabindex', '0');
+    svg.addEventListener('keydown', (e) => {
+      const move = MOVES[e.key];
+      const i = focusables.findIndex((f) => f.el === e.target);
+      if (!move || i < 0) return;
+      e.preventDefault();
+      const next = focusables[move(i, focusables.length)];
+      focusables[i].el.setAttribute('tabindex', '-1');
+      next.el.setAttribute('tabindex', '0');
+      next.el.focus();
+    });
   };
 
   function draw(input: ScatterInput): void {
@@ -150,9 +176,10 @@ export function createScatter(): Scatter {
     const sy = (y: number) => PAD.t + size - ((y - lo) / (hi - lo)) * size;
     const kept = points.filter((p) => p.kept).length;
     const bound = points.filter((p) => p.bound).length;
+    focusables = [];
 
     const svg = s('svg', {
-      viewBox: `0 0 ${width} ${height}`, width, height, role: 'img',
+      viewBox: `0 0 ${width} ${height}`, width, height, role: 'group',
       'aria-label': `Scatter of ${points.length} executed calls (${bound} of them at their bound): L_c against min(L_a, L_b); ${kept} above the line τ_f = ${fmt(tauF)}`,
     });
     svg.append(s('defs', {}, s('clipPath', { id: 'ex-scatter-clip' }, s('rect', { x: PAD.l, y: PAD.t, width: size, height: size }))));
@@ -195,7 +222,7 @@ export function createScatter(): Scatter {
         'data-testid': `ex-point-${p.index}`, 'data-kept': String(p.kept), 'data-tool': p.tool, 'data-color': style.color,
         'data-shape': style.shape, 'data-bound': String(p.bound), 'data-x': x.toFixed(2), 'data-y': y.toFixed(2),
       }, s('title', {}, `${p.call}: ${p.decision}`));
-      hoverable(dot, p.index);
+      hoverable(dot, p.index, x);
       dots.append(dot);
     }
     // The worked example: a diamond, filled when it is kept at this τ_f.
@@ -206,9 +233,10 @@ export function createScatter(): Scatter {
       points: `${wx},${wy - 8} ${wx + 8},${wy} ${wx},${wy + 8} ${wx - 8},${wy}`, class: 'worked',
       fill: workedKept ? '#1b1f24' : '#fff', 'data-testid': 'ex-point-worked', 'data-kept': String(workedKept),
     }, s('title', {}, 'The worked example: min(2.5, 2.1) − 0.8 = 1.3'));
-    hoverable(diamond, 'worked');
+    hoverable(diamond, 'worked', wx);
     dots.append(diamond, s('text', { x: wx + 11, y: wy + 4, class: 'worked-label' }, `worked example (${fmt(yOf(worked) - worked.withResult, 1)})`));
     svg.append(dots);
+    rove(svg);
     plotHolder.replaceChildren(svg);
   }
 
