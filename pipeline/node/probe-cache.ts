@@ -10,8 +10,9 @@
  * directory that cannot be written is reported and the run goes on. `--no-probe-cache` neither reads nor writes.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { cachedOrBuilt, NO_CACHE } from '../core/cache.ts';
 import { onnxFileOf } from '../core/lm/model-files.ts';
 import type { AnnotateConfig } from '../core/config.ts';
 import type { ProbeOutcome, RunFlags } from '../core/run-plan.ts';
@@ -21,7 +22,7 @@ import { HASH_PIECE, hashFile } from './file-hash.ts';
 import type { Dtype } from './hf-cache.ts';
 import { packageVersions } from './package-versions.ts';
 import { computeProbes, probeLines } from './run-probes.ts';
-import { readBoundedFile } from './safe-paths.ts';
+import { fileCache } from './file-cache.ts';
 import { toolformerCacheDir } from './start-cache.mjs';
 
 /**
@@ -86,44 +87,20 @@ export async function cachedProbes(parts: PipelineParts, config: AnnotateConfig,
   const model = { digest, dtype: o.dtype, versions: samplingVersions() };
   const inputs = probeKeyInputs(config, (tool) => parts.registry.get(tool), o.lmContextFlag ?? 'auto', model);
   const key = createHash('sha256').update(JSON.stringify(inputs)).digest('hex');
-  const file = join(toolformerCacheDir(o.env), 'probe-verdicts', `${key}.json`);
-  const found = o.use ? readCached(file, key, config.tools, o.warn) : null;
-  const verdicts = found ?? (await computeProbes(parts, config, o.lmContextFlag));
-  if (found) o.notice(`probes: verdicts from the cache (${file}; --no-probe-cache to run them again)`);
+  // --no-probe-cache: nothing read or kept (the note still names the key).
+  const cache = o.use ? fileCache(toolformerCacheDir(o.env)) : NO_CACHE;
+  const { value: verdicts, cached } = await cachedOrBuilt(cache, {
+    namespace: 'probe-verdicts',
+    key,
+    maxBytes: MAX_PROBE_CACHE_BYTES,
+    parse: (text) => readProbeCacheRecord(text, key, config.tools),
+    build: () => computeProbes(parts, config, o.lmContextFlag),
+    serialize: (v) => probeCacheRecord(key, v),
+    ignored: (entry, why, readFailed) => o.warn(`toolformer: probe cache ignored: ${readFailed ? why : `${entry} is damaged (${why})`}; the probes run again`),
+    notStored: (why) => o.warn(`toolformer: probe verdicts not cached: ${why}`),
+  });
+  if (cached) o.notice(`probes: verdicts from the cache (${cache.where('probe-verdicts', key)}; --no-probe-cache to run them again)`);
   for (const line of probeLines(verdicts, config)) o.notice(line);
-  if (o.use && !found) storeCacheFile(file, probeCacheRecord(key, verdicts), (why) => o.warn(`toolformer: probe verdicts not cached: ${why}`));
-  return { verdicts, cache: { key, cached: found !== null } };
+  return { verdicts, cache: { key, cached } };
 }
 
-/** The cached verdicts, or null (a missing file silently; any other problem in one line). */
-function readCached(file: string, key: string, tools: readonly string[], warn: (line: string) => void): ProbeOutcome | null {
-  if (!existsSync(file)) return null;
-  let text: string;
-  try {
-    text = readBoundedFile(file, file, MAX_PROBE_CACHE_BYTES).toString('utf8');
-  } catch (error) {
-    warn(`toolformer: probe cache ignored: ${(error as Error).message}; the probes run again`);
-    return null;
-  }
-  const read = readProbeCacheRecord(text, key, tools);
-  if (typeof read === 'string') {
-    warn(`toolformer: probe cache ignored: ${file} is damaged (${read}); the probes run again`);
-    return null;
-  }
-  return read;
-}
-
-/**
- * Write-then-rename, so a reader never sees half a file (two processes storing the same key at once each rename a
- * whole file); a failure goes to `failed` (one line, not the end of the run). The retrieval index cache uses it too.
- */
-export function storeCacheFile(file: string, content: string, failed: (why: string) => void): void {
-  try {
-    mkdirSync(dirname(file), { recursive: true });
-    const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(tmp, content);
-    renameSync(tmp, file);
-  } catch (error) {
-    failed((error as Error).message);
-  }
-}

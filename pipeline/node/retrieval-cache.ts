@@ -11,8 +11,6 @@
  * built again and replaces it); a directory that cannot be written is reported and the run goes on.
  */
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { buildDenseIndex, type DenseIndex, type TextEncoder } from '../core/retrieval/dense.ts';
 import { denseIndexKeyInputs, denseIndexRecord, MAX_DENSE_INDEX_BYTES, readDenseIndexRecord } from '../core/retrieval/index-record.ts';
 import type { ProjectionOptions } from '../core/retrieval/projection.ts';
@@ -20,8 +18,9 @@ import type { RetrievableTool } from '../core/retrieval/tool-text.ts';
 import type { Device } from '../core/lm/devices.ts';
 import { mulberry32 } from '../random/mulberry32.ts';
 import { resolveModel } from './hf-cache.ts';
-import { modelFilesDigest, samplingVersions, storeCacheFile } from './probe-cache.ts';
-import { readBoundedFile } from './safe-paths.ts';
+import { modelFilesDigest, samplingVersions } from './probe-cache.ts';
+import { fileCache } from './file-cache.ts';
+import { cachedOrBuilt } from '../core/cache.ts';
 
 export interface IndexCache {
   /** The cache root ($TOOLFORMER_CACHE or its default: start-cache.mjs toolformerCacheDir). */
@@ -47,27 +46,22 @@ export async function cachedDenseIndex(source: DenseIndexSource, cache?: IndexCa
   const { dir } = await resolveModel(source.model);
   const model = { digest: modelFilesDigest(dir, 'fp32'), dtype: 'fp32', device: source.device ?? 'cpu', versions: samplingVersions() };
   const key = createHash('sha256').update(JSON.stringify(denseIndexKeyInputs(source.tools, model, source.seed, source.training))).digest('hex');
-  const file = join(cache.dir, 'retrieval-index', `${key}.json`);
   const names = source.tools.map((t) => t.name);
-  const found = readCached(file, key, names, cache.warn);
-  if (found) return { index: found, cached: true };
-  const index = await build();
-  storeCacheFile(file, denseIndexRecord(key, index), (why) => cache.warn(`toolformer: retrieval index not cached: ${why}`));
-  return { index, cached: false };
-}
-
-/** The cached index, or null (a missing file silently; any other problem in one line). */
-function readCached(file: string, key: string, names: readonly string[], warn: (line: string) => void): DenseIndex | null {
-  if (!existsSync(file)) return null;
-  let read: DenseIndex | string;
-  try {
-    read = readDenseIndexRecord(readBoundedFile(file, file, MAX_DENSE_INDEX_BYTES).toString('utf8'), key, names);
-  } catch (error) {
-    read = (error as Error).message;
-  }
-  if (typeof read === 'string') {
-    warn(`toolformer: retrieval index cache ignored: ${file}: ${read}; the index is built again`);
-    return null;
-  }
-  return read;
+  const { value: index, cached } = await cachedOrBuilt(fileCache(cache.dir), {
+    namespace: 'retrieval-index',
+    key,
+    maxBytes: MAX_DENSE_INDEX_BYTES,
+    parse: (text) => {
+      try {
+        return readDenseIndexRecord(text, key, names);
+      } catch (error) {
+        return (error as Error).message;
+      }
+    },
+    build,
+    serialize: (built) => denseIndexRecord(key, built),
+    ignored: (entry, why) => cache.warn(`toolformer: retrieval index cache ignored: ${entry}: ${why}; the index is built again`),
+    notStored: (why) => cache.warn(`toolformer: retrieval index not cached: ${why}`),
+  });
+  return { index, cached };
 }
