@@ -4,8 +4,8 @@
  *
  *   inputs   must be regular files: a FIFO (opening it waits for a writer), a socket, a device (/dev/zero never
  *            ends) is refused in one line naming what it is. Opened with O_NONBLOCK and checked on the open
- *            descriptor (fstat), so a path swapped for a FIFO after the check cannot block either. Whole-file reads
- *            are capped (`readBoundedFile`); corpus files are streamed by the reader instead.
+ *            descriptor (fstat), so a path swapped for a FIFO after the check cannot block either. Files are read
+ *            by pipeline/io/bounded-read.ts (whole under a per-kind cap, or as capped lines; re-exported here).
  *   outputs  never under /proc, /sys or /dev (the nearest existing ancestor's real path is what counts, so a link
  *            into /proc is caught) and never an existing FIFO, socket or device: refused in one line.
  *   state    config.json, checkpoint.json, stats.json of a run: regular files under `MAX_STATE_BYTES`, parsed as JSON.
