@@ -3,9 +3,10 @@
  * writes (GPT-2, Llama, Qwen2; float32 onnx/model.onnx) as one GGUF file for llama.cpp (pipeline/gguf/). The file
  * is written beside its final name and renamed when complete, so a failed conversion leaves nothing half-written.
  */
-import { open, readFile, rename, rm } from 'node:fs/promises';
+import { open, rename, rm } from 'node:fs/promises';
+import { READ_CAPS, readBoundedFile } from '../io/bounded-read.ts';
 import { basename, dirname, join, resolve } from 'node:path';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { describeModel } from '../core/lm/model-files.ts';
 import { GGUF_DTYPES, type GgufDtype } from '../gguf/gguf-tensors.ts';
 import { convertToGguf } from '../gguf/onnx-to-gguf.ts';
@@ -31,8 +32,14 @@ export async function convertCommand(model: string, options: ConvertOptions): Pr
     throw new Error(`convert ${model}: ${problem}`);
   };
   const json = async (file: string, optional = false) => {
-    const text = await readFile(join(root, file), 'utf8').catch(() => (optional ? undefined : fail(`cannot read ${file}`)));
-    if (text === undefined) return undefined;
+    // io/bounded-read.ts: a FIFO or /dev/zero named config.json is refused, not waited on or read for ever.
+    if (optional && !existsSync(join(root, file))) return undefined;
+    let text: string;
+    try {
+      text = readBoundedFile(join(root, file), file, READ_CAPS.modelJson).toString('utf8');
+    } catch (error) {
+      return fail(`cannot read ${file} (${(error as Error).message})`);
+    }
     try {
       return JSON.parse(text) as Record<string, unknown>;
     } catch (error) {
@@ -40,7 +47,7 @@ export async function convertCommand(model: string, options: ConvertOptions): Pr
     }
   };
   const description = await describeModel({ json }, 'fp32', fail);
-  const onnx = await readFile(join(root, description.file)).catch(() => fail(`cannot read ${description.file} (convert reads the float32 export)`));
+  const onnx = readOnnx(join(root, description.file), description.file, fail);
   const out = resolve(options.out ?? defaultGgufPath(model, dtype));
   mkdirSync(dirname(out), { recursive: true });
   const partial = `${out}.partial`;
@@ -57,4 +64,13 @@ export async function convertCommand(model: string, options: ConvertOptions): Pr
     throw new Error(`convert ${model}: ${(error as Error).message}`);
   }
   return out;
+}
+
+/** The float32 ONNX export through io/bounded-read.ts (a regular file under protobuf's 2 GiB), or `fail`. */
+function readOnnx(path: string, file: string, fail: (problem: string) => never): Uint8Array {
+  try {
+    return readBoundedFile(path, file, READ_CAPS.onnx);
+  } catch (error) {
+    return fail(`cannot read ${file} (convert reads the float32 export): ${(error as Error).message}`);
+  }
 }
