@@ -12,7 +12,7 @@
  * future) get the float32 minimum before the softmax, as Hugging Face does, so a fully masked row (left padding)
  * gives a uniform distribution instead of NaN.
  */
-import { F32_MIN, visibleKeys } from './attention-mask.ts';
+import { decoderInputs, decoderOutputs } from './decoder-io.ts';
 import { GraphBuilder, float } from './graph-builder.ts';
 import { checkGpt2Weights, type Gpt2Config, type Gpt2Weights } from './gpt2-weights.ts';
 
@@ -23,21 +23,8 @@ export function buildGpt2Onnx(config: Gpt2Config, weights: Gpt2Weights): Uint8Ar
   const D = C / H;
   const g = new GraphBuilder('gpt2');
   const w = (name: string, dims: number[]) => g.initializer(`transformer.${name}`, weights.get(name)!, dims);
-
-  const inputIds = g.input('input_ids', 'int64', ['batch_size', 'sequence_length']);
-  const attentionMask = g.input('attention_mask', 'int64', ['batch_size', 'past_sequence_length + sequence_length']);
-  const positionIds = g.input('position_ids', 'int64', ['batch_size', 'sequence_length']);
-  const past: { key: string; value: string }[] = [];
-  for (let i = 0; i < nLayer; i++) {
-    const dims = ['batch_size', H, 'past_sequence_length', D];
-    past.push({
-      key: g.input(`past_key_values.${i}.key`, 'float32', dims),
-      value: g.input(`past_key_values.${i}.value`, 'float32', dims),
-    });
-  }
-
-  const visible = visibleKeys(g, inputIds, attentionMask); // [B, 1, S, T]
-  const masked = g.constFloat(F32_MIN, []);
+  const cache = { layers: nLayer, kvHeads: H, headDim: D };
+  const { inputIds, positionIds, past, visible, masked } = decoderInputs(g, cache);
 
   const layerNorm = (x: string, prefix: string) =>
     g.op('LayerNormalization', [x, w(`${prefix}.weight`, [C]), w(`${prefix}.bias`, [C])], {
@@ -90,11 +77,6 @@ export function buildGpt2Onnx(config: Gpt2Config, weights: Gpt2Weights): Uint8Ar
   const wteT = g.op('Transpose', ['transformer.wte.weight'], { perm: [1, 0] });
   const logits = g.op('MatMul', [layerNorm(x, 'ln_f'), wteT], {}, 'logits');
 
-  g.output(logits, 'float32', ['batch_size', 'sequence_length', V]);
-  for (let i = 0; i < nLayer; i++) {
-    const dims = ['batch_size', H, 'past_sequence_length + sequence_length', D];
-    g.output(`present.${i}.key`, 'float32', dims);
-    g.output(`present.${i}.value`, 'float32', dims);
-  }
+  decoderOutputs(g, logits, V, cache);
   return g.toBytes(`GPT-2 (${nLayer} layers, ${C} wide, ${H} heads, vocab ${V}) exported by toolformer-ts`);
 }

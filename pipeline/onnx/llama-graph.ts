@@ -13,7 +13,7 @@
  * Transformers. Initializers are the PyTorch state dict unchanged (names and [out, in] shapes, llama-weights.ts);
  * the transposes MatMul needs are constant-folded by ONNX Runtime at session creation.
  */
-import { F32_MIN, visibleKeys } from './attention-mask.ts';
+import { decoderInputs, decoderOutputs } from './decoder-io.ts';
 import { GraphBuilder, DataType } from './graph-builder.ts';
 import { checkLlamaWeights, llamaWeightShapes, type LlamaConfig, type LlamaWeights } from './llama-weights.ts';
 
@@ -24,37 +24,9 @@ export function buildLlamaOnnx(config: LlamaConfig, weights: LlamaWeights): Uint
   const shapes = llamaWeightShapes(config);
   const g = new GraphBuilder(config.modelType);
   const w = (name: string) => g.initializer(name, weights.get(name)!, shapes.get(name)!);
-
-  const inputIds = g.input('input_ids', 'int64', ['batch_size', 'sequence_length']);
-  const attentionMask = g.input('attention_mask', 'int64', ['batch_size', 'past_sequence_length + sequence_length']);
-  const positionIds = g.input('position_ids', 'int64', ['batch_size', 'sequence_length']);
-  const past: { key: string; value: string }[] = [];
-  for (let i = 0; i < numLayers; i++) {
-    const dims = ['batch_size', KV, 'past_sequence_length', D];
-    past.push({
-      key: g.input(`past_key_values.${i}.key`, 'float32', dims),
-      value: g.input(`past_key_values.${i}.value`, 'float32', dims),
-    });
-  }
-
-  const visible = visibleKeys(g, inputIds, attentionMask); // [B, 1, S, T]
-  const masked = g.constFloat(F32_MIN, []);
-
-  // RoPE tables from position_ids: angle[b, s, j] = pos · θ^(−2j/D), duplicated over both halves → [B, 1, S, D].
-  const invFreq = g.constFloat(Array.from({ length: D / 2 }, (_, j) => 1 / config.ropeTheta ** ((2 * j) / D)));
-  const angles = g.op('Mul', [g.op('Unsqueeze', [g.op('Cast', [positionIds], { to: DataType.FLOAT }), g.constInt([2])]), invFreq]);
-  const emb = g.op('Unsqueeze', [g.op('Concat', [angles, angles], { axis: -1 }), g.constInt([1])]);
-  const cos = g.op('Cos', [emb]);
-  const sin = g.op('Sin', [emb]);
-  const half = g.constInt([D / 2]);
-  const [start0, end0, axis3] = [g.constInt([0]), g.constInt([D]), g.constInt([3])];
-  /** x · cos + rotate_half(x) · sin, rotate_half(x) = [−x₂, x₁] over the last axis. */
-  const rope = (x: string) => {
-    const x1 = g.op('Slice', [x, start0, half, axis3]);
-    const x2 = g.op('Slice', [x, half, end0, axis3]);
-    const rotated = g.op('Concat', [g.op('Neg', [x2]), x1], { axis: -1 });
-    return g.op('Add', [g.op('Mul', [x, cos]), g.op('Mul', [rotated, sin])]);
-  };
+  const cache = { layers: numLayers, kvHeads: KV, headDim: D };
+  const { inputIds, positionIds, past, visible, masked } = decoderInputs(g, cache);
+  const rope = ropeFrom(g, positionIds, D, config.ropeTheta);
 
   const one = g.constFloat(1, []);
   const eps = g.constFloat(config.rmsNormEps, []);
@@ -103,12 +75,27 @@ export function buildLlamaOnnx(config: LlamaConfig, weights: LlamaWeights): Uint
   const headT = g.op('Transpose', [head], { perm: [1, 0] });
   const logits = g.op('MatMul', [rmsNorm(x, 'model.norm.weight'), headT], {}, 'logits');
 
-  g.output(logits, 'float32', ['batch_size', 'sequence_length', V]);
-  for (let i = 0; i < numLayers; i++) {
-    const dims = ['batch_size', KV, 'past_sequence_length + sequence_length', D];
-    g.output(`present.${i}.key`, 'float32', dims);
-    g.output(`present.${i}.value`, 'float32', dims);
-  }
+  decoderOutputs(g, logits, V, cache);
   const what = config.modelType === 'qwen2' ? 'Qwen2' : 'Llama';
   return g.toBytes(`${what} (${numLayers} layers, ${C} wide, ${H} heads / ${KV} KV heads of ${D}, vocab ${V}) exported by toolformer-ts`);
+}
+
+/**
+ * RoPE from position_ids: the tables angle[b, s, j] = pos · θ^(−2j/D), duplicated over both halves → cos, sin
+ * [B, 1, S, D]; returns x ↦ x · cos + rotate_half(x) · sin, rotate_half(x) = [−x₂, x₁] over the last axis.
+ */
+function ropeFrom(g: GraphBuilder, positionIds: string, D: number, theta: number): (x: string) => string {
+  const invFreq = g.constFloat(Array.from({ length: D / 2 }, (_, j) => 1 / theta ** ((2 * j) / D)));
+  const angles = g.op('Mul', [g.op('Unsqueeze', [g.op('Cast', [positionIds], { to: DataType.FLOAT }), g.constInt([2])]), invFreq]);
+  const emb = g.op('Unsqueeze', [g.op('Concat', [angles, angles], { axis: -1 }), g.constInt([1])]);
+  const cos = g.op('Cos', [emb]);
+  const sin = g.op('Sin', [emb]);
+  const half = g.constInt([D / 2]);
+  const [start0, end0, axis3] = [g.constInt([0]), g.constInt([D]), g.constInt([3])];
+  return (x: string) => {
+    const x1 = g.op('Slice', [x, start0, half, axis3]);
+    const x2 = g.op('Slice', [x, half, end0, axis3]);
+    const rotated = g.op('Concat', [g.op('Neg', [x2]), x1], { axis: -1 });
+    return g.op('Add', [g.op('Mul', [x, cos]), g.op('Mul', [rotated, sin])]);
+  };
 }

@@ -201,14 +201,7 @@ export class Gpt2 {
     const lg = this.logits;
     for (let n = 0; n < N; n++) {
       const o = n * V;
-      let max = -Infinity;
-      for (let v = 0; v < V; v++) if (lg[o + v] > max) max = lg[o + v];
-      let sum = 0;
-      for (let v = 0; v < V; v++) {
-        const e = Math.exp(lg[o + v] - max);
-        lg[o + v] = e;
-        sum += e;
-      }
+      const { sum } = expRow(lg, o, V, true);
       const inv = 1 / sum;
       for (let v = 0; v < V; v++) lg[o + v] *= inv;
       const y = targets[n];
@@ -291,10 +284,7 @@ export class Gpt2 {
     const lg = this.logits;
     for (let n = 0; n < N; n++) {
       const o = n * V;
-      let max = -Infinity;
-      for (let v = 0; v < V; v++) if (lg[o + v] > max) max = lg[o + v];
-      let sum = 0;
-      for (let v = 0; v < V; v++) sum += Math.exp(lg[o + v] - max);
+      const { max, sum } = expRow(lg, o, V, false);
       const lse = max + Math.log(sum);
       for (let v = 0; v < V; v++) lg[o + v] -= lse;
     }
@@ -325,4 +315,20 @@ export class Gpt2 {
       for (let j = 0; j < outDim; j++) db[j] += dout[o + j];
     }
   }
+}
+
+/**
+ * One row of logits, lg[o .. o+V): its max and Σ exp(x − max) (summed in order: the softmax and the log-softmax
+ * agree to the bit); with `store`, each exp(x − max) replaces its logit (the unnormalised softmax).
+ */
+function expRow(lg: Float32Array, o: number, V: number, store: boolean): { max: number; sum: number } {
+  let max = -Infinity;
+  for (let v = 0; v < V; v++) if (lg[o + v] > max) max = lg[o + v];
+  let sum = 0;
+  for (let v = 0; v < V; v++) {
+    const e = Math.exp(lg[o + v] - max);
+    if (store) lg[o + v] = e;
+    sum += e;
+  }
+  return { max, sum };
 }

@@ -10,33 +10,37 @@
  * or that runs past `maxCallTokens`, is abandoned: its text stays, nothing runs.
  */
 import { parseCall, escapeCallText } from '../call-syntax.ts';
-import type { CausalLM } from '../lm/lm.ts';
+import type { CausalLM, DecodeState } from '../lm/lm.ts';
 import { mulberry32 } from '../../random/mulberry32.ts';
 import type { ToolExecutor } from '../stages/execute.ts';
 import { pickToken } from '../lm/token-math.ts';
 import { continuationDecoder } from '../lm/tokens.ts';
 
-export interface GenerateOptions {
+/** What every generation loop takes (this one and ToolkenGPT's, toolkens/generate.ts). */
+export interface GenerationOptions {
   /** Tokens generated after the prompt, inserted tool results included. @default 32 */
   maxNewTokens?: number;
+  /** Calls per input (failed ones count). @default 1 */
+  maxCalls?: number;
+  /** The document the calls are made in: the Calendar reads its date. @default today (UTC) */
+  doc?: { id: string; date?: string };
+  /** Streamed pieces of the continuation, in order: plain text, call text, and inserted results. */
+  onText?: (piece: GeneratedPiece) => void;
+  /** Stops early when aborted. */
+  signal?: AbortSignal;
+}
+
+export interface GenerateOptions extends GenerationOptions {
   /** Allow calls. false masks " [" at every step. @default true */
   tools?: boolean;
   /** A call starts when " [" is among this many most likely tokens. @default 10 */
   topK?: number;
-  /** @default 1 */
-  maxCalls?: number;
   /** 0 = greedy. @default 0 */
   temperature?: number;
   /** @default 0 */
   seed?: number;
   /** Most tokens of one call before "->". @default 48 */
   maxCallTokens?: number;
-  /** The document the calls are made in: the Calendar reads its date. @default today (UTC) */
-  doc?: { id: string; date?: string };
-  /** Streamed pieces of the continuation, in order: plain text, call text (up to "->"), and inserted results. */
-  onText?: (piece: GeneratedPiece) => void;
-  /** Stops early when aborted. */
-  signal?: AbortSignal;
 }
 
 export interface GeneratedPiece {
@@ -111,6 +115,7 @@ export async function generate(lm: CausalLM, executor: ToolExecutor | null, prom
       else if (inTopK(logits, open, topK)) return open;
       return pickToken(logits, forceGreedy ? 0 : temperature, 0, rng);
     };
+    const decoding: Decoding = { lm, state, generated, textOf, full, next };
 
     while (generated.length < maxNew) {
       if (options.signal?.aborted) {
@@ -133,61 +138,88 @@ export async function generate(lm: CausalLM, executor: ToolExecutor | null, prom
         emit('text');
         continue;
       }
-      // A call: greedy until "->" (or "]" / a length cap / the context's end abandons it).
-      const before = generated.length;
-      let raw = '';
-      let outcome: 'arrow' | 'closed' | 'long' | 'context' = 'long';
-      for (let i = 0; i < maxCallTokens && generated.length < maxNew; i++) {
-        if (full()) {
-          outcome = 'context';
-          break;
-        }
-        const t = next(false, true);
-        generated.push(t);
-        await state.feed([t]);
-        raw = textOf(generated.slice(before));
-        if (raw.includes('->')) {
-          outcome = 'arrow';
-          break;
-        }
-        if (/(^|[^\\])\]/.test(raw)) {
-          outcome = 'closed';
-          break;
-        }
-      }
+      const { raw, outcome } = await readCall(decoding, maxCallTokens, maxNew);
       emit('call');
       if (outcome !== 'arrow') {
-        const parsed = parseCall(raw.replace(/\]\s*$/, ''));
-        calls.push({ tool: parsed.ok ? parsed.call.tool : '', input: parsed.ok ? parsed.call.input : '', raw,
-          error: outcome === 'closed' ? 'closed without "->"' : 'no "->" before the length limit' });
+        calls.push(abandonedCall(raw, outcome));
         continue;
       }
-      const callText = raw.slice(0, raw.indexOf('->')).trim();
-      const parsed = parseCall(callText);
-      const record: GeneratedCall = { tool: parsed.ok ? parsed.call.tool : '', input: parsed.ok ? parsed.call.input : '', raw: callText };
-      let inserted = '';
-      if (!parsed.ok) record.error = `parse_error: ${parsed.error}`;
-      else {
-        const r = await executor!.execute({ tool: parsed.call.tool, input: parsed.call.input }, doc);
-        if (r.ok) {
-          record.result = r.value;
-          inserted = escapeCallText(r.value);
-        } else record.error = r.error;
-      }
+      const { record, inserted } = await runCall(raw, executor!, doc);
       calls.push(record);
-      // e(c, r): " <result>]" as the model would have written it; e(c, ε) when nothing came back.
-      const ids = lm.encode(inserted === '' ? ' ]' : ` ${inserted}]`);
-      const fit = ids.slice(0, Math.max(0, lm.maxLength - state.length));
-      if (fit.length > 0) {
-        generated.push(...fit);
-        await state.feed(fit);
-      }
+      await insertResult(decoding, inserted);
       emit('result');
     }
     const text = textOf(generated);
     return { prompt, text, calls, answerText: stripCalls(text), tokens: generated.length, stopped };
   } finally {
     state.release?.();
+  }
+}
+
+/** One generation's decoding state, as the call's steps below read and extend it. */
+interface Decoding {
+  lm: CausalLM;
+  state: DecodeState;
+  /** The continuation's token ids so far (calls and results included). */
+  generated: number[];
+  /** The decoded text of some of the continuation's ids. */
+  textOf: (ids: number[]) => string;
+  /** The context is full. */
+  full: () => boolean;
+  /** The next token: " [" when allowed and in the top k, else the sampler's (greedy when forced). */
+  next: (allowOpen: boolean, forceGreedy?: boolean) => number;
+}
+
+type CallEnd = 'arrow' | 'closed' | 'long' | 'context';
+
+/** Decodes a call greedily until "->" (or "]" / a length cap / the context's end abandons it): its raw text and how it ended. */
+async function readCall({ state, generated, textOf, full, next }: Decoding, maxCallTokens: number, maxNew: number): Promise<{ raw: string; outcome: CallEnd }> {
+  const before = generated.length;
+  let raw = '';
+  for (let i = 0; i < maxCallTokens && generated.length < maxNew; i++) {
+    if (full()) return { raw, outcome: 'context' };
+    const t = next(false, true);
+    generated.push(t);
+    await state.feed([t]);
+    raw = textOf(generated.slice(before));
+    if (raw.includes('->')) return { raw, outcome: 'arrow' };
+    if (/(^|[^\\])\]/.test(raw)) return { raw, outcome: 'closed' };
+  }
+  return { raw, outcome: 'long' };
+}
+
+/** A call that ended before "->": its text stays, nothing runs. */
+function abandonedCall(raw: string, outcome: Exclude<CallEnd, 'arrow'>): GeneratedCall {
+  const parsed = parseCall(raw.replace(/\]\s*$/, ''));
+  return { tool: parsed.ok ? parsed.call.tool : '', input: parsed.ok ? parsed.call.input : '', raw,
+    error: outcome === 'closed' ? 'closed without "->"' : 'no "->" before the length limit' };
+}
+
+/** Parses the call before "->" and runs it: its record and the escaped result to insert ('' when nothing came back). */
+async function runCall(raw: string, executor: ToolExecutor, doc: { id: string; date: string }): Promise<{ record: GeneratedCall; inserted: string }> {
+  const callText = raw.slice(0, raw.indexOf('->')).trim();
+  const parsed = parseCall(callText);
+  const record: GeneratedCall = { tool: parsed.ok ? parsed.call.tool : '', input: parsed.ok ? parsed.call.input : '', raw: callText };
+  if (!parsed.ok) {
+    record.error = `parse_error: ${parsed.error}`;
+    return { record, inserted: '' };
+  }
+  const r = await executor.execute({ tool: parsed.call.tool, input: parsed.call.input }, doc);
+  if (!r.ok) {
+    record.error = r.error;
+    return { record, inserted: '' };
+  }
+  record.result = r.value;
+  return { record, inserted: escapeCallText(r.value) };
+}
+
+/** Feeds e(c, r) — " <result>]" as the model would have written it, e(c, ε) " ]" when nothing came back — as far as the context holds. */
+async function insertResult({ lm, state, generated }: Decoding, inserted: string): Promise<void> {
+  const ids = lm.encode(inserted === '' ? ' ]' : ` ${inserted}]`);
+  const fit = ids.slice(0, Math.max(0, lm.maxLength - state.length));
+  if (fit.length > 0) {
+    generated.push(...fit);
+    await state.feed(fit);
   }
 }
 

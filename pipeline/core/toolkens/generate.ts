@@ -14,7 +14,7 @@
  * candidates at that position, as ToolkenGPT does. After `maxCalls` calls (failed ones count) toolkens are off.
  */
 import { formatCall, parseCall } from '../call-syntax.ts';
-import type { GeneratedCall, Generation, GeneratedPiece } from '../generate/generate.ts';
+import type { GeneratedCall, GeneratedPiece, Generation, GenerationOptions } from '../generate/generate.ts';
 import { stripCalls } from '../generate/generate.ts';
 import type { HiddenStateLM } from '../lm/lm.ts';
 import { continuationDecoder } from '../lm/tokens.ts';
@@ -24,7 +24,7 @@ import { toolkenLogits, type Toolkens } from './file.ts';
 
 export type ToolModeKind = 'free' | 'constrained';
 
-export interface ToolkenGenerateOptions {
+export interface ToolkenGenerateOptions extends GenerationOptions {
   toolkens: Toolkens;
   /** The tools' specs by name (prompt, argument syntax, proposer, result style). */
   specs: ReadonlyMap<string, ToolSpec>;
@@ -32,22 +32,15 @@ export interface ToolkenGenerateOptions {
   mode?: ToolModeKind;
   /** Added to every toolken logit in reasoning mode. @default 0 */
   bias?: number;
-  /** @default 32 */
-  maxNewTokens?: number;
-  /** @default 1 */
-  maxCalls?: number;
   /** Candidates tried at a position when calls fail (ToolkenGPT: 5). @default 5 */
   backoff?: number;
   /** Most argument tokens in free mode. @default 24 */
   maxArgumentTokens?: number;
-  doc?: { id: string; date?: string };
-  onText?: (piece: GeneratedPiece) => void;
   /**
    * Each call tool mode made where a toolken won, as soon as it settled: with its result (inserted next, as a
    * `result` piece) or its error (back-off to the next candidate follows). The web app shows both inline.
    */
   onCall?: (call: ToolkenCall) => void;
-  signal?: AbortSignal;
 }
 
 /** A call record with how its argument was chosen. */
