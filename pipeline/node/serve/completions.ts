@@ -15,12 +15,16 @@ export const SERVE_LIMITS = { maxLogprobs: 20, maxN: 1024, maxPrompts: 256 } as 
 /** A request the server refuses: HTTP 400 with this message. */
 export class BadRequest extends Error {}
 
-export async function completions(lm: CausalLM, served: string, raw: unknown): Promise<CompletionResponse> {
+/**
+ * @param distributions the model with its full next-token distributions (a HiddenStateLM), made on first use: only
+ *   `prompt_logprobs` k > 0 needs it; undefined when the backend cannot give them.
+ */
+export async function completions(lm: CausalLM, served: string, raw: unknown, distributions?: () => Promise<HiddenStateLM | undefined>): Promise<CompletionResponse> {
   const request = checkRequest(lm, served, raw);
   const prompts = request.prompts;
   const choices: CompletionChoice[] = [];
   // Every prompt scored in one score() call: the backend batches them (and shares their common prefixes).
-  const scored = request.scorePrompt ? await scorePrompts(lm, prompts, request) : prompts.map(() => ({}));
+  const scored = request.scorePrompt ? await scorePrompts(lm, prompts, request, distributions) : prompts.map(() => ({}));
   for (let i = 0; i < prompts.length; i++) {
     const ids = prompts[i];
     const drawn = request.maxTokens > 0 ? await lm.sample(ids, request.sampling) : Array.from({ length: request.n }, () => null);
@@ -130,13 +134,18 @@ function promptsOf(lm: CausalLM, prompt: unknown): number[][] {
 }
 
 /** prompt_logprobs (vLLM's shape: null, then per position the prompt token's log-prob and the top k) and probe_logprobs. */
-async function scorePrompts(lm: CausalLM, prompts: number[][], request: CheckedRequest): Promise<Pick<CompletionChoice, 'prompt_logprobs' | 'probe_logprobs'>[]> {
+async function scorePrompts(
+  lm: CausalLM,
+  prompts: number[][],
+  request: CheckedRequest,
+  distributions?: () => Promise<HiddenStateLM | undefined>,
+): Promise<Pick<CompletionChoice, 'prompt_logprobs' | 'probe_logprobs'>[]> {
   const results = await lm.score(prompts.map((ids, i) => ({ ids, probe: request.probe, ...request.hints[i] })));
   const k = request.promptLogprobs ?? 0;
   return Promise.all(
     prompts.map(async (ids, i) => {
       const scored = results[i];
-      const top = k > 0 ? await topLogprobs(lm, ids, k) : null;
+      const top = k > 0 ? await topLogprobs(lm, await distributions?.(), ids, k) : null;
       const prompt_logprobs: (PromptLogprobs | null)[] = [null];
       for (let t = 1; t < ids.length; t++) {
         const entry: PromptLogprobs = { ...(top?.[t - 1] ?? {}) };
@@ -149,9 +158,8 @@ async function scorePrompts(lm: CausalLM, prompts: number[][], request: CheckedR
 }
 
 /** Per position t, the k most likely next tokens after ids[0..t] (ranks 1..k), from the full distribution. */
-async function topLogprobs(lm: CausalLM, ids: number[], k: number): Promise<PromptLogprobs[]> {
-  const hidden = lm as Partial<HiddenStateLM>;
-  if (!hidden.hiddenStates) throw new BadRequest('prompt_logprobs > 0 needs the full distribution, which this backend does not give; use prompt_logprobs 0 with probe_token_id');
+async function topLogprobs(lm: CausalLM, hidden: HiddenStateLM | undefined, ids: number[], k: number): Promise<PromptLogprobs[]> {
+  if (!hidden) throw new BadRequest('prompt_logprobs > 0 needs the full distribution, which this backend does not give; use prompt_logprobs 0 with probe_token_id');
   const { logits, vocabSize: V } = await hidden.hiddenStates(ids);
   const rows: PromptLogprobs[] = [];
   for (let t = 0; t < ids.length - 1; t++) {

@@ -24,15 +24,22 @@ export async function serveCommand(flags: ServeFlags): Promise<void> {
   if (flags.apiKeyEnv !== undefined && !apiKey) throw new Error(`--api-key-env ${flags.apiKeyEnv}: the environment has no ${flags.apiKeyEnv} (or it is empty)`);
   const backend = backendFor(flags.model);
   if (backend.name === 'server') throw new Error(`--model ${flags.model}: serve loads a model in this process (a folder or a .gguf file), not another server`);
-  const lm = await openLM(flags.model, { dtype: flags.dtype, device: flags.device, lm: { hiddenStates: true } });
+  const opening = { dtype: flags.dtype, device: flags.device };
+  const lm = await openLM(flags.model, opening);
+  // Full distributions (prompt_logprobs k > 0) from a second session with hidden states, opened on the first request
+  // that asks: scoring with the extensions needs only the model's own scorer, without copying h out on every pass.
+  let distributions: Promise<HiddenStateLM | undefined> | undefined;
+  const full = backend.name === 'onnx';
+  const openDistributions = () =>
+    (distributions ??= full ? openLM(flags.model, { ...opening, lm: { hiddenStates: true } }).then((m) => m as unknown as HiddenStateLM) : Promise.resolve(undefined));
   const served = flags.servedModelName ?? flags.model;
-  const running = await serve({ lm, served, host: flags.host, port: flags.port, apiKey, log: flags.quiet ? undefined : (line) => console.error(line) });
-  const full = (lm as Partial<HiddenStateLM>).hiddenStates ? 'prompt_logprobs up to 20' : 'prompt_logprobs 0 with probe_token_id';
+  const running = await serve({ lm, served, distributions: openDistributions, host: flags.host, port: flags.port, apiKey, log: flags.quiet ? undefined : (line) => console.error(line) });
   // The one line a script waits for: the URL to pass as --model.
-  console.log(`serving ${served} (${backend.name}, ${lm.maxLength}-token context; ${full}) at ${running.url}`);
+  console.log(`serving ${served} (${backend.name}, ${lm.maxLength}-token context; ${full ? 'prompt_logprobs up to 20' : 'prompt_logprobs 0 with probe_token_id'}) at ${running.url}`);
   await new Promise<void>((done) => {
     const stop = () => void running.close().then(async () => {
       await lm.release?.();
+      await ((await distributions) as { release?: () => Promise<void> } | undefined)?.release?.();
       done();
     });
     process.once('SIGINT', stop);

@@ -15,7 +15,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { CausalLM } from '../../core/lm/lm.ts';
+import type { CausalLM, HiddenStateLM } from '../../core/lm/lm.ts';
 import type { ModelCard } from '../lm-backends/server/protocol.ts';
 import { BadRequest, completions } from './completions.ts';
 
@@ -24,6 +24,8 @@ export const MAX_BODY_BYTES = 64 * 2 ** 20;
 
 export interface ServeOptions {
   lm: CausalLM;
+  /** The model with full distributions, made on first use (completions.ts: only prompt_logprobs k > 0 needs it). */
+  distributions?: () => Promise<HiddenStateLM | undefined>;
   /** The name clients send as `model`. */
   served: string;
   host?: string;
@@ -96,7 +98,7 @@ async function handle(o: ServeOptions, req: IncomingMessage, exclusive: <T>(work
     }
     case 'POST /v1/completions': {
       const body = await readJson(req);
-      return { status: 200, body: await exclusive(() => completions(lm, served, body)) };
+      return { status: 200, body: await exclusive(() => completions(lm, served, body, o.distributions)) };
     }
     case 'POST /tokenize': {
       const body = (await readJson(req)) as { prompt?: unknown };

@@ -18,22 +18,25 @@ const filesOf = (dir: string): ServerLMOptions['files'] => ({ tokenizer: json(di
 
 let local: OrtCausalLM;
 let served: OrtCausalLM;
+let withHidden: OrtCausalLM;
 let server: RunningServer;
 let exact: ServerLM;
 let topK: ServerLM;
 
 beforeAll(async () => {
   local = await loadModel(DEFAULT_MODEL);
-  // As `toolformer serve` loads it: with hidden states, so prompt_logprobs k > 0 has the full distribution.
-  served = await loadModel(DEFAULT_MODEL, { lm: { hiddenStates: true } });
-  server = await serve({ lm: served, served: 'default', port: 0 });
+  // As `toolformer serve` loads it: the model to score and sample, and the same with hidden states for the full
+  // distributions prompt_logprobs k > 0 asks (serve-command.ts opens that one on first use).
+  served = await loadModel(DEFAULT_MODEL);
+  withHidden = await loadModel(DEFAULT_MODEL, { lm: { hiddenStates: true } });
+  server = await serve({ lm: served, served: 'default', port: 0, distributions: async () => withHidden as unknown as HiddenStateLM });
   exact = await ServerLM.open({ baseUrl: server.url, files: filesOf(DEFAULT_MODEL) });
   // A client that uses only vLLM's protocol: p_i from prompt_logprobs' top 20.
   topK = await ServerLM.open({ baseUrl: server.url, files: filesOf(DEFAULT_MODEL), useExtensions: false });
 });
 afterAll(async () => {
   await server?.close();
-  await Promise.all([local?.release(), served?.release()]);
+  await Promise.all([local?.release(), served?.release(), withHidden?.release()]);
 });
 
 /** Scoring requests as the pipeline sends them: a probe (" [") on some, hints on some, BOS first. */
@@ -132,7 +135,7 @@ describe('ServerLM over toolformer serve', () => {
     const body = (await res.json()) as { choices: { prompt_logprobs: (Record<string, { logprob: number; rank?: number }> | null)[] }[] };
     const entries = body.choices[0].prompt_logprobs;
     expect(entries[0]).toBeNull();
-    const { logits, vocabSize } = await (served as unknown as HiddenStateLM).hiddenStates(ids);
+    const { logits, vocabSize } = await (withHidden as unknown as HiddenStateLM).hiddenStates(ids);
     for (let t = 1; t < ids.length; t++) {
       const ranked = Object.entries(entries[t]!).filter(([, v]) => v.rank !== undefined && v.rank !== null).sort((a, b) => a[1].rank! - b[1].rank!);
       expect(ranked.map(([, v]) => v.rank)).toEqual([1, 2, 3]);
