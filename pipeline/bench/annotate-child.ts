@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { defaultConfig } from '../core/default-config.ts';
-import { runAnnotate } from '../node/annotate-run.ts';
+import { runAnnotate } from '../node/run/annotate-run.ts';
 import { loadModel } from '../node/load-model.ts';
 import { createNodeParts } from '../node/parts.ts';
 

@@ -25,7 +25,7 @@ import { loadLabelledSet } from '../eval/data-quality/labels.ts';
 import { evaluate, type KeptCall } from '../eval/data-quality/match.ts';
 import { loadModel } from '../node/load-model.ts';
 import { createNodeParts } from '../node/parts.ts';
-import { runProbes } from '../node/run-probes.ts';
+import { runProbes } from '../node/run/run-probes.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const MODEL = 'models/toolformer';

@@ -16,7 +16,7 @@ import { cpus, loadavg } from 'node:os';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { RedisServer, hasRedisServer } from '../node/scale/redis-server.ts';
+import { RedisServer, hasRedisServer } from '../node/run/executors/redis-server.ts';
 import { spawn } from 'node:child_process';
 import { median } from '../core/median.ts';
 import { scriptFlag } from '../io/script-flag.ts';

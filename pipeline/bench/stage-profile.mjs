@@ -111,7 +111,7 @@ ToolRegistry.prototype.get = function (name) {
   return tool;
 };
 
-const { RunFiles } = await load('pipeline/node/run-files.ts');
+const { RunFiles } = await load('pipeline/node/run/run-files.ts');
 for (const name of Object.getOwnPropertyNames(RunFiles.prototype)) {
   const original = RunFiles.prototype[name];
   if (name === 'constructor' || typeof original !== 'function') continue;

@@ -12,8 +12,8 @@ import { OrtScorer } from '../core/lm/ort-scorer.ts';
 import type { ScoreRequest } from '../core/lm/lm.ts';
 import { withVerdicts } from '../core/run-plan.ts';
 import { configFromFlags } from '../node/annotate-command.ts';
-import { runProbes } from '../node/run-probes.ts';
-import { runAnnotate } from '../node/annotate-run.ts';
+import { runProbes } from '../node/run/run-probes.ts';
+import { runAnnotate } from '../node/run/annotate-run.ts';
 import { loadModel } from '../node/load-model.ts';
 import { createNodeParts } from '../node/parts.ts';
 

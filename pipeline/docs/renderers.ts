@@ -3,7 +3,7 @@
  * dropped: the README has its own heading); a JSON source needs a view, one function per view below.
  */
 import type { RunStats } from '../core/stats.ts';
-import { runFilesLines, runSummary } from '../node/run-summary.ts';
+import { runFilesLines, runSummary } from '../node/run/run-summary.ts';
 import { type LmContext, lmContextNotice } from '../core/sampling/lm-context.ts';
 import { DEFAULT_SAMPLING_GATE, probeNotices, type SamplingCounts } from '../core/sampling/sampling-gate.ts';
 import type { Block } from './blocks.ts';

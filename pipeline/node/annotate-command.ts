@@ -20,13 +20,13 @@ import type { McpTools } from './mcp/run-tools.ts';
 import { skipLine, summarizeSkips } from './corpus-files.ts';
 import { listInputs } from './read-corpus.ts';
 import { packageVersions } from './package-versions.ts';
-import { resumableCheckpoint } from './resume-checks.ts';
-import { RunFiles } from './run-files.ts';
+import { resumableCheckpoint } from './run/resume-checks.ts';
+import { RunFiles } from './run/run-files.ts';
 import { type DirLock, lockDirectory } from '../io/dir-lock.ts';
-import { chooseExecution } from './run-execution.ts';
-import { printSummary, startProgress } from './run-progress.ts';
-import { searchBudgetLine } from './run-summary.ts';
-import { DEFAULT_CHUNK_ITEMS, parseShard, type Shard } from './scale/plan.ts';
+import { chooseExecution } from './run/run-execution.ts';
+import { printSummary, startProgress } from './run/run-progress.ts';
+import { searchBudgetLine } from './run/run-summary.ts';
+import { DEFAULT_CHUNK_ITEMS, parseShard, type Shard } from './run/plan.ts';
 
 /**
  * Published once per run, when the plan is frozen and the first document is about to start (diagnostics_channel: free
@@ -93,7 +93,7 @@ async function checkOut(inputs: string[], flags: AnnotateFlags, shard: Shard | n
     // Shards share --out: each skips the chunks already there; chunk files of another run are refused.
   } else if (flags.queue) {
     // Imported on use: nothing loads ioredis/BullMQ unless --queue is given.
-    const { assertQueueReachable } = await import('./scale/redis.ts');
+    const { assertQueueReachable } = await import('./run/executors/redis.ts');
     await assertQueueReachable(flags.queue);
     if (!flags.resume) RunFiles.assertNoRun(flags.out);
   } else if (!flags.resume) RunFiles.assertNoRun(flags.out);
@@ -135,7 +135,7 @@ async function annotateWith(inputs: string[], flags: AnnotateFlags, { chunkItems
   const poolWorkers = shard || flags.queue ? 1 : Math.min(cores, Math.ceil(bound / poolChunk) || 1);
   // Forked before this process loads its own model and probes: their start-up (model, tools, knowledge base) overlaps
   // ours. Each chunk message carries the plan's config (with the probes' verdicts).
-  const workers = poolWorkers > 1 ? (await import('./scale/pool.ts')).startWorkers(poolWorkers, { model: ref.path ?? flags.model, ...opening }, config) : null;
+  const workers = poolWorkers > 1 ? (await import('./run/executors/pool.ts')).startWorkers(poolWorkers, { model: ref.path ?? flags.model, ...opening }, config) : null;
   const lm = await openLM(flags.model, { ...opening, device: config.device });
   // The run's modules load only once flags and model are known to be good.
   const [{ createRunParts }, { cachedProbes }] = await Promise.all([import('./parts.ts'), import('./probe-cache.ts')]);
@@ -160,7 +160,7 @@ async function annotateWith(inputs: string[], flags: AnnotateFlags, { chunkItems
   };
   const plan = freezePlan(meta, { inputs, inputsDigest: digestInputs(inputs), maxDocs: flags.maxDocs, config: withVerdicts(config, probes.verdicts), probeCache: probes.cache });
   const progress = startProgress(Number.isFinite(bound) ? bound : 0, flags.quiet);
-  const [{ runLoop }, { planSource }, { inProcessExecutor }] = await Promise.all([import('./run-loop.ts'), import('./annotate-run.ts'), import('./scale/in-process.ts')]);
+  const [{ runLoop }, { planSource }, { inProcessExecutor }] = await Promise.all([import('./run/run-loop.ts'), import('./run/annotate-run.ts'), import('./run/executors/in-process.ts')]);
   const inProcess = inProcessExecutor(parts.parts, plan.config);
   const choice = await chooseExecution(plan, flags, { chunkItems, poolChunk, shard, inProcess, modelDigest: () => ref.digest(), workers });
   runStart.publish({ out: flags.out });

@@ -59,7 +59,7 @@ function defineAnnotate(program: Command): void {
     .option('--overwrite', 'replace an earlier run in --out')
     .addOption(quietOption('no progress bar'))
     .option('--export <formats>', `after the run, export it: comma-separated ${EXPORT_FORMAT_NAMES.join(', ')} (to <out>/export/<format>; see \`toolformer export\`)`)
-    // Scale out (pipeline/node/scale/): the files are byte-identical whichever of these is used.
+    // Scale out (pipeline/node/run/executors/): the files are byte-identical whichever of these is used.
     .option('--workers <n>', 'worker processes on this machine (default: the number of cores)', integer('--workers'))
     .option('--shard <i/N>', 'process shard i of N (Slurm arrays, k8s indexed Jobs); then `toolformer merge <out>`')
     .option('--queue <url>', 'spread the chunks over `toolformer worker`s through Redis (redis://host:port[/db])')
@@ -101,7 +101,7 @@ function defineMerge(program: Command): void {
     .description('assemble the chunks of a --shard or --queue run into train/calls/errors.jsonl and stats.json')
     .argument('<dir>', 'the run\'s --out directory')
     .action(async (dir: string) => {
-      const { mergeCommand } = await import('./scale/chunk-files.ts');
+      const { mergeCommand } = await import('./run/chunk-files.ts');
       mergeCommand(dir);
     });
 }
@@ -116,7 +116,7 @@ function defineWorker(program: Command): void {
     .option('--lock-ms <n>', 'job lock; a killed worker\'s chunk is redone after about this long', integer('--lock-ms'), 30_000)
     .addOption(quietOption('no progress lines'))
     .action(async (opts) => {
-      const { workerCommand } = await import('./scale/worker-command.ts');
+      const { workerCommand } = await import('./run/executors/worker-command.ts');
       await workerCommand(opts);
     });
 }

@@ -7,7 +7,7 @@ import { defaultConfig } from '../core/default-config.ts';
 import { mcpTools, openAiTools } from '../core/tools/definitions.ts';
 import { TOOL_NAMES } from '../core/tools/registry.ts';
 import { TOOL_SPECS } from '../core/tools/testing/registry.ts';
-import { runAnnotate } from './annotate-run.ts';
+import { runAnnotate } from './run/annotate-run.ts';
 import { loadModel } from './load-model.ts';
 import { createNodeParts } from './parts.ts';
 

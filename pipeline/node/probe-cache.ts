@@ -21,7 +21,7 @@ import type { PipelineParts } from '../core/stages/work.ts';
 import { HASH_PIECE, hashFile } from './file-hash.ts';
 import type { Dtype } from './hf-cache.ts';
 import { packageVersions } from './package-versions.ts';
-import { computeProbes, probeLines } from './run-probes.ts';
+import { computeProbes, probeLines } from './run/run-probes.ts';
 import { fileCache } from './file-cache.ts';
 import { toolformerCacheDir } from './start-cache.mjs';
 

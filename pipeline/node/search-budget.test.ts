@@ -9,8 +9,8 @@ import { adderTool } from '../core/testing/adder-tool.ts';
 import { type RunStats } from '../core/stats.ts';
 import { FakeLM } from '../core/testing/fake-lm.ts';
 import type { ToolSpec } from '../core/tools/spec.ts';
-import { runAnnotate } from './annotate-run.ts';
-import { searchBudgetLine } from './run-summary.ts';
+import { runAnnotate } from './run/annotate-run.ts';
+import { searchBudgetLine } from './run/run-summary.ts';
 import { adversarialText } from './testing/adversarial-doc.ts';
 
 /**

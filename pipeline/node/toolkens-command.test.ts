@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeToolkens } from '../core/toolkens/file.ts';
 import { loadModel } from './load-model.ts';
-import { modelDigest } from './scale/run-digest.ts';
+import { modelDigest } from './run/run-digest.ts';
 import { ROOT, runCli, type CliResult } from './testing/cli-child.ts';
 
 const MODEL = resolve(ROOT, 'models/default');

@@ -19,7 +19,7 @@ import type { Dtype } from '../core/lm/dtypes.ts';
 import { resolveModel } from './hf-cache.ts';
 import { assertDeviceInstalled } from './device.ts';
 import { loadModel } from './load-model.ts';
-import { modelDigest } from './scale/run-digest.ts';
+import { modelDigest } from './run/run-digest.ts';
 import { toolkenNumbersMeaning } from './toolkens-meaning.ts';
 import { readBoundedFile } from './safe-paths.ts';
 

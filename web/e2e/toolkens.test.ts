@@ -16,7 +16,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeToolkens, type Toolkens } from '../../pipeline/core/toolkens/file.ts';
 import { loadModel } from '../../pipeline/node/load-model.ts';
-import { modelDigest } from '../../pipeline/node/scale/run-digest.ts';
+import { modelDigest } from '../../pipeline/node/run/run-digest.ts';
 import { toolkenStrip } from '../src/toolkens-jobs.ts';
 import { launch, openPage, skipWithoutChromium, textOf } from './browser.ts';
 import { TEST_CAP_MS, waitWhileProgressing } from './progress-wait.ts';

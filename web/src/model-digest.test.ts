@@ -1,4 +1,4 @@
-// The page's model digest is the CLI's (pipeline/node/scale/run-digest.ts modelDigest, which every toolkens file
+// The page's model digest is the CLI's (pipeline/node/run/run-digest.ts modelDigest, which every toolkens file
 // records): same files, same order, same bytes — on the bundled model and on a folder whose names sort differently
 // part by part than as whole strings.
 import { createReadStream } from 'node:fs';
@@ -6,7 +6,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { modelDigest } from '../../pipeline/node/scale/run-digest.ts';
+import { modelDigest } from '../../pipeline/node/run/run-digest.ts';
 import { fileList } from '../repo-files-plugin.ts';
 import { digestOrder, folderDigest, type DigestFile } from './model-digest.ts';
 

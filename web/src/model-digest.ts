@@ -1,5 +1,5 @@
 /**
- * A model folder's digest in the browser, the same SHA-256 as the CLI's `modelDigest` (pipeline/node/scale/run-digest.ts,
+ * A model folder's digest in the browser, the same SHA-256 as the CLI's `modelDigest` (pipeline/node/run/run-digest.ts,
  * written into every toolkens file): over the folder's files in sorted order — names sorted within each directory,
  * dotfiles skipped — each as its relative path, a NUL byte, then its bytes. The bytes are streamed into one
  * incremental hash (@noble/hashes: WebCrypto has no incremental digest, and a folder of several dtypes can be

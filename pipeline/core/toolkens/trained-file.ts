@@ -12,7 +12,7 @@ export const TOOLKENS_FORMAT = 'toolformer-ts toolkens 1 (ToolkenGPT W_tau; logi
 export interface TrainingRecord {
   /** The model as named where it was trained (a path, a Hugging Face id, the page's model URL or "disk:<folder>"). */
   model: string;
-  /** SHA-256 over the model folder's files (node/scale/run-digest.ts modelDigest; web/src/model-digest.ts). */
+  /** SHA-256 over the model folder's files (node/run/run-digest.ts modelDigest; web/src/model-digest.ts). */
   modelDigest: string;
   dtype: string;
   /** Where the train.jsonl texts came from. */

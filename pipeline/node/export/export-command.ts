@@ -15,7 +15,7 @@ import { datasetCard } from '../../core/export/card.ts';
 import type { ExportDoc } from '../../core/export/dataset-record.ts';
 import { TOOL_SPECS } from '../../core/tools/registry.ts';
 import type { ToolSpec } from '../../core/tools/spec.ts';
-import { realPlace } from '../run-files.ts';
+import { realPlace } from '../run/run-files.ts';
 import { type ExportFormatSpec, exportFormat } from './formats.ts';
 import { type RunInfo, countTrainRecords, exportDocs, readRun } from './run-dataset.ts';
 

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { defaultConfig } from '../../core/default-config.ts';
 import type { PipelineParts } from '../../core/stages/stages.ts';
-import { runAnnotate } from '../annotate-run.ts';
+import { runAnnotate } from '../run/annotate-run.ts';
 import { readJsonlRecords, writeCorpusParquet } from '../corpus-formats/fixtures.ts';
 import { loadModel } from '../load-model.ts';
 import { createNodeParts } from '../parts.ts';

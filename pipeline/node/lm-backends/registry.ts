@@ -36,7 +36,7 @@ const onnxBackend: LMBackend = {
     return loadModel(model, { ...o, device: device as 'cpu' | 'webgpu' | 'cuda' });
   },
   ref: async (model, o) => {
-    const [{ resolveModel }, { modelDigest }, { modelFilesDigest }] = await Promise.all([import('../hf-cache.ts'), import('../scale/run-digest.ts'), import('../probe-cache.ts')]);
+    const [{ resolveModel }, { modelDigest }, { modelFilesDigest }] = await Promise.all([import('../hf-cache.ts'), import('../run/run-digest.ts'), import('../probe-cache.ts')]);
     const resolved = await resolveModel(model);
     return {
       backend: onnxBackend,
@@ -59,7 +59,7 @@ const llamaCppBackend: LMBackend = {
     return loadLlamaCpp(path, { device: (o.device ?? 'cpu') as 'cpu' | 'vulkan' | 'cuda' | 'metal' | 'auto', threads: o.threads, id: relative(process.cwd(), path) });
   },
   ref: async (model) => {
-    const { modelDigest } = await import('../scale/run-digest.ts');
+    const { modelDigest } = await import('../run/run-digest.ts');
     const path = resolve(model);
     // The file is the model: its bytes are what every worker and the probes' cache must share.
     return { backend: llamaCppBackend, recorded: relative(process.cwd(), path), path, digest: () => modelDigest(path), probeDigest: () => modelDigest(path) };

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../core/default-config.ts';
 import { FakeLM } from '../../core/testing/fake-lm.ts';
-import { runAnnotate } from '../annotate-run.ts';
+import { runAnnotate } from '../run/annotate-run.ts';
 import { createNodeParts } from '../parts.ts';
 import { type CliResult, ROOT, runCli } from '../testing/cli-child.ts';
 import { TEST_CAP_MS } from '../testing/progress.ts';

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import { ROOT, TINY_MODEL, runCli, spawnCli } from './cli-child.ts';
 import { TEST_CAP_MS } from './progress.ts';
 import { skipUnlessInstalled } from './system-requirement.ts';
-import { RedisServer, hasRedisServer } from '../scale/redis-server.ts';
+import { RedisServer, hasRedisServer } from '../run/executors/redis-server.ts';
 
 export const FILES = ['train.jsonl', 'calls.jsonl', 'errors.jsonl', 'stats.json', 'config.json'];
 
