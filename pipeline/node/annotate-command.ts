@@ -4,7 +4,6 @@
  */
 import { channel } from 'node:diagnostics_channel';
 import { lstatSync, rmSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { AnnotateConfig } from '../core/config.ts';
 import { type RunPlan, freezePlan, planConfig, withVerdicts } from '../core/run-plan.ts';
@@ -20,13 +19,11 @@ import type { McpTools } from './mcp/run-tools.ts';
 import { skipLine, summarizeSkips } from './corpus-files.ts';
 import { listInputs } from './read-corpus.ts';
 import { packageVersions } from './package-versions.ts';
-import { resumableCheckpoint } from './run/resume-checks.ts';
 import { RunFiles } from './run/run-files.ts';
 import { type DirLock, lockDirectory } from '../io/dir-lock.ts';
-import { chooseExecution } from './run/run-execution.ts';
+import { type ExecutorKind, checkExecutorFlags, checkRunOut, chooseExecutor } from './run/executors/registry.ts';
 import { printSummary, startProgress } from './run/run-progress.ts';
-import { searchBudgetLine } from './run/run-summary.ts';
-import { DEFAULT_CHUNK_ITEMS, parseShard, type Shard } from './run/plan.ts';
+import { DEFAULT_CHUNK_ITEMS } from './run/plan.ts';
 
 /**
  * Published once per run, when the plan is frozen and the first document is about to start (diagnostics_channel: free
@@ -43,28 +40,22 @@ export const configFromFlags = (flags: AnnotateFlags): AnnotateConfig => planCon
 export const exportFormats = exportFormatList;
 
 /** Every check that needs no model: a bad flag or --out fails in a second and changes nothing. */
-async function checkFlags(inputs: string[], flags: AnnotateFlags): Promise<{ chunkItems: number; shard: Shard | null; lock: DirLock | null }> {
-  if (flags.export) {
-    exportFormats(flags.export);
-    if (flags.shard) throw new Error('--export with --shard: export after `toolformer merge` (toolformer export <out> --format …)');
-  }
+async function checkFlags(inputs: string[], flags: AnnotateFlags): Promise<{ asked: ExecutorKind; lock: DirLock | null }> {
+  if (flags.export) exportFormats(flags.export);
   const chunkItems = flags.chunk ?? DEFAULT_CHUNK_ITEMS;
   if (chunkItems < 1) throw new Error(`--chunk must be ≥ 1 (got ${chunkItems}): pass --chunk ${DEFAULT_CHUNK_ITEMS}`);
-  const shard = flags.shard === undefined ? null : parseShard(flags.shard);
-  if ([shard, flags.queue, flags.workers].filter((x) => x != null).length > 1) throw new Error('--workers, --shard and --queue exclude each other: pass one');
-  // The MCP connections live in this process: worker processes, shards and queue workers would not have them.
-  if (flags.mcp?.length && (shard || flags.queue || (flags.workers ?? 1) > 1)) {
-    throw new Error('--mcp runs in one process: drop --workers, --shard and --queue (the MCP servers are connected to this process only)');
-  }
+  // The executors' options (executors/registry.ts): each one's checks, one at most, and none that leaves this
+  // process with --mcp (the MCP connections live here: worker processes, shards and queue workers would not have them).
+  const asked = checkExecutorFlags(flags);
   // Before the model loads, so that a wrong --out fails at once: runs are never mixed.
   if (flags.overwrite && flags.resume) throw new Error('--overwrite and --resume exclude each other: pass one');
   RunFiles.assertUsableOutDir(flags.out);
   assertInputsExist(inputs);
   // One run per --out (io/dir-lock.ts), before --overwrite removes anything: a second annotate on a live run's folder is
   // refused instead of interleaving lines and checkpoints. Shards share --out by design (own chunk files): no lock.
-  const lock = shard ? null : lockDirectory(flags.out, 'annotate run');
-  await checkOut(inputs, flags, shard).catch((e) => (lock?.release(), Promise.reject(e)));
-  return { chunkItems, shard, lock };
+  const lock = asked.sharesOut ? null : lockDirectory(flags.out, 'annotate run');
+  await checkOut(inputs, flags, asked).catch((e) => (lock?.release(), Promise.reject(e)));
+  return { asked, lock };
 }
 
 /**
@@ -80,7 +71,7 @@ function assertInputsExist(inputs: readonly string[]): void {
 }
 
 /** The checks of --out and the inputs under the run's lock; --overwrite's removal. */
-async function checkOut(inputs: string[], flags: AnnotateFlags, shard: Shard | null): Promise<void> {
+async function checkOut(inputs: string[], flags: AnnotateFlags, asked: ExecutorKind): Promise<void> {
   // Every input path the reader will skip, named once (stats.json counts them too).
   const skipped = skipLine(summarizeSkips(listInputs(inputs)));
   if (skipped) console.error(skipped);
@@ -89,29 +80,21 @@ async function checkOut(inputs: string[], flags: AnnotateFlags, shard: Shard | n
     // A sharded or queued run's chunks too.
     for (const name of ['chunks', 'manifest.json']) rmSync(join(flags.out, name), { recursive: true, force: true });
   }
-  if (shard) {
-    // Shards share --out: each skips the chunks already there; chunk files of another run are refused.
-  } else if (flags.queue) {
-    // Imported on use: nothing loads ioredis/BullMQ unless --queue is given.
-    const { assertQueueReachable } = await import('./run/executors/redis.ts');
-    await assertQueueReachable(flags.queue);
-    if (!flags.resume) RunFiles.assertNoRun(flags.out);
-  } else if (!flags.resume) RunFiles.assertNoRun(flags.out);
-  else if (!resumableCheckpoint(flags.out)) console.error(`toolformer: no checkpoint in ${flags.out}: starting a fresh run`);
+  await checkRunOut(asked, flags);
 }
 
 export async function annotateCommand(inputs: string[], flags: AnnotateFlags): Promise<RunStats> {
   const started = performance.now();
   configFromFlags(flags); // the flags' own errors first
-  const { chunkItems, shard, lock } = await checkFlags(inputs, flags);
+  const { asked, lock } = await checkFlags(inputs, flags);
   // MCP servers: one that fails to start is a warning, not the end of the run; all are closed when it ends. (Should
   // the import itself fail, the lock goes at the process's exit.)
   const mcp = flags.mcp?.length
     ? await import('./mcp/run-tools.ts').then(({ connectMcpTools }) => connectMcpTools(flags.mcp!, TOOL_NAMES, (line) => console.error(`toolformer: ${line}`)))
     : undefined;
   try {
-    const { stats, plan } = await annotateWith(inputs, flags, { chunkItems, shard }, mcp);
-    if (!shard) await afterRun(stats, plan, flags, started);
+    const { stats, plan } = await annotateWith(inputs, flags, mcp);
+    if (!asked.report) await afterRun(stats, plan, flags, started);
     return stats;
   } finally {
     await mcp?.close();
@@ -119,7 +102,7 @@ export async function annotateCommand(inputs: string[], flags: AnnotateFlags): P
   }
 }
 
-async function annotateWith(inputs: string[], flags: AnnotateFlags, { chunkItems, shard }: { chunkItems: number; shard: Shard | null }, mcp?: McpTools): Promise<{ stats: RunStats; plan: RunPlan }> {
+async function annotateWith(inputs: string[], flags: AnnotateFlags, mcp?: McpTools): Promise<{ stats: RunStats; plan: RunPlan }> {
   // The resolved tool list: the servers' tools join after the built-in ones, the threshold flags applied to all.
   // --catalog: its tools (and its library) load only now, when asked for.
   const catalog = flags.catalog === undefined ? undefined : await (await import('./parts.ts')).loadIsolatedCatalog(flags.catalog);
@@ -127,15 +110,12 @@ async function annotateWith(inputs: string[], flags: AnnotateFlags, { chunkItems
   const opening = { dtype: flags.dtype, ...servedModelFlags(flags) };
   const ref = await modelRef(flags.model, opening);
   const bound = Math.min(flags.maxDocs ?? Infinity, countRecords(inputs));
-  // --workers: how many processes, in chunks of how many items (with --mcp one process: the connections live here;
-  // a catalog and the tool retriever are rebuilt from the config in each process, createRunParts).
-  const cores = mcp ? 1 : flags.workers ?? availableParallelism();
-  // Embedded chunks need no stable ids: on a small corpus they shrink so every worker gets ~4 (fewer idle tails).
-  const poolChunk = flags.chunk ?? Math.max(1, Math.min(chunkItems, Math.ceil(bound / (cores * 4))));
-  const poolWorkers = shard || flags.queue ? 1 : Math.min(cores, Math.ceil(bound / poolChunk) || 1);
-  // Forked before this process loads its own model and probes: their start-up (model, tools, knowledge base) overlaps
-  // ours. Each chunk message carries the plan's config (with the probes' verdicts).
-  const workers = poolWorkers > 1 ? (await import('./run/executors/pool.ts')).startWorkers(poolWorkers, { model: ref.path ?? flags.model, ...opening }, config) : null;
+  // The executor (executors/registry.ts): with --mcp one process, the connections live here (a catalog and the tool
+  // retriever are rebuilt from the config in each process, createRunParts). What it starts early (the pool's workers)
+  // overlaps this process's model and probes.
+  const shape = { bound, oneProcess: mcp !== undefined };
+  const kind = chooseExecutor(flags, shape);
+  const early = await kind.early?.(flags, shape, { model: ref.path ?? flags.model, ...opening }, config);
   const lm = await openLM(flags.model, { ...opening, device: config.device });
   // The run's modules load only once flags and model are known to be good.
   const [{ createRunParts }, { cachedProbes }] = await Promise.all([import('./parts.ts'), import('./probe-cache.ts')]);
@@ -160,17 +140,15 @@ async function annotateWith(inputs: string[], flags: AnnotateFlags, { chunkItems
   };
   const plan = freezePlan(meta, { inputs, inputsDigest: digestInputs(inputs), maxDocs: flags.maxDocs, config: withVerdicts(config, probes.verdicts), probeCache: probes.cache });
   const progress = startProgress(Number.isFinite(bound) ? bound : 0, flags.quiet);
-  const [{ runLoop }, { planSource }, { inProcessExecutor }] = await Promise.all([import('./run/run-loop.ts'), import('./run/annotate-run.ts'), import('./run/executors/in-process.ts')]);
+  const [{ startRun }, { inProcessExecutor }] = await Promise.all([import('./run/start-run.ts'), import('./run/executors/in-process.ts')]);
   const inProcess = inProcessExecutor(parts.parts, plan.config);
-  const choice = await chooseExecution(plan, flags, { chunkItems, poolChunk, shard, inProcess, modelDigest: () => ref.digest(), workers });
+  const start = { flags, inProcess, shape, early, modelDigest: () => ref.digest(), onCommit: ({ docs, kept }: { docs: number; kept: number }) => progress.update(docs, kept) };
   runStart.publish({ out: flags.out });
   try {
-    const done = await runLoop({ ...planSource(plan), ...choice, onCommit: ({ docs, kept }) => progress.update(docs, kept) });
-    if (shard) {
+    const done = await startRun(plan, kind, start);
+    if (kind.report) {
       progress.stop();
-      console.log(`shard ${shard.index}/${shard.count}: ${done.selected} of ${done.chunks} chunks (${done.skipped} already done) in ${flags.out}/chunks; when all ${shard.count} shards are done: toolformer merge ${flags.out}`);
-      const cut = searchBudgetLine(done.stats, plan.config.maxDocTokens);
-      if (cut) console.error(cut);
+      kind.report(done, plan, flags);
     }
     return { stats: done.stats, plan };
   } finally {

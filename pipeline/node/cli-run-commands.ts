@@ -5,6 +5,7 @@
 import { type Command, Option } from 'commander';
 import { RUN_DEFAULTS } from '../core/run-defaults.ts';
 import { DEFAULT_INPUTS } from './package-paths.ts';
+import { EXECUTORS } from './run/executors/registry.ts';
 import { checkCommandPaths } from './safe-paths.ts';
 import { DEFAULT_EXPORT_FORMAT, EXPORT_FORMAT_NAMES, exportFormatHelp } from './export/formats.ts';
 import {
@@ -28,6 +29,14 @@ function defineAnnotate(program: Command): void {
     .option('--max-record-bytes <n>', 'largest record: a JSONL line (decompressed), a .txt file, a Parquet cell; longer is a bad record (default 4 MiB)', integer('--max-record-bytes'))
     .option('--max-zstd-window <n>', 'largest window a .zst frame may declare, bytes; a bigger one refuses the file (default 8 MiB)', integer('--max-zstd-window'))
     .option('--max-row-group-bytes <n>', 'decoded bytes of one Parquet read: bigger row groups are read in slices; a page over it is refused (default 128 MiB)', integer('--max-row-group-bytes'));
+  // The executors' options, from their registry (pipeline/node/run/executors/registry.ts): the files are
+  // byte-identical whichever of these is used.
+  for (const { option } of EXECUTORS) {
+    if (!option) continue;
+    const flag = `--${option.name} ${option.value}`;
+    if (option.integer) annotate.option(flag, option.description, integer(`--${option.name}`));
+    else annotate.option(flag, option.description);
+  }
   addOptions(annotate, lmOptions())
     .addOption(toolsOption(' (default: every tool in the registry)'))
     .addOption(mcpOption())
@@ -59,10 +68,6 @@ function defineAnnotate(program: Command): void {
     .option('--overwrite', 'replace an earlier run in --out')
     .addOption(quietOption('no progress bar'))
     .option('--export <formats>', `after the run, export it: comma-separated ${EXPORT_FORMAT_NAMES.join(', ')} (to <out>/export/<format>; see \`toolformer export\`)`)
-    // Scale out (pipeline/node/run/executors/): the files are byte-identical whichever of these is used.
-    .option('--workers <n>', 'worker processes on this machine (default: the number of cores)', integer('--workers'))
-    .option('--shard <i/N>', 'process shard i of N (Slurm arrays, k8s indexed Jobs); then `toolformer merge <out>`')
-    .option('--queue <url>', 'spread the chunks over `toolformer worker`s through Redis (redis://host:port[/db])')
     .option('--chunk <n>', 'input items per chunk (scale-out unit)', integer('--chunk'))
     .action(async (inputs: string[], opts) => {
       // Imported on use: a bad flag or model fails in a second, before the pipeline's modules load.

@@ -111,7 +111,7 @@ describe('function length in pipeline/ and web/src', () => {
     expect([...STILL_LONG].filter((name) => !found.some((f) => nameOf(f) === name))).toEqual([]);
   });
 
-  it('annotate-command.ts, the flags-to-plan-to-loop wiring, stays ≤ 200 lines (the executors live in run-execution.ts)', () => {
+  it('annotate-command.ts, the flags-to-plan-to-loop wiring, stays ≤ 200 lines (the executors live in run/executors/registry.ts)', () => {
     const lines = readFileSync(join(NODE_DIR, 'annotate-command.ts'), 'utf8').trimEnd().split('\n').length;
     expect(lines).toBeLessThanOrEqual(200);
   });

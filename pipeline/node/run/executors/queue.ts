@@ -13,14 +13,13 @@
  *   - the coordinator killed: `annotate --queue … --resume` skips the saved chunks and re-adds the others;
  *   - every chunk's bytes are the same whoever computes them, so a chunk done twice is written once, identical.
  * At the end it writes manifest.json and merges (chunk-files.ts), exactly as `toolformer merge` does.
- * An executor of the one loop (run-loop.ts): the loop cuts the chunks, skips the saved ones and commits the results.
+ * An executor of the one loop (run-loop.ts; registry.ts's `queue` entry makes it): the loop cuts the chunks, skips the
+ * saved ones and commits the results.
  */
 import { Job, Queue } from 'bullmq';
 import type { AnnotateConfig } from '../../../core/config.ts';
-import type { RunStats } from '../../../core/stats.ts';
-import { type Executor, runLoop } from '../run-loop.ts';
+import type { Executor } from '../run-loop.ts';
 import type { Chunk, ChunkResult } from '../chunks.ts';
-import { chunkDirStore } from '../chunk-files.ts';
 import { REDIS_GONE_MS, redactUrl, redisOptions, watchRedis } from './redis.ts';
 import { type RunIdentity, digestOf } from '../run-digest.ts';
 
@@ -54,36 +53,15 @@ export interface QueuedOptions {
   inputsDigest: string;
   run: string;
   config: AnnotateConfig;
-  inputs: readonly string[];
-  outDir: string;
-  chunkItems: number;
-  maxDocs?: number;
-  resume?: boolean;
   /** Give up once Redis has been unreachable this long, ms. @default REDIS_GONE_MS */
   redisGoneMs?: number;
-  onProgress?: (p: { docs: number; kept: number }) => void;
 }
 
 export const jobId = (inputsDigest: string, index: number, identity: RunIdentity) =>
   `${inputsDigest.slice(0, 16)}-${index}-${digestOf(identity).slice(0, 16)}`;
 
-/** The queued run: the one loop (run-loop.ts) with the queue as its executor and the chunk files as its store. */
-export async function runQueued(options: QueuedOptions): Promise<RunStats> {
-  const { stats } = await runLoop({
-    inputs: options.inputs,
-    config: options.config,
-    chunkItems: options.chunkItems,
-    maxDocs: options.maxDocs,
-    executor: queueExecutor(options),
-    // --resume: a chunk saved by the coordinator before it stopped is done. At the end: manifest.json, then the merge.
-    store: chunkDirStore(options.outDir, options.run, { tools: options.config.tools, chunkItems: options.chunkItems, reuse: options.resume ?? false, merge: true }),
-    onCommit: ({ docs, kept }) => options.onProgress?.({ docs, kept }),
-  });
-  return stats;
-}
-
 /** The queue as an executor: enqueue each chunk (a bounded window in Redis), pass on each result a worker returns. */
-export function queueExecutor(options: Pick<QueuedOptions, 'url' | 'identity' | 'inputsDigest' | 'run' | 'config' | 'redisGoneMs'>): Executor {
+export function queueExecutor(options: QueuedOptions): Executor {
   const { run } = options;
   const record: RunRecord = { run, identity: options.identity, allEnqueued: false, done: false };
   let queue: Queue<ChunkJob, ChunkResult> | null = null;

@@ -5,10 +5,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../../core/default-config.ts';
 import { skipUnlessInstalled } from '../../testing/system-requirement.ts';
 import { Redis } from 'ioredis';
-import { RUN_KEY, runQueued } from './queue.ts';
+import { freezePlan } from '../../../core/run-plan.ts';
+import { digestInputs } from '../../input-digest.ts';
+import { startRun } from '../start-run.ts';
+import { RUN_KEY } from './queue.ts';
 import { redactUrl, redisOptions } from './redis.ts';
 import { RedisServer, hasRedisServer } from './redis-server.ts';
-import type { RunIdentity } from '../run-digest.ts';
 
 /**
  * The queue's smaller hostile cases (issue 32 item 10): a --queue URL is never printed with its password, and a
@@ -40,9 +42,10 @@ describe.skipIf(noRedis)(GROUP, () => {
     const corpus = join(tmp, 'corpus.jsonl');
     writeFileSync(corpus, '{"id":"a","text":"We paid 30 dollars for 3 books."}\n{"id":"b","text":"Exports were 120 tons."}\n');
     const config = defaultConfig({ tools: ['Calculator'] });
-    const identity = { modelDigest: 'm', dtype: 'fp32', modelMaxLength: 128, translationEngine: 'none', versions: {}, config, maxDocs: null, chunkItems: 1 } as unknown as RunIdentity;
+    const plan = freezePlan({ model: 'm', modelMaxLength: 128, translationEngine: 'none', versions: {} }, { inputs: [corpus], inputsDigest: digestInputs([corpus]), config });
     // No worker: the coordinator enqueues both chunks and waits for them; then Redis dies and does not come back.
-    const run = runQueued({ url: redis.url, identity, inputsDigest: 'd'.repeat(64), run: 'r'.repeat(64), config, inputs: [corpus], outDir: join(tmp, 'out'), chunkItems: 1, redisGoneMs: 1500 });
+    const flags = { out: join(tmp, 'out'), queue: redis.url, chunk: 1 };
+    const run = startRun(plan, 'queue', { flags, modelDigest: () => 'm', redisGoneMs: 1500 });
     run.catch(() => {});
     const client = new Redis({ port: redis.port, host: '127.0.0.1' });
     while (!JSON.parse((await client.get(RUN_KEY)) ?? '{}').allEnqueued) await new Promise((r) => setTimeout(r, 50));
