@@ -151,18 +151,26 @@ describe('ToolExecutor', () => {
   });
 
   it('bounds concurrency and returns results in input order whatever the concurrency', async () => {
-    const delays = [30, 5, 20, 1, 15, 25, 2, 10, 8, 12];
+    const inputs = ['30', '5', '20', '1', '15', '25', '2', '10', '8', '12'];
     const run = async (concurrency: number) => {
       let inFlight = 0;
       let peak = 0;
+      let started = 0;
+      const held: (() => void)[] = [];
+      // No clock: a call finishes only once the executor has as many in flight as it may (the pool full, or every
+      // call started), and the last started finishes first — so the peak is the bound and results come back out of order.
       const tool = scripted('Slow', async (input) => {
         peak = Math.max(peak, ++inFlight);
-        await sleep(Number(input));
+        started++;
+        await new Promise<void>((release) => {
+          held.push(release);
+          if (held.length === concurrency || started === inputs.length) for (const r of held.splice(0).reverse()) r();
+        });
         inFlight--;
         return { ok: true, value: `done ${input}` };
       });
       const executor = new ToolExecutor(new ToolRegistry([tool]), { concurrency });
-      const results = await executor.executeAll(delays.map((d) => ({ call: { tool: 'Slow', input: String(d) }, doc })));
+      const results = await executor.executeAll(inputs.map((input) => ({ call: { tool: 'Slow', input }, doc })));
       return { values: results.map((r) => (r.ok ? r.value : r.error)), peak };
     };
     const one = await run(1);
@@ -170,6 +178,6 @@ describe('ToolExecutor', () => {
     expect(one.peak).toBe(1);
     expect(eight.peak).toBe(8);
     expect(eight.values).toEqual(one.values);
-    expect(one.values).toEqual(delays.map((d) => `done ${d}`));
+    expect(one.values).toEqual(inputs.map((input) => `done ${input}`));
   });
 });

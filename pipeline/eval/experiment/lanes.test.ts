@@ -8,6 +8,7 @@ import { readCheckpoint, writeCheckpoint } from '../../train/checkpoint.ts';
 import { paths } from './paths.ts';
 import { BASES, DOSE_BASES, DOSE_EXISTING_RUNS, DOSE_RUNS, FULL_CORPUS_RUNS, LIMIT_RUNS, LONG_BASE_RUNS, PRETRAIN, reportedRuns, runName, schedule, type Run } from './plan.ts';
 import { withLock } from './steps.ts';
+import { cpuTicks, waitUntil } from '../../node/testing/progress.ts';
 
 describe('the lanes of npm run experiment write disjoint files', () => {
   it('every run of the pretrain lane has its own name, model, work, eval and committed folders', () => {
@@ -209,8 +210,8 @@ withLock(${JSON.stringify(lock)}, () => writeFileSync(${JSON.stringify(ran)}, ''
     const exited = new Promise<number | null>((resolve) => waiter.on('exit', resolve));
     const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
     try {
-      while (!existsSync(started)) await sleep(50);
-      await sleep(1_500); // three of its polls: it must still be waiting
+      await waitUntil(() => existsSync(started), () => cpuTicks(waiter.pid), { what: 'the waiter to start' });
+      await sleep(1_500); // an observation window, not a race: three of its polls; it must still be waiting
       expect(existsSync(ran)).toBe(false);
       rmSync(lock, { recursive: true });
       expect(await exited).toBe(0);

@@ -3,7 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
 import { ROOT, runCli } from '../testing/cli-child.ts';
-import { TEST_CAP_MS } from '../testing/progress.ts';
+import { TEST_CAP_MS, waitUntil } from '../testing/progress.ts';
 import { FairGate, fairHost } from './fair-gate.ts';
 import { type HttpOptions, serveHttp } from './http.ts';
 import { type ToolHost, createMcpServer } from './server.ts';
@@ -83,7 +83,7 @@ describe('MCP over HTTP: sessions', () => {
       const b = await connect(handle.url);
       // Both busy: a call each, waiting on the host.
       const calls = [a, b].map((c) => c.callTool({ name: 'Echo', arguments: { text: 'x' } }));
-      while (waiting.length < 2) await new Promise((r) => setTimeout(r, 5));
+      await waitUntil(() => waiting.length >= 2, () => String(waiting.length), { what: 'both calls to reach the host' });
       await expect(connect(handle.url)).rejects.toThrow(/503|Too many open sessions/);
       release();
       await Promise.all(calls);

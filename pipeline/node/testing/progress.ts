@@ -115,11 +115,18 @@ export function whileProgressing<T>(
   return Promise.race([done, stuck]).finally(() => clearInterval(timer));
 }
 
-/** Resolves once `check()` holds (looked at every 20 ms); rejects when `progress()` has not changed for `stallMs`. */
-export async function waitUntil(check: () => boolean, progress: () => string, { what, stallMs = STALL_MS }: { what: string; stallMs?: number }): Promise<void> {
+/**
+ * Resolves once `check()` holds (looked at every 20 ms; it may be async, e.g. a Redis read); rejects when
+ * `progress()` has not changed for `stallMs`.
+ */
+export async function waitUntil(
+  check: () => boolean | Promise<boolean>,
+  progress: () => string,
+  { what, stallMs = STALL_MS }: { what: string; stallMs?: number },
+): Promise<void> {
   let last = progress();
   let movedAt = Date.now();
-  while (!check()) {
+  while (!(await check())) {
     const now = progress();
     if (now !== last) [last, movedAt] = [now, Date.now()];
     if (Date.now() - movedAt > stallMs) throw new Error(`no progress for ${stallMs / 1000} s waiting for ${what}`);

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../../core/default-config.ts';
+import { waitUntil } from '../../testing/progress.ts';
 import { skipUnlessInstalled } from '../../testing/system-requirement.ts';
 import { Redis } from 'ioredis';
 import { freezePlan } from '../../../core/run-plan.ts';
@@ -48,7 +49,9 @@ describe.skipIf(noRedis)(GROUP, () => {
     const run = startRun(plan, 'queue', { flags, modelDigest: () => 'm', redisGoneMs: 1500 });
     run.catch(() => {});
     const client = new Redis({ port: redis.port, host: '127.0.0.1' });
-    while (!JSON.parse((await client.get(RUN_KEY)) ?? '{}').allEnqueued) await new Promise((r) => setTimeout(r, 50));
+    let record = '{}'; // the run's record as last read: it changes while the coordinator enqueues
+    const enqueued = async () => JSON.parse((record = (await client.get(RUN_KEY)) ?? '{}')).allEnqueued === true;
+    await waitUntil(enqueued, () => record, { what: 'the coordinator to enqueue every chunk' });
     client.disconnect();
     await redis.stop();
     await expect(run).rejects.toThrow(new RegExp(`^lost Redis at 127\\.0\\.0\\.1:${redis.port}: unreachable for 1\\.5 s \\([A-Z]+\\); the chunks saved in --out are kept: start Redis again and rerun with --resume$`));

@@ -51,8 +51,12 @@ describe('mathjs catalog', () => {
     expect(await run('combinations', '7, 5')).toEqual({ ok: true, value: '21' });
     expect(await run('format', 'pi, 3')).toEqual({ ok: true, value: '3.14' });
     expect(await run('subset', '[1, 2, 3], index(2)')).toEqual({ ok: true, value: '2' });
-    // Seeded: the same call gives the same number.
-    expect(await run('random', '1, 10')).toEqual(await run('random', '1, 10'));
+    // Seeded: the same call gives the same number, and it is a number in the range (two failures alike do not pass).
+    const drawn = await run('random', '1, 10');
+    expect(drawn).toMatchObject({ ok: true });
+    const x = Number(drawn.ok ? drawn.value : NaN);
+    expect(x >= 1 && x <= 10).toBe(true);
+    expect(await run('random', '1, 10')).toEqual(drawn);
   });
 
   it('refuses what the Calculator refuses, with a reason, before anything is evaluated', () => {
