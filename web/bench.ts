@@ -1,6 +1,6 @@
 /**
  * Browser scoring throughput next to Node's, on one model and one workload (web/src/bench/bench-rows.ts):
- *   - Node: onnxruntime-node via pipeline/node/load-model.ts (1 intra-op thread, the pipeline's setting)
+ *   - Node: onnxruntime-node via pipeline/node/model/load-model.ts (1 intra-op thread, the pipeline's setting)
  *   - Chromium, WASM (multi-threaded: the app is cross-origin isolated)
  *   - Chromium, WebGPU (here: the SwiftShader software adapter; a real GPU is much faster)
  * Reports CausalLM.score tokens/s and the raw forward limit of the same session options.
@@ -16,7 +16,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DTYPE_FILES, isDtype, type Dtype } from '../pipeline/core/lm/dtypes.ts';
-import { loadModel } from '../pipeline/node/load-model.ts';
+import { loadModel } from '../pipeline/node/model/load-model.ts';
 import type { BenchResult } from './src/analysis-types.ts';
 import { benchRows, scoreThroughput, scoreTimes } from './src/bench/bench-rows.ts';
 import { launch, openPage } from './e2e/browser.ts';

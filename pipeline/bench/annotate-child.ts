@@ -9,8 +9,8 @@
 import { readFileSync } from 'node:fs';
 import { defaultConfig } from '../core/default-config.ts';
 import { runAnnotate } from '../node/run/annotate-run.ts';
-import { loadModel } from '../node/load-model.ts';
-import { createNodeParts } from '../node/parts.ts';
+import { loadModel } from '../node/model/load-model.ts';
+import { createNodeParts } from '../node/tools/parts.ts';
 
 const [modelDir, corpus, docsArg, outDir] = process.argv.slice(2);
 const maxDocs = Number(docsArg);

@@ -18,7 +18,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { writeGzipRun, writeParquetPageBomb, zstdRun, zstdWindowBomb } from '../node/corpus-formats/bombs.ts';
+import { writeGzipRun, writeParquetPageBomb, zstdRun, zstdWindowBomb } from '../node/corpus/corpus-formats/bombs.ts';
 import { TOOL_NAMES } from '../core/tools/registry.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');

@@ -17,7 +17,7 @@ import { finished } from 'node:stream/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ParquetWriter, fileWriter } from 'hyparquet-writer';
-import { type CorpusRecord, readJsonlRecords } from '../node/corpus-formats/fixtures.ts';
+import { type CorpusRecord, readJsonlRecords } from '../node/corpus/corpus-formats/fixtures.ts';
 import { f } from './format.ts';
 import { scriptFlag } from '../io/script-flag.ts';
 
@@ -33,7 +33,7 @@ const log = (...xs: unknown[]) => console.error(`[bench:formats ${new Date().toI
 
 /** Child mode: read one file through readCorpus, print {docs, errors, maxRssKiB}. */
 if (process.argv[2] === '--read') {
-  const { readCorpus } = await import('../node/read-corpus.ts');
+  const { readCorpus } = await import('../node/corpus/read-corpus.ts');
   let docs = 0;
   let errors = 0;
   let textBytes = 0;

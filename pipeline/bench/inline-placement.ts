@@ -23,8 +23,8 @@ import { inlinedAtEachPosition } from '../core/stages/inline.ts';
 import { controlStage, executeStage, guardStage, judgeStage, prefilterStage, proposeStage, scoreStage, type DocWork, type PipelineParts, type Stage } from '../core/stages/stages.ts';
 import { loadLabelledSet } from '../eval/data-quality/labels.ts';
 import { evaluate, type KeptCall } from '../eval/data-quality/match.ts';
-import { loadModel } from '../node/load-model.ts';
-import { createNodeParts } from '../node/parts.ts';
+import { loadModel } from '../node/model/load-model.ts';
+import { createNodeParts } from '../node/tools/parts.ts';
 import { runProbes } from '../node/run/run-probes.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');

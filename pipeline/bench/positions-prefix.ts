@@ -15,7 +15,7 @@ import type { CausalLM, ScoreRequest } from '../core/lm/lm.ts';
 import { defaultConfig } from '../core/default-config.ts';
 import { positionScores } from '../core/sampling/positions.ts';
 import { TOOL_SPECS } from '../core/tools/registry.ts';
-import { loadModel } from '../node/load-model.ts';
+import { loadModel } from '../node/model/load-model.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const texts = readFileSync(join(ROOT, 'corpus/sample.jsonl'), 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { text: string }).text);

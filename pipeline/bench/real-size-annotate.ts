@@ -27,12 +27,12 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ScoreRequest, SampleOptions } from '../core/lm/lm.ts';
 import type { StageProgress } from '../core/stages/stages.ts';
-import { configFromFlags } from '../node/annotate-command.ts';
+import { configFromFlags } from '../node/commands/annotate-command.ts';
 import { runProbes } from '../node/run/run-probes.ts';
 import { withVerdicts } from '../core/run-plan.ts';
 import { runAnnotate } from '../node/run/annotate-run.ts';
-import { loadModel } from '../node/load-model.ts';
-import { createNodeParts } from '../node/parts.ts';
+import { loadModel } from '../node/model/load-model.ts';
+import { createNodeParts } from '../node/tools/parts.ts';
 import { scriptFlag } from '../io/script-flag.ts';
 import { ensureRealSizeModel, REAL_SIZE_DIR } from './real-size.ts';
 import { projectStart, projectionLines, type AnnotateProfile, type StageCost } from './real-size-projection.ts';
@@ -72,7 +72,7 @@ const cpu = (c0: NodeJS.CpuUsage) => {
 
 /** One process: load, probe, annotate the first `docs` documents; the LM's CPU and wall seconds by stage. */
 async function profileAnnotate(docs: number, log: (...x: unknown[]) => void): Promise<AnnotateProfile> {
-  // What `npm start` passes: the CLI's defaults (pipeline/node/cli.ts) — seed 0, batches of 16, 4 concurrent tools,
+  // What `npm start` passes: the CLI's defaults (pipeline/node/cli/cli.ts) — seed 0, batches of 16, 4 concurrent tools,
   // --lm-context auto (undefined below), the search budget's default.
   const flagsConfig = configFromFlags({ seed: 0, batchSize: 16, concurrency: 4, lmProposals: true, out: '' } as Parameters<typeof configFromFlags>[0]);
   const c0 = process.cpuUsage();

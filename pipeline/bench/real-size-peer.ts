@@ -14,7 +14,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadModel } from '../node/load-model.ts';
+import { loadModel } from '../node/model/load-model.ts';
 import { scriptFlag } from '../io/script-flag.ts';
 import { f } from './format.ts';
 import { peerEnv, torchAvailable } from './peer.ts';

@@ -29,7 +29,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DTYPE_FILES, type Dtype } from '../core/lm/dtypes.ts';
-import { loadModel } from '../node/load-model.ts';
+import { loadModel } from '../node/model/load-model.ts';
 import { exportLlama } from '../onnx/export-llama.ts';
 import { llamaWeightShapes } from '../onnx/llama-weights.ts';
 import { foldWeightTransposes } from '../onnx/optimum-layout.ts';

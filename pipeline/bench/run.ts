@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import type { OrtModule, OrtSession } from '../core/lm/ort-lm.ts';
 import { scorePositions, type PositionToScore } from '../core/scoring/scoring.ts';
-import { loadModel } from '../node/load-model.ts';
+import { loadModel } from '../node/model/load-model.ts';
 import { type BenchModel, defaultModel, representativeModel, ROOT } from './model.ts';
 import { browserByDtype, browserLines } from './browser.ts';
 import { benchDtypes, dtypeLines } from './dtypes.ts';
@@ -41,7 +41,7 @@ const E2E_DOCS = arg('e2e-docs', 2);
 const COMMAND = process.argv.length > 2 ? `npx tsx pipeline/bench/run.ts ${process.argv.slice(2).join(' ')}` : 'npm run bench';
 // Results are committed: the READMEs' generated blocks are made from them (npm run docs).
 const OUT = join(ROOT, 'pipeline/bench/results');
-/** Same session options as loadModel (pipeline/node/load-model.ts), for the bare sessions. */
+/** Same session options as loadModel (pipeline/node/model/load-model.ts), for the bare sessions. */
 const SESSION_OPTIONS: ort.InferenceSession.SessionOptions = {
   intraOpNumThreads: 1,
   interOpNumThreads: 1,

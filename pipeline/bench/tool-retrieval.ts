@@ -23,9 +23,9 @@ import { mathjsSpecs } from '../core/tools/catalogs/mathjs/index.ts';
 import { TOOL_SPECS } from '../core/tools/registry.ts';
 import type { ToolSpec } from '../core/tools/spec.ts';
 import { scriptFlag } from '../io/script-flag.ts';
-import { loadModel } from '../node/load-model.ts';
-import { createNodeParts } from '../node/parts.ts';
-import { toolRetrievalFor } from '../node/retrieval.ts';
+import { loadModel } from '../node/model/load-model.ts';
+import { createNodeParts } from '../node/tools/parts.ts';
+import { toolRetrievalFor } from '../node/tools/retrieval.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const DOCS = Number(scriptFlag('docs', '3'));

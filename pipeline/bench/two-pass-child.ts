@@ -11,11 +11,11 @@ import { join, resolve } from 'node:path';
 import { OrtScorer } from '../core/lm/ort-scorer.ts';
 import type { ScoreRequest } from '../core/lm/lm.ts';
 import { withVerdicts } from '../core/run-plan.ts';
-import { configFromFlags } from '../node/annotate-command.ts';
+import { configFromFlags } from '../node/commands/annotate-command.ts';
 import { runProbes } from '../node/run/run-probes.ts';
 import { runAnnotate } from '../node/run/annotate-run.ts';
-import { loadModel } from '../node/load-model.ts';
-import { createNodeParts } from '../node/parts.ts';
+import { loadModel } from '../node/model/load-model.ts';
+import { createNodeParts } from '../node/tools/parts.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const [floorArg, outDir] = process.argv.slice(2);

@@ -14,7 +14,7 @@ import { createPipelineParts } from '../core/stages/parts.ts';
 import type { PositionToScore } from '../core/scoring/scoring.ts';
 import { callText, executeStage, guardStage, prefilterStage, proposeStage } from '../core/stages/stages.ts';
 import { callTokens, planWindow } from '../core/scoring/window.ts';
-import { nodeResources } from '../node/parts.ts';
+import { nodeResources } from '../node/tools/parts.ts';
 import { ROOT } from './model.ts';
 
 export interface Workload {

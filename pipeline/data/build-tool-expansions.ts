@@ -2,7 +2,7 @@
  * Writes the WordNet expansion of every tool a user can rank — the mathjs catalog and the built-in tools — with the
  * settings chosen on dev (pipeline/eval/retrieval/expansion-tuning.json), to
  * pipeline/data/tool-expansions.json (tool name → text), which the "expanded" retriever indexes (Node reads it in
- * pipeline/node/retrieval.ts; the core retriever takes the map, so any platform can pass it in without WordNet).
+ * pipeline/node/tools/retrieval.ts; the core retriever takes the map, so any platform can pass it in without WordNet).
  *
  *   npx tsx pipeline/data/build-tool-expansions.ts
  */

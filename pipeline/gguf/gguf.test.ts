@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readGpt2Onnx, readLlamaOnnx } from '../onnx/onnx-weights.ts';
 import { toHalfBits } from '../onnx/onnx-edit.ts';
 import { halfToFloat } from '../core/lm/ort-graph-io.ts';
-import { convertCommand } from '../node/convert-command.ts';
+import { convertCommand } from '../node/commands/convert-command.ts';
 import { ROOT } from '../node/testing/cli-child.ts';
 import { permuteRope } from './gguf-layouts.ts';
 import { dequantizeQ8_0, GgmlType, quantizeQ8_0 } from './gguf-tensors.ts';

@@ -21,18 +21,18 @@ const EXEMPT_FOLDERS: Readonly<Record<string, string>> = {
 
 /** Files allowed a direct read, and why. A file here that no longer reads directly fails the test (no stale entries). */
 const EXEMPT_FILES: Readonly<Record<string, string>> = {
-  'pipeline/node/read-corpus.ts': 'the corpus reader itself: streams files corpus-files.ts listed as regular, under its record cap and LineSplitter',
-  'pipeline/node/corpus-formats/compressed.ts': "the corpus reader's .gz/.zst streams: files listed as regular, decoded in bounded steps",
-  'pipeline/node/corpus-formats/fixtures.ts': 'the committed format fixtures (corpus-formats/testdata) for the tests',
-  'pipeline/node/cli.ts': "the project's own package.json (its version)",
+  'pipeline/node/corpus/read-corpus.ts': 'the corpus reader itself: streams files corpus-files.ts listed as regular, under its record cap and LineSplitter',
+  'pipeline/node/corpus/corpus-formats/compressed.ts': "the corpus reader's .gz/.zst streams: files listed as regular, decoded in bounded steps",
+  'pipeline/node/corpus/corpus-formats/fixtures.ts': 'the committed format fixtures (corpus-formats/testdata) for the tests',
+  'pipeline/node/cli/cli.ts': "the project's own package.json (its version)",
   'pipeline/node/mcp/mcp-command.ts': "the project's own package.json (the server's version)",
-  'pipeline/node/package-versions.ts': "the project's own package.json and its dependencies' (config.json's versions)",
-  'pipeline/node/start-cache.mjs': "the project's own sources and package.json, and its start cache, before any loader",
-  'pipeline/node/parts.ts': 'the bundled knowledge base, pipeline/data/kb.json',
-  'pipeline/node/retrieval.ts': 'the bundled tool expansions, pipeline/data/tool-expansions.json',
-  'pipeline/node/lm-backends/llama-cpp-score.ts': "the bundled corpus sample, the project's own corpus/sample.jsonl",
-  'pipeline/node/cpu-int8.ts': '/proc/cpuinfo',
-  'pipeline/node/long-argv.ts': 'its own argument file, on a descriptor it inherited from its parent',
+  'pipeline/node/system/package-versions.ts': "the project's own package.json and its dependencies' (config.json's versions)",
+  'pipeline/node/cli/start-cache.mjs': "the project's own sources and package.json, and its start cache, before any loader",
+  'pipeline/node/tools/parts.ts': 'the bundled knowledge base, pipeline/data/kb.json',
+  'pipeline/node/tools/retrieval.ts': 'the bundled tool expansions, pipeline/data/tool-expansions.json',
+  'pipeline/node/model/lm-backends/llama-cpp-score.ts': "the bundled corpus sample, the project's own corpus/sample.jsonl",
+  'pipeline/node/model/cpu-int8.ts': '/proc/cpuinfo',
+  'pipeline/node/system/long-argv.ts': 'its own argument file, on a descriptor it inherited from its parent',
   'pipeline/train/arena.ts': "the project's own WebAssembly kernels",
   'pipeline/train/export-checkpoint.ts': 'a script: the base model named in its source',
   'pipeline/onnx/replicas.ts': 'writes test replicas of the bundled tiny model (onnx/ imports nothing of io/)',
@@ -99,7 +99,7 @@ describe('every file a command opens goes through io/bounded-read.ts', () => {
       'pipeline/node/planted.test.ts': "import { readFileSync } from 'node:fs';\nexport const t = readFileSync;\n",
       'pipeline/node/testing/helper.ts': "import { readFileSync } from 'node:fs';\nexport const h = readFileSync;\n",
       'pipeline/node/commented.ts': '/**\n * readFileSync refuses files over 2 GiB.\n */\nexport const c = 1; // not readFile\n',
-      'pipeline/node/cli.ts': "import { readFileSync } from 'node:fs';\nexport const v = readFileSync('package.json');\n",
+      'pipeline/node/cli/cli.ts': "import { readFileSync } from 'node:fs';\nexport const v = readFileSync('package.json');\n",
       'pipeline/bench/measure.ts': "import { readFileSync } from 'node:fs';\nexport const m = readFileSync;\n",
     });
     expect(directReads(tmp).map((f) => relative('', f.split(':')[0]))).toEqual([

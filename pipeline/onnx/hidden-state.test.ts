@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DTYPES, type Dtype } from '../core/lm/dtypes.ts';
-import { loadModel } from '../node/load-model.ts';
+import { loadModel } from '../node/model/load-model.ts';
 import { lmHeadInput } from './hidden-state.ts';
 import { constantWeights, decodeModel } from './onnx-edit.ts';
 import { writeReplicas } from './replicas.ts';

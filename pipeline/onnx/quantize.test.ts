@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import onnxProto from 'onnx-proto';
 import { describe, expect, it } from 'vitest';
 import { scorePositions, type PositionToScore } from '../core/scoring/scoring.ts';
-import { loadModel } from '../node/load-model.ts';
+import { loadModel } from '../node/model/load-model.ts';
 import { CONVERTERS, convertToFp16, quantizeDynamicInt8, toHalfBits } from './quantize.ts';
 import { MODELS_DIR } from './tiny-llama.ts';
 

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ortWeb from 'onnxruntime-web';
 import { DTYPES, DTYPE_FILES, externalDataFiles, type Dtype } from '../core/lm/dtypes.ts';
 import { OrtCausalLM, type OrtModule } from '../core/lm/ort-lm.ts';
-import { loadModel } from '../node/load-model.ts';
+import { loadModel } from '../node/model/load-model.ts';
 import { writeReplicas } from './replicas.ts';
 
 env.allowRemoteModels = false;

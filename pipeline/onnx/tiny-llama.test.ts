@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { AutoModelForCausalLM, AutoTokenizer, env, Tensor } from '@huggingface/transformers';
-import { loadModel } from '../node/load-model.ts';
+import { loadModel } from '../node/model/load-model.ts';
 import { TINY_LLAMA_DIR, TINY_QWEN2_DIR, writeTinyLlama, writeTinyQwen2 } from './tiny-llama.ts';
 
 const FILES = ['config.json', 'generation_config.json', 'onnx/model.onnx', 'tokenizer.json', 'tokenizer_config.json'];

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import * as ort from 'onnxruntime-node';
-import { loadModel } from '../node/load-model.ts';
+import { loadModel } from '../node/model/load-model.ts';
 import { exportGpt2 } from './export.ts';
 import { buildGpt2Onnx } from './gpt2-graph.ts';
 import { randomGpt2Weights, type Gpt2Config, type Gpt2Weights } from './gpt2-weights.ts';

@@ -9,7 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { loadModel } from '../../pipeline/node/load-model.ts';
+import { loadModel } from '../../pipeline/node/model/load-model.ts';
 import type { GoldenResult } from '../src/analysis-types.ts';
 import { GOLDEN_CASES, scoreGolden } from '../src/golden.ts';
 import { skipWithoutChromium, launch, openPage, setSlider, textOf, scoreGoldenInPage, FUNNEL } from './browser.ts';

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Dtype } from '../../pipeline/core/lm/dtypes.ts';
-import { loadModel } from '../../pipeline/node/load-model.ts';
+import { loadModel } from '../../pipeline/node/model/load-model.ts';
 import { writeReplicas } from '../../pipeline/onnx/replicas.ts';
 import type { GoldenResult } from '../src/analysis-types.ts';
 import { GOLDEN_CASES, scoreGolden } from '../src/golden.ts';

@@ -11,7 +11,7 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadModel } from '../../pipeline/node/load-model.ts';
+import { loadModel } from '../../pipeline/node/model/load-model.ts';
 import { writeReplicas } from '../../pipeline/onnx/replicas.ts';
 import { DTYPE_FILES, DTYPES, type Dtype } from '../../pipeline/core/lm/dtypes.ts';
 import type { GoldenResult } from '../src/analysis-types.ts';

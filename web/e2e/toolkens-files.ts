@@ -7,7 +7,7 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeToolkens, encodeToolkens, type Toolkens } from '../../pipeline/core/toolkens/file.ts';
-import { toolkensTrain } from '../../pipeline/node/toolkens-command.ts';
+import { toolkensTrain } from '../../pipeline/node/commands/toolkens-command.ts';
 import { BUNDLED_TRAIN } from '../src/ui/toolkens.ts';
 import { repoRoot } from './serve.ts';
 

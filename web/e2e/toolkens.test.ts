@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeToolkens, type Toolkens } from '../../pipeline/core/toolkens/file.ts';
-import { loadModel } from '../../pipeline/node/load-model.ts';
+import { loadModel } from '../../pipeline/node/model/load-model.ts';
 import { modelDigest } from '../../pipeline/node/run/run-digest.ts';
 import { toolkenStrip } from '../src/toolkens-jobs.ts';
 import { launch, openPage, skipWithoutChromium, textOf } from './browser.ts';

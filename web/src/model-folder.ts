@@ -11,7 +11,7 @@ export interface FolderFile {
   file: File;
 }
 
-/** Files of older exports that hold the decoder in another layout (as pipeline/node/load-model.ts names them). */
+/** Files of older exports that hold the decoder in another layout (as pipeline/node/model/load-model.ts names them). */
 const LEGACY = /^onnx\/decoder(_with_past)?_model(_merged)?(_\w+)?\.onnx$/;
 
 /**

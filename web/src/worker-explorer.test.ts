@@ -10,7 +10,7 @@ import { hasCallOnly, usefulnessBound } from '../../pipeline/core/candidates.ts'
 import type { CausalLM } from '../../pipeline/core/lm/lm.ts';
 import kb from '../../pipeline/data/kb.json' with { type: 'json' };
 import type { KnowledgeBase } from '../../pipeline/core/tools/qa/qa.ts';
-import { loadModel } from '../../pipeline/node/load-model.ts';
+import { loadModel } from '../../pipeline/node/model/load-model.ts';
 import type { Analysis, AnalyzeParams } from './analysis-types.ts';
 import { browserParts, type BrowserParts } from './browser-parts.ts';
 import { rejudge } from './rejudge.ts';

@@ -91,7 +91,7 @@ describe('generate (paper §4)', () => {
 
 describe('OrtCausalLM.openDecoder (KV cache) on models/tiny-random', () => {
   it('gives the same next-token log-probs as teacher-forced scoring, fed one token or several at a time', async () => {
-    const { loadModel } = await import('../../node/load-model.ts');
+    const { loadModel } = await import('../../node/model/load-model.ts');
     const { TINY_RANDOM_DIR } = await import('../../onnx/tiny-random.ts');
     const lm = await loadModel(TINY_RANDOM_DIR);
     const ids = lm.encode('The capital of Peru is Lima, a city.').slice(0, 12);
@@ -118,7 +118,7 @@ describe('OrtCausalLM.openDecoder (KV cache) on models/tiny-random', () => {
 
 describe('generate stops on the end token, not the start token (models/tiny-qwen2: BOS 263, EOS 265)', () => {
   it('reads the end tokens from the model and steps past a BOS the model writes', async () => {
-    const { loadModel } = await import('../../node/load-model.ts');
+    const { loadModel } = await import('../../node/model/load-model.ts');
     const lm = await loadModel(join(import.meta.dirname, '../../../models/tiny-qwen2'));
     try {
       expect(lm.bosId).toBe(263);

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
-import { loadModel } from '../../node/load-model.ts';
+import { loadModel } from '../../node/model/load-model.ts';
 import { TINY_RANDOM_DIR } from '../../onnx/tiny-random.ts';
 import { loadOrtModel, readOnce, type ModelSource, type OnnxFile } from './load-model.ts';
 import type { HiddenStateLM } from './lm.ts';

@@ -13,7 +13,7 @@ export type ReadProgress = (done: number, total: number) => void;
 
 /**
  * Where a model folder's files come from (the port the platform implements; paths are relative to the folder).
- * Node: pipeline/node/load-model.ts (a directory on disk); web: web/src/model-source.ts (a URL, or files from disk).
+ * Node: pipeline/node/model/load-model.ts (a directory on disk); web: web/src/model-source.ts (a URL, or files from disk).
  */
 export interface ModelSource extends ModelJsonFiles {
   /** Recorded as CausalLM.id: the path or name the user gave, a URL, or "disk:<folder>". */

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as ortWeb from 'onnxruntime-web';
-import { loadModel } from '../../node/load-model.ts';
+import { loadModel } from '../../node/model/load-model.ts';
 import { TINY_RANDOM_DIR } from '../../onnx/tiny-random.ts';
 import { OrtCausalLM } from './ort-lm.ts';
 

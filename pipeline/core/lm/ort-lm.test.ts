@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { AutoModelForCausalLM, env, type Tensor } from '@huggingface/transformers';
-import { loadModel } from '../../node/load-model.ts';
+import { loadModel } from '../../node/model/load-model.ts';
 import { TINY_RANDOM_DIR } from '../../onnx/tiny-random.ts';
 import { tinyChatTokenizer, tinyLlamaConfig } from '../../onnx/tiny-llama.ts';
 import { exportLlama } from '../../onnx/export-llama.ts';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CausalLM, ScoreRequest } from '../lm/lm.ts';
 import type { OrtCausalLM } from '../lm/ort-lm.ts';
-import { loadModel } from '../../node/load-model.ts';
+import { loadModel } from '../../node/model/load-model.ts';
 import { TOOL_SPECS } from '../tools/registry.ts';
 import { positionScores, selectPositions } from './positions.ts';
 

@@ -4,7 +4,7 @@ import { formatCall, parseCall } from '../call-syntax.ts';
 import type { CausalLM } from '../lm/lm.ts';
 import type { OrtCausalLM } from '../lm/ort-lm.ts';
 import { FakeLM } from '../testing/fake-lm.ts';
-import { loadModel } from '../../node/load-model.ts';
+import { loadModel } from '../../node/model/load-model.ts';
 import { loadLabelledSet } from '../../eval/data-quality/labels.ts';
 import { inlineCallIds, scoreLossesInline, scorePositionsInline } from './inline-scoring.ts';
 import { PAPER_WEIGHTS, weightedLoss } from './losses.ts';

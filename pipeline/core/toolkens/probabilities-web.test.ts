@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as ortWeb from 'onnxruntime-web';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadModel } from '../../node/load-model.ts';
+import { loadModel } from '../../node/model/load-model.ts';
 import { mulberry32 } from '../../random/mulberry32.ts';
 import { OrtCausalLM, type OrtModule } from '../lm/ort-lm.ts';
 import type { Toolkens } from './file.ts';

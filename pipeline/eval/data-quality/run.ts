@@ -71,7 +71,7 @@ function main(): void {
   mkdirSync(evalOut, { recursive: true });
   if (opts.run) {
     writeFileSync(input, passages.map((p) => JSON.stringify({ id: p.id, text: p.text, source: p.source, ...(p.date ? { date: p.date } : {}) })).join('\n') + '\n');
-    const args = ['tsx', resolve(ROOT, 'pipeline/node/cli.ts'), 'annotate', input, '--out', runDir, '--overwrite', ...opts.passthrough];
+    const args = ['tsx', resolve(ROOT, 'pipeline/node/cli/cli.ts'), 'annotate', input, '--out', runDir, '--overwrite', ...opts.passthrough];
     console.error(`eval:data: ${passages.length} passages (${splits.join(' + ')}) → npx ${args.slice(1).map((a) => a.replace(ROOT + '/', '')).join(' ')}`);
     const r = spawnSync('npx', args, { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
     if (r.status !== 0) throw new Error(`annotate exited with ${r.status ?? r.signal}`);

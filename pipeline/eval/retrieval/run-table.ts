@@ -12,7 +12,7 @@ import { resolve } from 'node:path';
 import { mathjsSpecs } from '../../core/tools/catalogs/mathjs/index.ts';
 import { BLIND_FILE, evaluate, readRequests, RETRIEVAL_DIR, retrievalTable, type Row, type TableResult } from './table.ts';
 import { docsVocabularyShare } from './vocabulary.ts';
-import { buildToolRetrievers } from '../../node/retrieval.ts';
+import { buildToolRetrievers } from '../../node/tools/retrieval.ts';
 
 const HERE = RETRIEVAL_DIR;
 

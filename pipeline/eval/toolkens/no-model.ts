@@ -16,7 +16,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TOOL_SPECS } from '../../core/tools/registry.ts';
 import type { ToolSpec } from '../../core/tools/spec.ts';
-import { createNodeExecutor } from '../../node/generate-command.ts';
+import { createNodeExecutor } from '../../node/commands/generate-command.ts';
 import type { EvalPrompt } from '../tasks.ts';
 import { answerFound, type TrialRecord } from '../metrics.ts';
 

@@ -18,7 +18,7 @@ if [ "$what" = train ] || [ "$what" = all ]; then
   for data in a b; do
     for s in $SEEDS; do
       f=$OUT/tk-$data-s$s.safetensors
-      [ -f "$f" ] || npx tsx pipeline/node/cli.ts toolkens train out/experiment/arms/$data.jsonl --model $MODEL --seed "$s" --out "$f" --quiet
+      [ -f "$f" ] || npx tsx pipeline/node/cli/cli.ts toolkens train out/experiment/arms/$data.jsonl --model $MODEL --seed "$s" --out "$f" --quiet
     done
   done
 fi
@@ -26,7 +26,7 @@ if [ "$what" = eval ] || [ "$what" = all ]; then
   grep -E '"family":"(dates-stated|relevance)"' "$SET" > "$NOCALL"
   ev() { # name set extra-flags…
     local name=$1 set=$2; shift 2
-    [ -f "$OUT/eval/$name/trials.jsonl" ] || npx tsx pipeline/node/cli.ts eval --model $MODEL --set "$set" --trials 0 --no-without-tools --quiet --out "$OUT/eval/$name" "$@" > /dev/null
+    [ -f "$OUT/eval/$name/trials.jsonl" ] || npx tsx pipeline/node/cli/cli.ts eval --model $MODEL --set "$set" --trials 0 --no-without-tools --quiet --out "$OUT/eval/$name" "$@" > /dev/null
   }
   ev base "$SET"
   # Seed by seed, so that a stop leaves whole seeds: kept calls free and constrained, unfiltered calls on the no-call families.

@@ -8,10 +8,10 @@ import { parse as parseYaml } from 'yaml';
 import { defaultConfig } from '../../core/default-config.ts';
 import type { PipelineParts } from '../../core/stages/stages.ts';
 import { runAnnotate } from '../run/annotate-run.ts';
-import { readJsonlRecords, writeCorpusParquet } from '../corpus-formats/fixtures.ts';
-import { loadModel } from '../load-model.ts';
-import { createNodeParts } from '../parts.ts';
-import { exportFormats } from '../annotate-command.ts';
+import { readJsonlRecords, writeCorpusParquet } from '../corpus/corpus-formats/fixtures.ts';
+import { loadModel } from '../model/load-model.ts';
+import { createNodeParts } from '../tools/parts.ts';
+import { exportFormats } from '../commands/annotate-command.ts';
 import { exportRun } from './export-command.ts';
 
 /**
@@ -33,7 +33,7 @@ const inputs = {
 };
 copyFileSync(sample, inputs.jsonl);
 writeCorpusParquet(inputs.parquet, records, 3); // several row groups within the first four documents
-copyFileSync(join(root, 'pipeline/node/corpus-formats/testdata/sample.jsonl.zst'), inputs.zst);
+copyFileSync(join(root, 'pipeline/node/corpus/corpus-formats/testdata/sample.jsonl.zst'), inputs.zst);
 
 const config = defaultConfig({ tools: ['Calculator', 'QA', 'Calendar'], seed: 7, controlMargin: null });
 for (const t of Object.values(config.thresholds)) Object.assign(t, { k: 3, m: 2, tauF: 0.05 });

@@ -10,9 +10,9 @@ import type { AnnotateConfig } from '../../core/config.ts';
 import { type ExportDoc, type TrainRecord, exportDoc } from '../../core/export/dataset-record.ts';
 import type { RunStats } from '../../core/stats.ts';
 import type { ToolSpec } from '../../core/tools/spec.ts';
-import { digestInputs } from '../input-digest.ts';
-import { readCorpus } from '../read-corpus.ts';
-import { readStateJson } from '../safe-paths.ts';
+import { digestInputs } from '../corpus/input-digest.ts';
+import { readCorpus } from '../corpus/read-corpus.ts';
+import { readStateJson } from '../system/safe-paths.ts';
 
 /** config.json as annotate writes it (the fields export reads). */
 export interface RunRecord {

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../core/default-config.ts';
 import { FakeLM } from '../../core/testing/fake-lm.ts';
 import { runAnnotate } from '../run/annotate-run.ts';
-import { createNodeParts } from '../parts.ts';
+import { createNodeParts } from '../tools/parts.ts';
 import { type CliResult, ROOT, runCli } from '../testing/cli-child.ts';
 import { TEST_CAP_MS } from '../testing/progress.ts';
 import { type McpTools, UNREACHABLE_AFTER, connectMcpTools } from './run-tools.ts';

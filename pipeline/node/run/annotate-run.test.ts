@@ -8,8 +8,8 @@ import type { CausalLM } from '../../core/lm/lm.ts';
 import { escapeBrackets } from '../../core/stages/inline.ts';
 import type { PipelineParts } from '../../core/stages/stages.ts';
 import { runAnnotate } from './annotate-run.ts';
-import { loadModel } from '../load-model.ts';
-import { createNodeParts } from '../parts.ts';
+import { loadModel } from '../model/load-model.ts';
+import { createNodeParts } from '../tools/parts.ts';
 
 /**
  * The whole pipeline on real data: the committed tiny-random model, three documents of the bundled sample

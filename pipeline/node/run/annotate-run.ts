@@ -2,7 +2,7 @@ import type { AnnotateConfig } from '../../core/config.ts';
 import { freezePlan } from '../../core/run-plan.ts';
 import type { PipelineParts } from '../../core/stages/stages.ts';
 import type { RunStats } from '../../core/stats.ts';
-import { digestInputs } from '../input-digest.ts';
+import { digestInputs } from '../corpus/input-digest.ts';
 import { inProcessExecutor } from './executors/in-process.ts';
 import { startRun } from './start-run.ts';
 

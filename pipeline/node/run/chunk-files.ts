@@ -8,11 +8,11 @@ import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSy
 import { join } from 'node:path';
 import type { AnnotateConfig } from '../../core/config.ts';
 import { type RunStats, emptyStats, mergeStats, withCurrentFields } from '../../core/stats.ts';
-import { withSkippedInputs } from '../read-corpus.ts';
+import { withSkippedInputs } from '../corpus/read-corpus.ts';
 import { statsProblem } from './resume-checks.ts';
 import { OUTPUT_FILES, RunFiles } from './run-files.ts';
 import type { ChunkStore } from './run-loop.ts';
-import { MAX_STATE_BYTES, readBoundedFile } from '../safe-paths.ts';
+import { MAX_STATE_BYTES, readBoundedFile } from '../system/safe-paths.ts';
 import type { ChunkResult } from './chunks.ts';
 
 export interface Manifest {

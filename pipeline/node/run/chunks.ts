@@ -13,7 +13,7 @@ import type { Doc } from '../../core/document.ts';
 import type { DocWork, PipelineParts } from '../../core/stages/stages.ts';
 import { type RunStats, addDoc, emptyStats } from '../../core/stats.ts';
 import { callRecords, errorRecord, trainRecord } from './run-records.ts';
-import { type CorpusItem, readCorpus } from '../read-corpus.ts';
+import { type CorpusItem, readCorpus } from '../corpus/read-corpus.ts';
 
 export type ChunkItem = { kind: 'doc'; doc: Doc } | { kind: 'error'; record: ReturnType<typeof errorRecord> };
 

@@ -2,10 +2,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AnnotateFlags, configFromFlags } from '../annotate-command.ts';
+import { type AnnotateFlags, configFromFlags } from '../commands/annotate-command.ts';
 import { runAnnotate } from './annotate-run.ts';
-import { loadModel } from '../load-model.ts';
-import { createNodeParts } from '../parts.ts';
+import { loadModel } from '../model/load-model.ts';
+import { createNodeParts } from '../tools/parts.ts';
 import { OUTPUT_FILES } from './run-files.ts';
 import { ROOT } from '../testing/cli-child.ts';
 

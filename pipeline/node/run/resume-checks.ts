@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { AnnotateConfig } from '../../core/config.ts';
 import { type RunStats, emptyStats, withCurrentFields } from '../../core/stats.ts';
 import { type Checkpoint, OUTPUT_FILES, RunFiles } from './run-files.ts';
-import { readStateJson } from '../safe-paths.ts';
+import { readStateJson } from '../system/safe-paths.ts';
 
 /** config.json as annotate writes it: the fields a resume compares. */
 export interface RunRecord {

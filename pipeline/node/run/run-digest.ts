@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AnnotateConfig } from '../../core/config.ts';
-import { HASH_PIECE, hashFile } from '../file-hash.ts';
+import { HASH_PIECE, hashFile } from '../system/file-hash.ts';
 
 /**
  * What makes two processes produce the same bytes for a chunk: the model's files (by content, not path), the code

@@ -7,7 +7,7 @@
 import { mkdirSync } from 'node:fs';
 import type { RunPlan } from '../../core/run-plan.ts';
 import { type RunStats, emptyStats } from '../../core/stats.ts';
-import { withSkippedInputs } from '../read-corpus.ts';
+import { withSkippedInputs } from '../corpus/read-corpus.ts';
 import { type RunRecord, assertSameRun, resumableCheckpoint } from './resume-checks.ts';
 import { RunFiles } from './run-files.ts';
 import type { ChunkStore, Totals } from './run-loop.ts';

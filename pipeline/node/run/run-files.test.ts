@@ -6,7 +6,7 @@ import { defaultConfig } from '../../core/default-config.ts';
 import { emptyStats } from '../../core/stats.ts';
 import type { PipelineParts } from '../../core/stages/stages.ts';
 import { runAnnotate } from './annotate-run.ts';
-import { digestInputs } from '../input-digest.ts';
+import { digestInputs } from '../corpus/input-digest.ts';
 import { RunFiles } from './run-files.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { accessSync, closeSync, constants, existsSync, fstatSync, fsyncSync, ftruncateSync, lstatSync, openSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname, join, parse, relative, resolve } from 'node:path';
-import { readStateJson, realPlace, specialKind, virtualRootOf } from '../safe-paths.ts';
+import { readStateJson, realPlace, specialKind, virtualRootOf } from '../system/safe-paths.ts';
 
 export { realPlace };
 

@@ -6,7 +6,7 @@ import { type Candidate, isKept, reasonText, type StoredLosses } from '../../cor
 import { inlineCalls, inlinedAtEachPosition } from '../../core/stages/inline.ts';
 import type { RankedTool } from '../../core/retrieval/retriever.ts';
 import { type DocWork, type PipelineParts, callText } from '../../core/stages/stages.ts';
-import type { CorpusError } from '../read-corpus.ts';
+import type { CorpusError } from '../corpus/read-corpus.ts';
 
 /** Losses and usefulness are written rounded to 1e-4 nats: runs agree across batch sizes (float rounding). */
 const round = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 1e4) / 1e4);

@@ -7,7 +7,7 @@
  * client replaying the returned ids gets what an in-process run would.
  */
 import type { CausalLM, HiddenStateLM, ScoreRequest } from '../../core/lm/lm.ts';
-import type { CompletionChoice, CompletionRequest, CompletionResponse, PromptLogprobs } from '../lm-backends/server/protocol.ts';
+import type { CompletionChoice, CompletionRequest, CompletionResponse, PromptLogprobs } from '../model/lm-backends/server/protocol.ts';
 
 /** Limits of one request (vLLM's default --max-logprobs is 20). */
 export const SERVE_LIMITS = { maxLogprobs: 20, maxN: 1024, maxPrompts: 256 } as const;

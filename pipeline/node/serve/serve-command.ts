@@ -4,8 +4,8 @@
  */
 import type { Device } from '../../core/lm/devices.ts';
 import type { HiddenStateLM } from '../../core/lm/lm.ts';
-import type { Dtype } from '../hf-cache.ts';
-import { backendFor, openLM } from '../lm-backends/registry.ts';
+import type { Dtype } from '../model/hf-cache.ts';
+import { backendFor, openLM } from '../model/lm-backends/registry.ts';
 import { serve } from './serve.ts';
 
 export interface ServeFlags {

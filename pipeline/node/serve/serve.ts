@@ -16,7 +16,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { CausalLM, HiddenStateLM } from '../../core/lm/lm.ts';
-import type { ModelCard } from '../lm-backends/server/protocol.ts';
+import type { ModelCard } from '../model/lm-backends/server/protocol.ts';
 import { BadRequest, completions } from './completions.ts';
 
 /** The largest request body read, bytes (256 prompts of a 32k context as JSON ids fit). */

@@ -4,7 +4,7 @@
  * SIGKILLs it and checks that none of its descendants outlives it. Prints `ready` on stdout once all of them run.
  *   node --import tsx pipeline/node/testing/holds-children.ts <MCP server command line>…
  */
-import { ModePipeline } from '../apertium-pipeline.ts';
+import { ModePipeline } from '../tools/apertium-pipeline.ts';
 import { connectMcp } from '../mcp/client.ts';
 
 const pipeline = new ModePipeline(`${process.env.APERTIUM_DATADIR ?? '/usr/share/apertium'}/modes/spa-eng.mode`);

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scorePositions, type PositionToScore } from '../../core/scoring/scoring.ts';
-import { loadModel } from '../../node/load-model.ts';
+import { loadModel } from '../../node/model/load-model.ts';
 import type { OrtCausalLM } from '../../core/lm/ort-lm.ts';
 import { MODELS_DIR } from '../tiny-llama.ts';
 

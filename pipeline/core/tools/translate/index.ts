@@ -1,7 +1,7 @@
 /**
  * The Translate tool (the paper's MT), whole: `[Translate("la casa es grande") -> the house is big]`. The engine is
  * translate.ts: language identification (language-id.ts, eld) and a translation engine the platform passes in as
- * `resources.translationEngine` (Node: Apertium, pipeline/node/apertium.ts; absent → the "not installed" error).
+ * `resources.translationEngine` (Node: Apertium, pipeline/node/tools/apertium.ts; absent → the "not installed" error).
  */
 import type { Doc } from '../../document.ts';
 import { paperPrompt } from '../prompts.ts';

@@ -4,7 +4,7 @@ import type { ToolContext, ToolResult } from '../tool.ts';
 /**
  * The paper's MT tool: a non-English span → English. Both halves are passed in, so this file stays isomorphic:
  *   - a LanguageDetector (language-id.ts wraps `eld`), which decides whether the span is English;
- *   - a TranslationEngine (Node: pipeline/node/apertium.ts runs Apertium as a separate process).
+ *   - a TranslationEngine (Node: pipeline/node/tools/apertium.ts runs Apertium as a separate process).
  * Errors are results: English input → "already English"; no engine → "translation engine not installed (…)".
  */
 

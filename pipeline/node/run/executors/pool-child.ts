@@ -6,10 +6,10 @@
  */
 import type { AnnotateConfig } from '../../../core/config.ts';
 import type { PipelineParts } from '../../../core/stages/stages.ts';
-import { stopRunningPipelines } from '../../apertium-pipeline.ts';
-import { holdWork, onStop } from '../../child-guard.mjs';
-import { openLM, type ModelOpen } from '../../lm-backends/registry.ts';
-import { createRunParts } from '../../parts.ts';
+import { stopRunningPipelines } from '../../tools/apertium-pipeline.ts';
+import { holdWork, onStop } from '../../system/child-guard.mjs';
+import { openLM, type ModelOpen } from '../../model/lm-backends/registry.ts';
+import { createRunParts } from '../../tools/parts.ts';
 import type { Chunk } from '../chunks.ts';
 import { annotateChunk } from './in-process.ts';
 

@@ -11,8 +11,8 @@ import type { AnnotateConfig } from '../../../core/config.ts';
 import type { Executor } from '../run-loop.ts';
 import type { Chunk, ChunkResult } from '../chunks.ts';
 import type { ToChild } from './pool-child.ts';
-import { ABANDONED_EXIT } from '../../child-guard.mjs';
-import type { ModelOpen } from '../../lm-backends/registry.ts';
+import { ABANDONED_EXIT } from '../../system/child-guard.mjs';
+import type { ModelOpen } from '../../model/lm-backends/registry.ts';
 
 type FromChild = { type: 'ready' } | { type: 'result'; result: ChunkResult } | { type: 'error'; message: string };
 

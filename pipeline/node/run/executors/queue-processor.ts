@@ -5,11 +5,11 @@
  */
 import type { SandboxedJob } from 'bullmq';
 import type { PipelineParts } from '../../../core/stages/stages.ts';
-import { stopRunningPipelines } from '../../apertium-pipeline.ts';
-import { holdWork, onStop } from '../../child-guard.mjs';
-import type { Dtype } from '../../hf-cache.ts';
-import { openLM } from '../../lm-backends/registry.ts';
-import { createRunParts } from '../../parts.ts';
+import { stopRunningPipelines } from '../../tools/apertium-pipeline.ts';
+import { holdWork, onStop } from '../../system/child-guard.mjs';
+import type { Dtype } from '../../model/hf-cache.ts';
+import { openLM } from '../../model/lm-backends/registry.ts';
+import { createRunParts } from '../../tools/parts.ts';
 import type { ChunkResult } from '../chunks.ts';
 import { annotateChunk } from './in-process.ts';
 import type { ChunkJob } from './queue.ts';

@@ -7,7 +7,7 @@ import { waitUntil } from '../../testing/progress.ts';
 import { skipUnlessInstalled } from '../../testing/system-requirement.ts';
 import { Redis } from 'ioredis';
 import { freezePlan } from '../../../core/run-plan.ts';
-import { digestInputs } from '../../input-digest.ts';
+import { digestInputs } from '../../corpus/input-digest.ts';
 import { startRun } from '../start-run.ts';
 import { RUN_KEY } from './queue.ts';
 import { redactUrl, redisOptions } from './redis.ts';

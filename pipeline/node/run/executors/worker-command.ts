@@ -13,12 +13,12 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type Job, Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import { ABANDONED_EXIT } from '../../child-guard.mjs';
-import { packageVersions } from '../../package-versions.ts';
-import type { Dtype } from '../../hf-cache.ts';
-import { modelRef, openLM } from '../../lm-backends/registry.ts';
-import { type ServedModelFlags, servedModelFlags } from '../../cli-options.ts';
-import { createNodeParts } from '../../parts.ts';
+import { ABANDONED_EXIT } from '../../system/child-guard.mjs';
+import { packageVersions } from '../../system/package-versions.ts';
+import type { Dtype } from '../../model/hf-cache.ts';
+import { modelRef, openLM } from '../../model/lm-backends/registry.ts';
+import { type ServedModelFlags, servedModelFlags } from '../../cli/cli-options.ts';
+import { createNodeParts } from '../../tools/parts.ts';
 import { WORKER_ENV } from './queue-processor.ts';
 import { type RunRecord, QUEUE_NAME, RUN_KEY } from './queue.ts';
 import { assertQueueReachable, redisOptions } from './redis.ts';
@@ -113,7 +113,7 @@ export async function workerCommand(flags: WorkerFlags): Promise<void> {
 }
 
 /** child-guard-start.mjs, as the chunk processes' `--import`. */
-const CHILD_GUARD = pathToFileURL(join(import.meta.dirname, '../../child-guard-start.mjs')).href;
+const CHILD_GUARD = pathToFileURL(join(import.meta.dirname, '../../system/child-guard-start.mjs')).href;
 
 /**
  * SIGTERM/SIGINT: hand the chunks in hand back to the queue now (their lock is ours: another worker may take them at

@@ -1,7 +1,7 @@
 /**
  * A fifth tool for tests only, whole: `[UnitConvert(12 km to mi) -> 7.46 mi]` over a fixed table. It exists to show
  * that adding a tool is this folder plus one line in a registry (../registry.ts): the Node pipeline and the web app
- * run it without any other edit (pipeline/node/fifth-tool.test.ts, web/e2e/fifth-tool.test.ts). It is not a production tool.
+ * run it without any other edit (pipeline/node/tools/fifth-tool.test.ts, web/e2e/fifth-tool.test.ts). It is not a production tool.
  */
 import { paperPrompt } from '../../prompts.ts';
 import { positionBefore } from '../../../text/boundaries.ts';
