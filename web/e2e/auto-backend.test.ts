@@ -9,14 +9,14 @@
  * for the wrong reason.
  */
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { launch, openPage, setSlider, skipWithoutChromium, textOf, FUNNEL } from './browser.ts';
-import { buildApp, repoRoot, serveApp, type Served } from './serve.ts';
+import { repoRoot } from './serve.ts';
+import { servedForSuite } from './suite.ts';
 import { TEST_CAP_MS, waitWhileProgressing } from './progress-wait.ts';
 
 const OUT = join(repoRoot, 'out/web-test');
-let served: Served;
 
 const text = textOf;
 const attr = (page: Page, id: string, name: string) => page.getAttribute(`[data-testid="${id}"]`, name);
@@ -24,15 +24,7 @@ const attr = (page: Page, id: string, name: string) => page.getAttribute(`[data-
 const GROUP = 'backend choice, progress and cancel (headless Chromium, SwiftShader offered)';
 
 describe.skipIf(skipWithoutChromium(GROUP))(GROUP, () => {
-  beforeAll(async () => {
-    const outDir = join(OUT, 'dist-auto-backend');
-    await buildApp({ outDir });
-    served = await serveApp({ outDir });
-  }, TEST_CAP_MS);
-
-  afterAll(async () => {
-    await served?.close();
-  });
+  const served = servedForSuite('auto-backend');
 
   it('auto skips the fallback adapter: the default page scores its explorer text on WASM; Cancel stops a job and a new one runs', async () => {
     const browser = await launch({ webgpu: true });

@@ -4,21 +4,15 @@
  * count); a corpus sample whose date is a year only ("1790", the SOTU samples) shows that year in the date field,
  * with no console warning, and the Calendar answers for it.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { launch, openPage, skipWithoutChromium, textOf } from './browser.ts';
 import { TEST_CAP_MS, waitWhileProgressing } from './progress-wait.ts';
-import { buildAndServe, type Served } from './serve.ts';
+import { servedForSuite } from './suite.ts';
 
 const GROUP = "the explorer's own call and date inputs (Chromium, WASM)";
-let served: Served;
 
 describe.skipIf(skipWithoutChromium(GROUP))(GROUP, () => {
-  beforeAll(async () => {
-    served = await buildAndServe('explorer-inputs');
-  }, TEST_CAP_MS);
-  afterAll(async () => {
-    await served?.close();
-  });
+  const served = servedForSuite('explorer-inputs');
 
   it('lists the page\'s tools for the own call, names an unknown one, and keeps a year-only date', async () => {
     const browser = await launch({ webgpu: false });

@@ -5,29 +5,21 @@
  * positions, its worked example as the user's own call — with no edit outside the tool's folder and that registry.
  */
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TOOL_SPECS } from '../../pipeline/core/tools/testing/registry.ts';
 import { skipWithoutChromium, launch, openPage, textOf, FUNNEL } from './browser.ts';
-import { buildApp, repoRoot, serveApp, type Served } from './serve.ts';
+import { repoRoot } from './serve.ts';
+import { servedForSuite } from './suite.ts';
 import { TEST_CAP_MS, waitWhileProgressing } from './progress-wait.ts';
 
 const OUT = join(repoRoot, 'out/web-test');
 const TOOL = 'UnitConvert';
 const example = TOOL_SPECS.find((s) => s.name === TOOL)!.examples![0];
 
-let served: Served;
 const text = textOf;
 
 describe.skipIf(skipWithoutChromium('a fifth tool in the web app (headless Chromium)'))('a fifth tool in the web app (headless Chromium)', () => {
-  beforeAll(async () => {
-    const outDir = join(OUT, 'dist-fifth-tool');
-    await buildApp({ toolSpecs: join(repoRoot, 'pipeline/core/tools/testing/registry.ts'), outDir });
-    served = await serveApp({ outDir });
-  }, TEST_CAP_MS);
-
-  afterAll(async () => {
-    await served?.close();
-  });
+  const served = servedForSuite('fifth-tool', { toolSpecs: join(repoRoot, 'pipeline/core/tools/testing/registry.ts') });
 
   it('lists it in the explorer and scores its calls on wasm', async () => {
     const browser = await launch({ webgpu: false });

@@ -4,24 +4,17 @@
  * programmatic proposers switched back on, proposers' calls appear beside them. Which calls a model writes is the
  * pipeline's business (core/stages/propose-stage.test.ts); here, that the page runs what it shows.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { launch, openPage, skipWithoutChromium } from './browser.ts';
-import { buildAndServe, type Served } from './serve.ts';
+import { servedForSuite } from './suite.ts';
 import { TEST_CAP_MS, waitWhileProgressing } from './progress-wait.ts';
 
-let served: Served;
 
 const doneAfter = (previous: string | null) =>
   `document.querySelector('[data-testid="ex-status"]')?.getAttribute('data-done') && document.querySelector('[data-testid="ex-status"]')?.getAttribute('data-done') !== ${JSON.stringify(previous)}`;
 
 describe.skipIf(skipWithoutChromium('explorer LM context in headless Chromium'))('explorer LM context in headless Chromium', () => {
-  beforeAll(async () => {
-    served = await buildAndServe('lm-context');
-  }, TEST_CAP_MS);
-
-  afterAll(async () => {
-    await served?.close();
-  });
+  const served = servedForSuite('lm-context');
 
   it('bare context without proposers: every candidate is an LM sample; proposers back on: theirs appear beside', async () => {
     const browser = await launch({ webgpu: false });

@@ -4,18 +4,15 @@
  * below sends one job that scores the L_b of exactly the calls whose bound reaches the new τ_f, after which every row
  * equals a full scoring at that τ_f (an analysis asked of the same worker with τ_min there from the start).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { launch, openPage, setSlider, skipWithoutChromium, textOf } from './browser.ts';
-import { join } from 'node:path';
 import { TEST_CAP_MS, waitWhileProgressing } from './progress-wait.ts';
-import { buildApp, repoRoot, serveApp, type Served } from './serve.ts';
+import { servedForSuite } from './suite.ts';
 
 const GROUP = "the explorer's two-pass scoring and on-demand L_b (Chromium, WASM)";
 /** Where τ_f goes below the first run's τ_min (0.5): between the default text's bounds L_a − L_c (−0.14 … 0.48). */
 const LOW = 0.1;
-const OUT_DIR = join(repoRoot, 'out/web-test/tau-min-dist');
-let served: Served;
 
 type Hook = { toolformer: { client: { posted: number; request(t: string, b: unknown): Promise<unknown> } } };
 const posted = (page: Page) => page.evaluate(() => (globalThis as unknown as Hook).toolformer.client.posted);
@@ -37,13 +34,7 @@ function rows(page: Page) {
 }
 
 describe.skipIf(skipWithoutChromium(GROUP))(GROUP, () => {
-  beforeAll(async () => {
-    await buildApp({ outDir: OUT_DIR });
-    served = await serveApp({ outDir: OUT_DIR });
-  }, TEST_CAP_MS);
-  afterAll(async () => {
-    await served?.close();
-  });
+  const served = servedForSuite('tau-min');
 
   it('scores L_b below τ_min on demand, only for the calls whose bound reaches τ_f, then equals a full scoring', async () => {
     const browser = await launch({ webgpu: false });
