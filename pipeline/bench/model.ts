@@ -9,8 +9,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { buildByteTokenizer, byteToUnicode } from '../onnx/byte-tokenizer.ts';
-import { exportGpt2 } from '../onnx/export.ts';
-import { randomGpt2Weights, type Gpt2Config } from '../onnx/gpt2-weights.ts';
+import { writeRandomGpt2 } from '../onnx/tiny-random.ts';
+import type { Gpt2Config } from '../onnx/gpt2-weights.ts';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const DEFAULT_MODEL_DIR = join(ROOT, 'models/default');
@@ -51,13 +51,7 @@ export async function representativeModel(): Promise<BenchModel> {
     // " [" and "->" must be single tokens (pipeline/core/lm/tokens.ts); learned merges come after them.
     const merges = learnMerges(corpusSample(300_000), 4096 - 256 - 1, [['Ġ', '['], ['-', '>']]);
     const tokenizer = buildByteTokenizer({ merges, specialTokens: ['<|endoftext|>'] });
-    const config = BENCH_CONFIG(tokenizer.vocabSize);
-    await exportGpt2(BENCH_MODEL_DIR, {
-      config,
-      weights: randomGpt2Weights(config, 6),
-      tokenizer: tokenizer.json,
-      extra: { _generated_by: 'pipeline/bench/model.ts (random weights, seed 6; for benchmarks only)' },
-    });
+    await writeRandomGpt2(BENCH_MODEL_DIR, BENCH_CONFIG(tokenizer.vocabSize), tokenizer.json, { seed: 6, writer: 'pipeline/bench/model.ts', use: 'benchmarks' });
   }
   return { dir: BENCH_MODEL_DIR, name, description };
 }

@@ -36,12 +36,19 @@ export function tinyRandomConfig(vocabSize: number): Gpt2Config {
 
 export async function writeTinyRandom(dir = TINY_RANDOM_DIR): Promise<ExportedFiles> {
   const tokenizer = tinyRandomTokenizer();
-  const config = tinyRandomConfig(tokenizer.vocabSize);
+  return writeRandomGpt2(dir, tinyRandomConfig(tokenizer.vocabSize), tokenizer.json, { seed: 1234, writer: 'pipeline/onnx/tiny-random.ts', use: 'tests' });
+}
+
+/**
+ * A random-weight GPT-2 (`seed`) in the export layout with `tokenizer`; config.json's _generated_by names the
+ * `writer`, the seed and what the model is for (`use`: "tests", "benchmarks").
+ */
+export function writeRandomGpt2(dir: string, config: Gpt2Config, tokenizer: Record<string, unknown>, o: { seed: number; writer: string; use: string }): Promise<ExportedFiles> {
   return exportGpt2(dir, {
     config,
-    weights: randomGpt2Weights(config, 1234),
-    tokenizer: tokenizer.json,
-    extra: { _generated_by: 'pipeline/onnx/tiny-random.ts (random weights, seed 1234; for tests only)' },
+    weights: randomGpt2Weights(config, o.seed),
+    tokenizer,
+    extra: { _generated_by: `${o.writer} (random weights, seed ${o.seed}; for ${o.use} only)` },
   });
 }
 
