@@ -25,7 +25,7 @@
  *   stages    stages/: one document's way through prefilter → propose → execute → score → inline; the probes
  *   top       generate/, toolkens/ (ToolkenGPT), export/, stats.ts: what runs over the stages
  * Test files (*.test.ts) sit beside the code they test and may reach up (a core test loads a model through
- * node/load-model.ts); nothing imports a test, so this makes no cycle. `testing/` folders hold test helpers:
+ * node/model/load-model.ts); nothing imports a test, so this makes no cycle. `testing/` folders hold test helpers:
  * only tests, other testing modules and web/e2e/ (the browser tests' harness) import them. No cycles anywhere.
  */
 const TEST = '(\\.test\\.ts$|(^|/)testing/|^web/e2e/)';
@@ -114,7 +114,7 @@ module.exports = {
     {
       name: 'core-no-platform-runtime',
       severity: 'error',
-      comment: 'onnxruntime-node / onnxruntime-web are chosen by the edge (node/load-model.ts, web/src/ort-web.ts).',
+      comment: 'onnxruntime-node / onnxruntime-web are chosen by the edge (node/model/load-model.ts, web/src/ort-web.ts).',
       from: { path: '^pipeline/core/', pathNot: TEST },
       to: { path: '(^|/)onnxruntime-(node|web)(/|$)', dependencyTypesNot: ['type-only'] },
     },

@@ -1,7 +1,7 @@
 /**
  * The key-value cache port: what a run may keep between processes and runs (the probes' verdicts, the dense
  * retriever's index), with the platform passed in — Node: one file per entry under the user's cache folder
- * (node/file-cache.ts); a platform without one passes NO_CACHE. Values are text (JSON records whose own format says
+ * (node/system/file-cache.ts); a platform without one passes NO_CACHE. Values are text (JSON records whose own format says
  * what they hold: core/stages/probe-cache.ts, core/retrieval/index-record.ts).
  */
 

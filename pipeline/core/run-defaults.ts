@@ -1,6 +1,6 @@
 /**
  * The annotate run's settings that have a default, in one table: the config key, its default, and the CLI flag that
- * overrides it (none: not a flag). `defaultConfig` (default-config.ts), the CLI's options and help (node/cli.ts), the tool
+ * overrides it (none: not a flag). `defaultConfig` (default-config.ts), the CLI's options and help (node/cli/cli.ts), the tool
  * executor (stages/execute.ts) and the web app read their defaults from here, so they cannot disagree.
  * A leaf module: it imports nothing, so any layer may read it.
  */

@@ -1,6 +1,6 @@
 /**
  * JSONL files written by this project (runs' calls.jsonl / train.jsonl, training logs, C* data, eval inputs):
- * one JSON value per line, blank lines ignored, read through io/bounded-read.ts (a regular file, lines capped). For the corpus, which may hold anything, `node/read-corpus.ts` is the
+ * one JSON value per line, blank lines ignored, read through io/bounded-read.ts (a regular file, lines capped). For the corpus, which may hold anything, `node/corpus/read-corpus.ts` is the
  * reader (byte caps, encodings, one error record per bad record).
  */
 import { readLinesSync, unreadLineReason } from './bounded-read.ts';

@@ -1,5 +1,5 @@
 /**
- * Bytes → lines, in bounded memory: the one splitter behind the corpus reader (node/read-corpus.ts) and the JSONL
+ * Bytes → lines, in bounded memory: the one splitter behind the corpus reader (node/corpus/read-corpus.ts) and the JSONL
  * reader of the project's own files (bounded-read.ts). Fed chunk by chunk; a line longer than `maxBytes` is counted
  * but not kept, so memory stays O(maxBytes + one chunk) whatever the input holds. Runs of blank lines are skipped in
  * bulk (a newline bomb is 1 GiB of them); a run of NULs inside an over-long line ends the input (a 100 GB tail of

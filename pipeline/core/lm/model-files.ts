@@ -1,5 +1,5 @@
 /**
- * The platform-free part of loading a Hugging Face ONNX causal-LM folder, shared by the CLI (node/load-model.ts: a
+ * The platform-free part of loading a Hugging Face ONNX causal-LM folder, shared by the CLI (node/model/load-model.ts: a
  * directory or the local Hugging Face cache) and the web worker (web/src/worker.ts: a URL or a folder picked from
  * disk): which ONNX file a dtype names, which JSON files are read, and the refusals (an unknown dtype, a model that
  * is not a decoder-only causal LM). Only the bytes and the ONNX Runtime sessions differ by platform.

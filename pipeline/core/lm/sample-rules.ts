@@ -3,7 +3,7 @@
  * the row unstopped; with `alive`, an id the tokenizer lacks ends it with the text it had; the stop string ends it
  * stopped, cut before the stop; with `alive`, a text that can no longer be what the caller reads ends it unstopped.
  * The ONNX decoder applies them as it draws (ort-decoder.ts); a server backend replays them over the ids a server
- * drew (node/lm-backends/server), so both give the same sample from the same ids.
+ * drew (node/model/lm-backends/server), so both give the same sample from the same ids.
  */
 import type { Sample, SampleOptions } from './lm.ts';
 

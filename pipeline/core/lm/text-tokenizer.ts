@@ -1,7 +1,7 @@
 /**
  * A Hugging Face tokenizer.json as the pipeline uses it: text ↔ ids without special tokens added, an exact decode, and
  * whether an id is the tokenizer's. Shared by the ONNX runtime's LM (ort-lm.ts) and the backends that score elsewhere
- * but tokenize here (a server: node/lm-backends/server), so every backend turns the same text into the same ids.
+ * but tokenize here (a server: node/model/lm-backends/server), so every backend turns the same text into the same ids.
  */
 import { Tokenizer } from '@huggingface/tokenizers';
 

@@ -4,7 +4,7 @@
  * for the mathjs catalog's 215 tools on models/default — paid again by every process of a run (each --workers child,
  * shard and queue worker) and every `toolformer retrieve`. This is the pure half of caching it across processes:
  * what the key is made of, and the record a cache file holds, checked before it is trusted. The Node edge
- * (node/retrieval-cache.ts) hashes the key, picks the directory, reads and writes the files.
+ * (node/tools/retrieval-cache.ts) hashes the key, picks the directory, reads and writes the files.
  *
  * The numbers are written as JSON numbers: a float32 is exactly a double, JSON writes a double's shortest exact
  * decimal, so a record read back gives the very same floats (rankings equal to the last bit, runs byte-identical).

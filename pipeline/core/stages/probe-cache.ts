@@ -3,7 +3,7 @@
  * settings the probes read, so a run may take an earlier run's verdicts instead of sampling again (issue 28 item 2:
  * the probes were ≈ 28 % of a 135M run and a third of the bundled model's). This is the pure half: what the cache
  * key is made of, and the check a cached record must pass before it is trusted. The Node edge
- * (node/probe-cache.ts) hashes the key, picks the cache directory, reads and writes the files.
+ * (node/run/probe-cache.ts) hashes the key, picks the cache directory, reads and writes the files.
  */
 import type { AnnotateConfig } from '../config.ts';
 import type { ProbeCacheNote, ProbeOutcome } from '../run-plan.ts';

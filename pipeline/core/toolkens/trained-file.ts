@@ -1,6 +1,6 @@
 /**
  * What a toolkens file records about its training (file.ts `meta`, strings by the safetensors rule), made the same
- * way by the CLI (`toolformer toolkens train`, node/toolkens-command.ts) and by the web app's in-page training, so
+ * way by the CLI (`toolformer toolkens train`, node/commands/toolkens-command.ts) and by the web app's in-page training, so
  * either one's file reads the same everywhere (its card, the comparison report, generate/eval --toolkens). Isomorphic.
  */
 import type { Toolkens } from './file.ts';

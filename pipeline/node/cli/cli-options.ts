@@ -91,7 +91,7 @@ export function servedModelFlags(flags: ServedModelFlags) {
   };
 }
 
-/** `--device`: where the LM runs (core/lm/devices.ts; node/device.ts maps it to ONNX Runtime's execution providers). */
+/** `--device`: where the LM runs (core/lm/devices.ts; node/model/device.ts maps it to ONNX Runtime's execution providers). */
 export const deviceOption = () =>
   new Option('--device <device>', 'where the LM runs: cpu, webgpu (ONNX: a GPU through Vulkan, Metal or D3D12), cuda (ONNX: needs onnxruntime-node\'s CUDA provider, pipeline/node/README.md, Devices; GGUF: llama.cpp\'s), vulkan or metal (GGUF), auto (the backend\'s choice; a served model runs where the server runs it)')
     .choices(DEVICES)

@@ -1,5 +1,5 @@
 /**
- * `--device` (node/device.ts): on the WebGPU provider the pipeline computes what it computes on the CPU — the same
+ * `--device` (node/model/device.ts): on the WebGPU provider the pipeline computes what it computes on the CPU — the same
  * L_a, L_b, L_c lines from `toolformer score` within 1e-4 on the worked cases, and the same kept calls from a
  * 5-document annotate — and a device that cannot start is one line naming what is missing and the fix.
  *

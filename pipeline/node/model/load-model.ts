@@ -34,7 +34,7 @@ export interface LoadModelOptions {
    */
   dtype?: Dtype;
   /**
-   * Where the LM runs (`--device`, node/device.ts): cpu, webgpu or cuda. Never falls back: a device that cannot start
+   * Where the LM runs (`--device`, node/model/device.ts): cpu, webgpu or cuda. Never falls back: a device that cannot start
    * is a one-line error naming what is missing. The KV cache stays in host memory on every device (see
    * pipeline/node/README.md, Devices: onnxruntime-node 1.30 aborts when a gpu-buffer output is read back). @default "cpu"
    */

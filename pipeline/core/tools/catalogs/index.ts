@@ -6,7 +6,7 @@ import type { ToolRunner, ToolSpec } from '../spec.ts';
 
 /**
  * Runs a catalog's calls somewhere else — on Node, worker threads with a heap limit and a deadline
- * (node/isolated-calls.ts) — given the catalog's `evaluator`. Passed in by the platform, never sniffed; without one a
+ * (node/tools/isolated-calls.ts) — given the catalog's `evaluator`. Passed in by the platform, never sniffed; without one a
  * call runs in-process under the catalog's own bounds.
  */
 export interface CatalogIsolation {

@@ -44,7 +44,7 @@ export interface ModelRef {
    */
   digest(): string;
   /**
-   * SHA-256 over what the probes' verdicts depend on (node/probe-cache.ts); undefined: verdicts are not cached (a
+   * SHA-256 over what the probes' verdicts depend on (node/run/probe-cache.ts); undefined: verdicts are not cached (a
    * served model's weights cannot be hashed from here).
    */
   probeDigest(): string | undefined;

@@ -10,7 +10,7 @@ import { RedisServer, hasRedisServer } from './redis-server.ts';
 /**
  * A catalog and tool retrieval across processes (issue 30 item 3): each process of a run — `--workers` children, each
  * `--shard`, a `--queue` run's `toolformer worker` — rebuilds the catalog's tools and the retriever from the frozen
- * plan's config (node/parts.ts createRunParts), so `--workers 2`, `--shard i/2` + merge and `--queue` with a worker
+ * plan's config (node/tools/parts.ts createRunParts), so `--workers 2`, `--shard i/2` + merge and `--queue` with a worker
  * write the same bytes as one process. The default
  * retriever (fusion: BM25 + the dense one over the LM's hidden states, its projection trained in each process from the
  * same seed). Four documents in two-item chunks, Calculator beside the catalog's 215 tools, 3 retrieved per document,

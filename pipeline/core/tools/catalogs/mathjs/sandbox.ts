@@ -22,7 +22,7 @@ import type { ToolResult } from '../../tool.ts';
  *      in depth), with a seeded random generator (the same call gives the same result); the result's size is checked
  *      before it is turned into text (MAX_RESULT_ITEMS), and its text capped.
  * On Node the whole evaluation also runs in a worker thread with a heap limit and a deadline
- * (node/isolated-calls.ts): these bounds make refusals fast and precise, the worker makes a missed case cost one
+ * (node/tools/isolated-calls.ts): these bounds make refusals fast and precise, the worker makes a missed case cost one
  * terminated thread, not the server.
  */
 
