@@ -188,6 +188,8 @@ export class LlamaCppLM implements CausalLM {
     await Promise.all(Array.from({ length: lanes }, (_, lane) => this.pool.with(async (seq) => {
       for (let row = lane; row < n; row += lanes) await this.sampleRow(seq, prompt, row, steps, state);
     })));
+    // The ids drawn, as the ONNX sampler reports them (Sample.ids).
+    for (let row = 0; row < n; row++) samples[row].ids = state.generated.get(row);
     return samples;
   }
 
