@@ -29,14 +29,6 @@ function defineAnnotate(program: Command): void {
     .option('--max-record-bytes <n>', 'largest record: a JSONL line (decompressed), a .txt file, a Parquet cell; longer is a bad record (default 4 MiB)', integer('--max-record-bytes'))
     .option('--max-zstd-window <n>', 'largest window a .zst frame may declare, bytes; a bigger one refuses the file (default 8 MiB)', integer('--max-zstd-window'))
     .option('--max-row-group-bytes <n>', 'decoded bytes of one Parquet read: bigger row groups are read in slices; a page over it is refused (default 128 MiB)', integer('--max-row-group-bytes'));
-  // The executors' options, from their registry (pipeline/node/run/executors/registry.ts): the files are
-  // byte-identical whichever of these is used.
-  for (const { option } of EXECUTORS) {
-    if (!option) continue;
-    const flag = `--${option.name} ${option.value}`;
-    if (option.integer) annotate.option(flag, option.description, integer(`--${option.name}`));
-    else annotate.option(flag, option.description);
-  }
   addOptions(annotate, lmOptions())
     .addOption(toolsOption(' (default: every tool in the registry)'))
     .addOption(mcpOption())
@@ -67,7 +59,16 @@ function defineAnnotate(program: Command): void {
     .option('--resume', 'continue a killed run in --out from its checkpoint')
     .option('--overwrite', 'replace an earlier run in --out')
     .addOption(quietOption('no progress bar'))
-    .option('--export <formats>', `after the run, export it: comma-separated ${EXPORT_FORMAT_NAMES.join(', ')} (to <out>/export/<format>; see \`toolformer export\`)`)
+    .option('--export <formats>', `after the run, export it: comma-separated ${EXPORT_FORMAT_NAMES.join(', ')} (to <out>/export/<format>; see \`toolformer export\`)`);
+  // The executors' options, from their registry (pipeline/node/run/executors/registry.ts): the files are
+  // byte-identical whichever of these is used.
+  for (const { option } of EXECUTORS) {
+    if (!option) continue;
+    const flag = `--${option.name} ${option.value}`;
+    if (option.integer) annotate.option(flag, option.description, integer(`--${option.name}`));
+    else annotate.option(flag, option.description);
+  }
+  annotate
     .option('--chunk <n>', 'input items per chunk (scale-out unit)', integer('--chunk'))
     .action(async (inputs: string[], opts) => {
       // Imported on use: a bad flag or model fails in a second, before the pipeline's modules load.
