@@ -62,7 +62,7 @@ describe('resume with damaged state: one line, never two runs mixed', () => {
     const run = await annotate(small, '--model', TINY_MODEL, '--out', 'empty-checkpoint', '--resume');
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(oneLine);
-    expect(run.stderr).toMatch(/cannot resume empty-checkpoint: checkpoint.json is damaged \("items" is not a count\)/);
+    expect(run.stderr).toMatch(/cannot resume empty-checkpoint: checkpoint.json is damaged \("items" is missing\)/);
   });
 });
 

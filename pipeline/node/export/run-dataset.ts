@@ -13,6 +13,8 @@ import type { ToolSpec } from '../../core/tools/spec.ts';
 import { digestInputs } from '../corpus/input-digest.ts';
 import { readCorpus } from '../corpus/read-corpus.ts';
 import { readStateJson } from '../system/safe-paths.ts';
+import { checkpointSchema, parseState, runRecordSchema, runStatsSchema } from '../run/state-schemas.ts';
+import type { z } from 'zod';
 
 /** config.json as annotate writes it (the fields export reads). */
 export interface RunRecord {
@@ -39,17 +41,26 @@ export function readRun(dir: string): RunInfo {
     throw new Error(`${dir}: the run has not finished (no stats.json): finish it with \`toolformer annotate … --out ${dir} --resume\` (or \`toolformer merge ${dir}\`) first`);
   }
   const fix = 'pass the --out directory of a finished `toolformer annotate` run';
-  const record = readStateJson(dir, 'config.json', `cannot read the run ${dir}`, fix) as RunRecord;
-  const stats = readStateJson(dir, 'stats.json', `cannot read the run ${dir}`, fix) as RunStats;
+  const context = `cannot read the run ${dir}`;
+  const record = checkedState(dir, 'config.json', runRecordSchema, '', fix) as unknown as RunRecord;
+  const stats = checkedState(dir, 'stats.json', runStatsSchema(record.config.tools), 'stats', fix) as RunStats;
   // train.jsonl as the run left it: the length its checkpoint records (a file grown or swapped since is not exported).
   if (existsSync(join(dir, 'checkpoint.json'))) {
-    const recorded = (readStateJson(dir, 'checkpoint.json', `cannot read the run ${dir}`, fix) as { bytes?: Record<string, unknown> }).bytes?.['train.jsonl'];
+    const recorded = checkedState(dir, 'checkpoint.json', checkpointSchema, '', fix).bytes['train.jsonl'];
     const size = statSync(join(dir, 'train.jsonl')).size;
-    if (typeof recorded === 'number' && size !== recorded) {
-      throw new Error(`cannot read the run ${dir}: train.jsonl is ${size} bytes, but its checkpoint records ${recorded}: the file changed after the run; ${fix}`);
+    if (size !== recorded) {
+      throw new Error(`${context}: train.jsonl is ${size} bytes, but its checkpoint records ${recorded}: the file changed after the run; ${fix}`);
     }
   }
   return { dir, record, stats };
+}
+
+/** The state file `name` of the run in `dir` as `schema` outputs it, or one line naming the file and its first bad field. */
+function checkedState<T extends z.ZodType>(dir: string, name: string, schema: T, root: string, fix: string): z.output<T> {
+  const context = `cannot read the run ${dir}`;
+  const parsed = parseState(schema, readStateJson(dir, name, context, fix), root);
+  if ('problem' in parsed) throw new Error(`${context}: ${name} is damaged (${parsed.problem}): ${fix}`);
+  return parsed.value;
 }
 
 /** Non-empty lines of a JSONL file as parsed values, streamed (io/jsonl.ts); a bad line is one error naming file:line. */

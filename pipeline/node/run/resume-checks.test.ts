@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emptyStats } from '../../core/stats.ts';
 import { statsProblem } from './resume-checks.ts';
+import { parseRunStats } from './state-schemas.ts';
 import { TINY_MODEL, runCli, runCliMeasured } from '../testing/cli-child.ts';
 import { TEST_CAP_MS } from '../testing/progress.ts';
 import { folderSnapshot } from '../testing/folder-snapshot.ts';
@@ -51,6 +52,31 @@ describe('statsProblem', () => {
     const badReason = emptyStats(['Calculator']);
     badReason.tools.Calculator.reasons.kept = -1;
     expect(statsProblem(badReason, ['Calculator'])).toBe('stats.tools.Calculator.reasons.kept is not a count');
+  });
+
+  // state-schemas.ts: strict objects, integer counts, maps without prototype-named keys (issue 46 item 5).
+  it.each([
+    ['a count given as a string', (s: any): void => void (s.tools.Calculator.scored = '3'), 'stats.tools.Calculator.scored is not a count'],
+    ['a count that is not finite (JSON 1e999)', (s: any): void => void (s.docsRead = JSON.parse('1e999')), 'stats.docsRead is not a count'],
+    ['a count that is not whole', (s: any): void => void (s.badRecords = 0.5), 'stats.badRecords is not a count'],
+    ['a field the run never writes', (s: any): void => void (s.constructor = {}), 'stats.constructor is not a field of this file'],
+    ['a tool the run does not have', (s: any): void => void (s.tools.Other = s.tools.Calculator), 'stats.tools.Other is not a field of this file'],
+    ['a map key named like a prototype member', (s: any): void => void (s.tools.Calculator.reasons = JSON.parse('{"toString":1}')), 'stats.tools.Calculator.reasons.toString is a key named like a member of Object.prototype'],
+    ['a missing object', (s: any): void => void delete s.tools.Calculator.lmSampling, 'stats.tools.Calculator.lmSampling is missing'],
+    ['a τ_f grid of the wrong length', (s: any): void => void s.tools.Calculator.reachTauF.pop(), 'stats.tools.Calculator.reachTauF is not a list of 5'],
+  ] as const)('%s', (_name, damage, problem) => {
+    const stats = JSON.parse(JSON.stringify(emptyStats(['Calculator'])));
+    damage(stats);
+    expect(statsProblem(stats, ['Calculator'])).toBe(problem);
+  });
+
+  it('maps of counts come out without a prototype', () => {
+    const stats = emptyStats(['Calculator']);
+    stats.tools.Calculator.reasons.kept = 2;
+    const parsed = parseRunStats(stats, ['Calculator']);
+    if ('problem' in parsed) throw new Error(parsed.problem);
+    expect(Object.getPrototypeOf(parsed.value.tools.Calculator.reasons)).toBeNull();
+    expect(parsed.value.tools.Calculator.reasons.kept).toBe(2);
   });
 });
 
@@ -128,6 +154,48 @@ describe('--resume with forged counts or keys: one line, every file byte-unchang
     expect(run.code).toBe(1);
     expect(run.peakRssMb).toBeLessThan(600);
     expect(folderSnapshot(join(tmp, out))).toEqual(before);
+  }, TEST_CAP_MS);
+});
+
+/** A copy of the finished run with `name`'s text changed by `edit`. */
+function editedFile(out: string, name: string, edit: (text: string) => string): string {
+  cpSync(join(tmp, 'done'), join(tmp, out), { recursive: true });
+  const path = join(tmp, out, name);
+  writeFileSync(path, edit(readFileSync(path, 'utf8')));
+  return out;
+}
+
+/**
+ * Issue 46 item 5: the state files are parsed by explicit schemas (state-schemas.ts) before anything is written — a
+ * wrong type, an unknown or prototype-named key, a negative or non-finite count, a missing field: one line naming the
+ * file and the field, exit 1, every file byte-unchanged. `--resume` reads checkpoint.json and config.json, `export`
+ * config.json, stats.json and checkpoint.json.
+ */
+describe('state files checked by their schema before any write', () => {
+  const resume = (out: string) => ['annotate', 'corpus.jsonl', '--model', TINY_MODEL, '--out', out, '--tools', 'Calculator', '--no-lm-proposals', '--quiet', '--chunk', '1', '--workers', '1', '--resume'];
+  const exportRun = (out: string) => ['export', out, '--out', `${out}-export`];
+  it.each([
+    ['resume: a count of the wrong type', resume, () => damagedCopy('s-type', (c) => (c.stats.tools.Calculator.scored = '1')), /cannot resume s-type: checkpoint\.json is damaged or from an older toolformer-ts \(stats: stats\.tools\.Calculator\.scored is not a count\): /],
+    ['resume: a "constructor" key in the stats', resume, () => editedFile('s-ctor', 'checkpoint.json', (t) => t.replace('"docsRead":', '"constructor":{"name":1},"docsRead":')), /cannot resume s-ctor: checkpoint\.json is damaged or from an older toolformer-ts \(stats: stats\.constructor is not a field of this file\): /],
+    ['resume: a "constructor" key in a map of counts', resume, () => editedFile('s-ctor-map', 'checkpoint.json', (t) => t.replace('"reasons":{', '"reasons":{"constructor":1,')), /\(stats: stats\.tools\.Calculator\.reasons\.constructor is a key named like a member of Object\.prototype\)/],
+    ['resume: a negative byte length', resume, () => damagedCopy('s-negative', (c) => (c.bytes['calls.jsonl'] = -1)), /cannot resume s-negative: checkpoint\.json is damaged \("bytes\.calls\.jsonl" is not a count\): /],
+    ['resume: an infinite count (1e999)', resume, () => editedFile('s-infinite', 'checkpoint.json', (t) => t.replace(/"items":\d+/, '"items":1e999')), /cannot resume s-infinite: checkpoint\.json is damaged \("items" is not a count\): /],
+    ['resume: a NaN (not JSON)', resume, () => editedFile('s-nan', 'checkpoint.json', (t) => t.replace(/"docsRead":\d+/, '"docsRead":NaN')), /cannot resume s-nan: checkpoint\.json is not valid JSON/],
+    ['resume: a missing field', resume, () => damagedCopy('s-missing', (c) => delete c.stats.hallucination), /\(stats: stats\.hallucination is missing\)/],
+    ['resume: config.json with a negative --max-docs', resume, () => editedFile('s-config', 'config.json', (t) => t.replace('"maxDocs": null', '"maxDocs": -1')), /cannot resume s-config: config\.json is damaged \("maxDocs" is not a count\): /],
+    ['export: stats.json with a negative count', exportRun, () => editedFile('x-negative', 'stats.json', (t) => t.replace(/"docsWithKeptCall": \d+/, '"docsWithKeptCall": -2')), /cannot read the run x-negative: stats\.json is damaged \(stats\.docsWithKeptCall is not a count\): /],
+    ['export: stats.json with a "constructor" key', exportRun, () => editedFile('x-ctor', 'stats.json', (t) => t.replace('{', '{"constructor": 1,')), /cannot read the run x-ctor: stats\.json is damaged \(stats\.constructor is not a field of this file\): /],
+    ['export: checkpoint.json without byte lengths', exportRun, () => damagedCopy('x-bytes', (c) => delete c.bytes), /cannot read the run x-bytes: checkpoint\.json is damaged \("bytes" is missing\): /],
+  ] as const)('%s', async (_name, command, make, message) => {
+    const out = make();
+    const before = folderSnapshot(join(tmp, out));
+    const run = await runCliMeasured(command(out), tmp);
+    expect(run.stderr).toMatch(oneLine);
+    expect(run.stderr).toMatch(message);
+    expect(run.code).toBe(1);
+    expect(run.peakRssMb).toBeLessThan(600);
+    expect(folderSnapshot(join(tmp, out))).toEqual(before);
+    expect(existsSync(join(tmp, `${out}-export`))).toBe(false);
   }, TEST_CAP_MS);
 });
 

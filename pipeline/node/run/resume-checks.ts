@@ -10,9 +10,10 @@
 import { closeSync, existsSync, lstatSync, openSync, readSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AnnotateConfig } from '../../core/config.ts';
-import { type RunStats, emptyStats, withCurrentFields } from '../../core/stats.ts';
+import { type RunStats, withCurrentFields } from '../../core/stats.ts';
 import { type Checkpoint, OUTPUT_FILES, RunFiles } from './run-files.ts';
 import { readStateJson } from '../system/safe-paths.ts';
+import { parseRunStats, parseState, runRecordSchema } from './state-schemas.ts';
 
 /** config.json as annotate writes it: the fields a resume compares. */
 export interface RunRecord {
@@ -38,10 +39,11 @@ export function resumableCheckpoint(dir: string, tools?: readonly string[]): Che
     throw new Error(`cannot resume ${dir}: its config.json is missing, so the run's inputs and settings cannot be checked: ${fix}`);
   }
   // An earlier version's checkpoint resumes when the fields added since can be derived (stats.ts withCurrentFields).
-  const stats = withCurrentFields(checkpoint.stats) as RunStats;
-  const unknown = tools && toolsOf(stats).find((t) => !tools.includes(t));
-  const problem = unknown ? `stats.tools.${unknown.slice(0, 40)} is not a tool of this run` : statsProblem(stats, tools ?? toolsOf(stats));
-  if (problem) throw new Error(`cannot resume ${dir}: checkpoint.json is damaged or from an older toolformer-ts (stats: ${problem}): ${fix}`);
+  const upgraded = withCurrentFields(checkpoint.stats);
+  const unknown = tools && toolsOf(upgraded).find((t) => !tools.includes(t));
+  const parsed = unknown ? { problem: `stats.tools.${unknown.slice(0, 40)} is not a tool of this run` } : parseRunStats(upgraded, tools ?? toolsOf(upgraded));
+  if ('problem' in parsed) throw new Error(`cannot resume ${dir}: checkpoint.json is damaged or from an older toolformer-ts (stats: ${parsed.problem}): ${fix}`);
+  const stats = parsed.value;
   for (const name of OUTPUT_FILES) {
     const problem = fileProblem(join(dir, name), checkpoint.bytes[name]);
     if (problem) throw new Error(`cannot resume ${dir}: ${name} ${problem}, so it is not the file this checkpoint was written for: ${fix}`);
@@ -117,42 +119,19 @@ function fileProblem(path: string, length: number): string | null {
 }
 
 /**
- * Why `stats` is not RunStats for `tools`, or null: every field of `emptyStats(tools)` present with the same shape
- * (counts are non-negative numbers, maps of counts hold numbers only, lists keep their length).
+ * Why `stats` is not RunStats for `tools`, or null (state-schemas.ts runStatsSchema: every field present with its
+ * type, counts finite integers ≥ 0, no field or tool the run does not write, no prototype-named key).
  */
 export function statsProblem(stats: unknown, tools: readonly string[]): string | null {
-  return shapeProblem(emptyStats(tools), stats, 'stats');
-}
-
-function shapeProblem(template: unknown, value: unknown, path: string): string | null {
-  if (value === undefined) return `${path} is missing`;
-  if (typeof template === 'number') return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? null : `${path} is not a count`;
-  if (typeof template === 'string') return typeof value === 'string' ? null : `${path} is not a string`;
-  if (Array.isArray(template)) {
-    if (!Array.isArray(value) || value.length !== template.length) return `${path} is not a list of ${template.length}`;
-    for (let i = 0; i < template.length; i++) {
-      const problem = shapeProblem(template[i], value[i], `${path}[${i}]`);
-      if (problem) return problem;
-    }
-    return null;
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return `${path} is ${value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value}, not an object`;
-  const keys = Object.keys(template as object);
-  // An empty template is a map of counts (reasons, pre-filter drops).
-  if (keys.length === 0) {
-    const bad = Object.entries(value).find(([, n]) => shapeProblem(0, n, '') !== null);
-    return bad ? `${path}.${bad[0]} is not a count` : null;
-  }
-  for (const key of keys) {
-    const problem = shapeProblem((template as Record<string, unknown>)[key], (value as Record<string, unknown>)[key], `${path}.${key}`);
-    if (problem) return problem;
-  }
-  return null;
+  const parsed = parseRunStats(stats, tools);
+  return 'problem' in parsed ? parsed.problem : null;
 }
 
 /** config.json of the run in `dir`; a one-line refusal when it is not a regular file under the cap, or not JSON. */
 function readRecord(dir: string): RunRecord {
-  return readStateJson(dir, 'config.json', `cannot resume ${dir}`, 'start again with another --out') as RunRecord;
+  const parsed = parseState(runRecordSchema, readStateJson(dir, 'config.json', `cannot resume ${dir}`, 'start again with another --out'), '');
+  if ('problem' in parsed) throw new Error(`cannot resume ${dir}: config.json is damaged (${parsed.problem}): start again with another --out`);
+  return parsed.value as unknown as RunRecord;
 }
 
 /** The settings that must match: batch size and tool concurrency do not change the output; --max-docs may grow. */

@@ -1,6 +1,7 @@
 import { accessSync, closeSync, constants, existsSync, fstatSync, fsyncSync, ftruncateSync, lstatSync, openSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname, join, parse, relative, resolve } from 'node:path';
 import { readStateJson, realPlace, specialKind, virtualRootOf } from '../system/safe-paths.ts';
+import { checkpointSchema, parseState } from './state-schemas.ts';
 
 export { realPlace };
 
@@ -103,9 +104,9 @@ export class RunFiles<S> {
     if (!existsSync(path) && !isLink(path)) return null;
     // A regular file under the state cap: a FIFO or a link to /dev/zero put in its place is one line, not a hang.
     const value = readStateJson(dir, 'checkpoint.json', `cannot resume ${dir}`, 'start again with another --out');
-    const problem = checkpointProblem(value);
-    if (problem) throw new Error(`cannot resume ${dir}: checkpoint.json is damaged (${problem}): start again with another --out`);
-    return value as Checkpoint<S>;
+    const parsed = parseState(checkpointSchema, value, '');
+    if ('problem' in parsed) throw new Error(`cannot resume ${dir}: checkpoint.json is damaged (${parsed.problem}): start again with another --out`);
+    return parsed.value as Checkpoint<S>;
   }
 
   /**
@@ -179,16 +180,3 @@ function isLink(path: string): boolean {
   }
 }
 
-/** What is wrong with a parsed checkpoint.json, or null: counts that are non-negative integers, a length per file. */
-function checkpointProblem(value: unknown): string | null {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'not an object';
-  const c = value as Record<string, unknown>;
-  const count = (x: unknown) => typeof x === 'number' && Number.isInteger(x) && x >= 0;
-  if (!count(c.items)) return '"items" is not a count';
-  if (!count(c.docs)) return '"docs" is not a count';
-  if (typeof c.bytes !== 'object' || c.bytes === null) return 'no "bytes"';
-  for (const name of OUTPUT_FILES) if (!count((c.bytes as Record<string, unknown>)[name])) return `no byte length for ${name}`;
-  if (typeof c.stats !== 'object' || c.stats === null || Array.isArray(c.stats)) return 'no "stats"';
-  if (c.lastItem !== undefined && typeof c.lastItem !== 'string') return '"lastItem" is not a string';
-  return null;
-}
