@@ -107,9 +107,12 @@ describe('runAnnotate --resume', () => {
   });
 
   it('accepts another batch size, tool concurrency or a raised --max-docs (they do not change the output)', async () => {
-    const withMaxDocs = JSON.stringify({ ...JSON.parse(record()), maxDocs: 5 });
+    // The run's one input holds the one document its checkpoint has read (a count past the inputs is refused).
+    const input = join(dir(), 'one.jsonl');
+    writeFileSync(input, '{"id": "a", "text": "One document."}\n');
+    const withMaxDocs = JSON.stringify({ model: 'm', inputs: [input], inputsDigest: digestInputs([input]), maxDocs: 5, config });
     const d = dir({ 'checkpoint.json': checkpoint(0, oneDoc), 'config.json': withMaxDocs, 'calls.jsonl': '' });
-    const stats = await resume(d, { ...config, batchSize: 1, toolConcurrency: 8 }, 10);
+    const stats = await runAnnotate(parts, { inputs: [input], outDir: d, meta: { model: 'm' }, config: { ...config, batchSize: 1, toolConcurrency: 8 }, resume: true, maxDocs: 10 });
     expect(stats).toEqual(oneDoc);
   });
 });
