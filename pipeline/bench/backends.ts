@@ -38,7 +38,7 @@ function timed(args: string[]): Promise<{ wall: number; cpu: number; code: numbe
   return new Promise((done) =>
     child.on('close', (code) => {
       const t = /TIME ([\d.]+) ([\d.]+)\s*$/.exec(stderr);
-      done({ wall: (performance.now() - started) / 1000, cpu: t ? Number(t[1]) + Number(t[2]) : NaN, code, stderr: stderr.replace(/TIME [\d.]+ [\d.]+\s*$/, '') });
+      done({ wall: (performance.now() - started) / 1000, cpu: t ? Number(t[1]) + Number(t[2]) : NaN, code, stderr: stderr.replace(/TIME [\d.]+ [\d.]+\s*$/, '').replace(/Command exited with non-zero status \d+\s*$/, '') });
     }),
   );
 }
@@ -79,17 +79,23 @@ const keyOf = (c: Call) => `${c.docId}\0${c.tool}\0${c.input}\0${c.at}`;
 const scoredOf = (out: string) => Object.values(JSON.parse(readFileSync(join(out, 'stats.json'), 'utf8')).tools as Record<string, { scored: number }>).reduce((s, t) => s + t.scored, 0);
 
 function compare(out: string, reference: string): Pick<Row, 'sameTrainAsOrt' | 'sameVerdictsAsOrt' | 'maxLossGapNats' | 'keptCalls'> {
-  const mine = new Map(callsOf(out).map((c) => [keyOf(c), c]));
+  // calls.jsonl lists the candidates in a deterministic order: the same candidates come in the same lines, so the
+  // comparison is line by line (a key can repeat: the same call from two proposers); a line whose call differs is
+  // not compared, and the verdicts then count as differing.
+  const [mine, theirs] = [callsOf(out), callsOf(reference)];
   let gap = 0;
-  let sameVerdicts = true;
-  for (const c of callsOf(reference)) {
-    const m = mine.get(keyOf(c));
-    if (!m) continue;
+  let sameVerdicts = mine.length === theirs.length;
+  theirs.forEach((c, i) => {
+    const m = mine[i];
+    if (!m || keyOf(m) !== keyOf(c)) {
+      sameVerdicts = false;
+      return;
+    }
     if (m.kept !== c.kept) sameVerdicts = false;
     for (const [k, v] of Object.entries(c.losses ?? {})) if (m.losses?.[k] !== undefined) gap = Math.max(gap, Math.abs(m.losses[k] - v));
-  }
+  });
   return {
-    keptCalls: [...mine.values()].filter((c) => c.kept).length,
+    keptCalls: mine.filter((c) => c.kept).length,
     sameTrainAsOrt: readFileSync(join(out, 'train.jsonl'), 'utf8') === readFileSync(join(reference, 'train.jsonl'), 'utf8'),
     sameVerdictsAsOrt: sameVerdicts,
     maxLossGapNats: Number(gap.toFixed(4)),
