@@ -22,14 +22,19 @@ export function logSoftmaxGather(logits: Float32Array, V: number, indices: BigIn
   const out = new Float32Array(positions * K);
   for (let p = 0; p < positions; p++) {
     const row = logits.subarray(p * V, (p + 1) * V);
-    let max = -Infinity;
-    for (let v = 0; v < V; v++) if (row[v] > max) max = row[v];
-    let sum = 0;
-    for (let v = 0; v < V; v++) sum += Math.exp(row[v] - max);
-    const logZ = max + Math.log(sum);
+    const logZ = logPartition(row);
     for (let j = 0; j < K; j++) out[p * K + j] = row[Number(indices[p * K + j])] - logZ;
   }
   return out;
+}
+
+/** log Σ_v exp(row[v]) in float64, shifted by the row's max: log_softmax(row)[v] = row[v] − logPartition(row). */
+export function logPartition(row: Float32Array): number {
+  let max = -Infinity;
+  for (let v = 0; v < row.length; v++) if (row[v] > max) max = row[v];
+  let sum = 0;
+  for (let v = 0; v < row.length; v++) sum += Math.exp(row[v] - max);
+  return max + Math.log(sum);
 }
 
 /**

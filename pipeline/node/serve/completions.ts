@@ -7,6 +7,7 @@
  * client replaying the returned ids gets what an in-process run would.
  */
 import type { CausalLM, HiddenStateLM, ScoreRequest } from '../../core/lm/lm.ts';
+import { logPartition } from '../../core/lm/token-math.ts';
 import type { CompletionChoice, CompletionRequest, CompletionResponse, PromptLogprobs } from '../model/lm-backends/server/protocol.ts';
 
 /** Limits of one request (vLLM's default --max-logprobs is 20). */
@@ -164,11 +165,7 @@ async function topLogprobs(lm: CausalLM, hidden: HiddenStateLM | undefined, ids:
   const rows: PromptLogprobs[] = [];
   for (let t = 0; t < ids.length - 1; t++) {
     const row = logits.subarray(t * V, (t + 1) * V);
-    let max = -Infinity;
-    for (let v = 0; v < V; v++) if (row[v] > max) max = row[v];
-    let sum = 0;
-    for (let v = 0; v < V; v++) sum += Math.exp(row[v] - max);
-    const logZ = max + Math.log(sum);
+    const logZ = logPartition(row);
     const best = topIndices(row, k);
     const entry: PromptLogprobs = {};
     best.forEach((v, rank) => (entry[String(v)] = { logprob: row[v] - logZ, rank: rank + 1, decoded_token: lm.decode([v]) }));
