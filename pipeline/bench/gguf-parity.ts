@@ -10,27 +10,27 @@
  * Writes results/gguf-parity.json; `--markdown` renders it and gguf-parity-quantized.json into gguf-parity.md, the
  * README's block.
  *
- *   npx tsx pipeline/node/model/lm-backends/gguf-parity.ts [--device cpu|vulkan] [--dtypes f32,f16,q8_0] [--out file]
- *   npx tsx pipeline/node/model/lm-backends/gguf-parity.ts --markdown
+ *   npx tsx pipeline/bench/gguf-parity.ts [--device cpu|vulkan] [--dtypes f32,f16,q8_0] [--out file]
+ *   npx tsx pipeline/bench/gguf-parity.ts --markdown
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Command } from 'commander';
-import type { CausalLM } from '../../../core/lm/lm.ts';
-import { withVerdicts, type ProbeOutcome } from '../../../core/run-plan.ts';
-import { configFromFlags, type AnnotateFlags } from '../../commands/annotate-command.ts';
-import { runAnnotate } from '../../run/annotate-run.ts';
-import { addRunCommands } from '../../cli/cli-run-commands.ts';
-import { convertCommand } from '../../commands/convert-command.ts';
-import { loadModel } from '../load-model.ts';
-import { DEFAULT_MODEL, PACKAGE_ROOT } from '../../system/package-paths.ts';
-import { createNodeParts } from '../../tools/parts.ts';
-import { cachedProbes } from '../../run/probe-cache.ts';
-import { scoreCall } from '../../commands/score-command.ts';
-import { loadLlamaCpp, type LlamaCppDevice } from './llama-cpp.ts';
-import { GGUF_DTYPES, type GgufDtype } from '../../../gguf/gguf-tensors.ts';
+import type { CausalLM } from '../core/lm/lm.ts';
+import { withVerdicts, type ProbeOutcome } from '../core/run-plan.ts';
+import { configFromFlags, type AnnotateFlags } from '../node/commands/annotate-command.ts';
+import { runAnnotate } from '../node/run/annotate-run.ts';
+import { addRunCommands } from '../node/cli/cli-run-commands.ts';
+import { convertCommand } from '../node/commands/convert-command.ts';
+import { loadModel } from '../node/model/load-model.ts';
+import { DEFAULT_MODEL, PACKAGE_ROOT } from '../node/system/package-paths.ts';
+import { createNodeParts } from '../node/tools/parts.ts';
+import { cachedProbes } from '../node/run/probe-cache.ts';
+import { scoreCall } from '../node/commands/score-command.ts';
+import { loadLlamaCpp, type LlamaCppDevice } from '../node/model/lm-backends/llama-cpp.ts';
+import { GGUF_DTYPES, type GgufDtype } from '../gguf/gguf-tensors.ts';
 
 const SAMPLE = join(PACKAGE_ROOT, 'corpus/sample.jsonl');
 
@@ -171,7 +171,7 @@ async function main(): Promise<void> {
     const runtimes: Record<string, unknown> = {};
     const result = {
       measured: new Date().toISOString(),
-      command: `npx tsx pipeline/node/model/lm-backends/gguf-parity.ts --device ${device} --dtypes ${dtypes.join(',')}`,
+      command: `npx tsx pipeline/bench/gguf-parity.ts --device ${device} --dtypes ${dtypes.join(',')}`,
       machine: { cores: availableParallelism(), cpu: cpus()[0]?.model, loadAverage: Number(loadavg()[0].toFixed(1)) },
       model: 'models/default (GPT-2, 2 layers, 256 wide, vocab 1024)',
       device,

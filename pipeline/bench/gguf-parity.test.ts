@@ -8,12 +8,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { GGUF_DTYPES } from '../../../gguf/gguf-tensors.ts';
-import { convertCommand } from '../../commands/convert-command.ts';
-import { loadModel } from '../load-model.ts';
-import { DEFAULT_MODEL } from '../../system/package-paths.ts';
+import { GGUF_DTYPES } from '../gguf/gguf-tensors.ts';
+import { convertCommand } from '../node/commands/convert-command.ts';
+import { loadModel } from '../node/model/load-model.ts';
+import { DEFAULT_MODEL } from '../node/system/package-paths.ts';
 import { workedLosses } from './gguf-parity.ts';
-import { loadLlamaCpp } from './llama-cpp.ts';
+import { loadLlamaCpp } from '../node/model/lm-backends/llama-cpp.ts';
 
 // f32 over the whole sample (npm start's run); f16 and q8_0 over its first 10 documents, measured in a second process.
 const files = ['results/gguf-parity.json', 'results/gguf-parity-quantized.json'].map((f) => JSON.parse(readFileSync(join(import.meta.dirname, f), 'utf8')));
