@@ -15,6 +15,7 @@ import type { OrtModule } from '../../pipeline/core/lm/ort-lm.ts';
 import { withDecoderFeeds } from '../../pipeline/core/lm/wrap-decoder.ts';
 import { generateWithToolkens } from '../../pipeline/core/toolkens/generate.ts';
 import type { KnowledgeBase } from '../../pipeline/core/tools/qa/qa.ts';
+import { qa } from '../../pipeline/core/tools/qa/index.ts';
 import type { ToolResources } from '../../pipeline/core/tools/spec.ts';
 import { chooseBackend, fallbackToWasm, type BackendChoice, type BackendEnv } from './backend.ts';
 import { browserParts, onFirstUse, type BrowserParts } from './browser-parts.ts';
@@ -140,7 +141,7 @@ async function load(req: Extract<Request, { type: 'load' }>) {
  * (kb.json, 2.5 MB, 0.4 MB compressed, its own chunk).
  */
 const ON_FIRST_USE: Record<string, () => Promise<ToolResources>> = {
-  QA: async () => ({ kb: (await import('../../pipeline/data/kb.json')).default as unknown as KnowledgeBase }),
+  [qa.name]: async () => ({ kb: (await import('../../pipeline/data/kb.json')).default as unknown as KnowledgeBase }),
 };
 
 /** Tools and prompts, made once with the model (their heavy resources on first use: ON_FIRST_USE). */

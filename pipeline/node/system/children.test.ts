@@ -39,7 +39,8 @@ describe.skipIf(noApertium)(GROUP, () => {
     const tree = watch.look();
     // The Apertium pipeline (bash and its programs) and both servers, each a process of its own.
     expect(tree.some((p) => p.command.startsWith('bash -c'))).toBe(true);
-    expect(tree.filter((p) => p.command.includes('fixture-server.ts'))).toHaveLength(2);
+    // (The holder's own command line names the servers too: a server is a process whose command starts with one.)
+    expect(tree.filter((p) => p.command.startsWith(fixture))).toHaveLength(2);
     expect(tree.some((p) => p.command.includes('bin.mjs mcp'))).toBe(true);
     const exited = new Promise((done) => holder.on('exit', done));
     holder.kill('SIGKILL');

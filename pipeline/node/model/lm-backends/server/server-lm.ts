@@ -50,7 +50,7 @@ export interface ServerLMOptions {
 /** Texts whose ids the server's tokenizer must give as ours does (words, numbers, the call syntax, spaces, Unicode). */
 export const TOKENIZER_PROBES = [
   'The capital of France is Paris.',
-  ' [Calculator(400 / 1400) -> 0.29] of the vote',
+  ' [Divide(400 / 1400) -> 0.29] of the vote',
   'In 1789, 13 states; 3.14159 × 2 = 6.28',
   '  two  spaces\tand a tab\nnew line',
   'Zürich, São Paulo, 東京, Москва — “quotes”',
