@@ -19,6 +19,8 @@ import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Command } from 'commander';
 import type { CausalLM } from '../core/lm/lm.ts';
+import { calculator } from '../core/tools/calculator/index.ts';
+import { qa } from '../core/tools/qa/index.ts';
 import { withVerdicts, type ProbeOutcome } from '../core/run-plan.ts';
 import { configFromFlags, type AnnotateFlags } from '../node/commands/annotate-command.ts';
 import { runAnnotate } from '../node/run/annotate-run.ts';
@@ -39,8 +41,8 @@ export function workedCases() {
   const docs = readFileSync(SAMPLE, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; text: string });
   const area = 'Area: total: 9,826,675 sq km; land: 9,161,966 sq km; water: 664,709 sq km; note: includes only the 50 states.';
   return [
-    { name: 'India QA', text: docs.find((d) => d.id === 'factbook/south-asia/in/people-and-society/0')!.text, call: { tool: 'QA', input: 'What language is spoken in India?' }, at: 161 },
-    { name: 'Calculator', text: area, call: { tool: 'Calculator', input: '9826675 - 9161966' }, at: area.indexOf(' 664,709') },
+    { name: `India ${qa.name}`, text: docs.find((d) => d.id === 'factbook/south-asia/in/people-and-society/0')!.text, call: { tool: qa.name, input: 'What language is spoken in India?' }, at: 161 },
+    { name: calculator.name, text: area, call: { tool: calculator.name, input: '9826675 - 9161966' }, at: area.indexOf(' 664,709') },
   ];
 }
 
@@ -229,7 +231,7 @@ export function parityMarkdown(files: Record<string, any>[]): string {
   return [
     `The same weights through ONNX Runtime and llama.cpp (\`${files.map((x) => x.command).join('`, `')}\`; ${files.map((x) => x.measured.slice(0, 10)).join(', ')}; ${files[0].machine.cores} cores, load ${files.map((x) => x.machine.loadAverage).join(' / ')}).`,
     '',
-    '| runtime | worked cases L_a, L_b, L_c (India QA · Calculator) | max \\|Δ\\| there | annotate of corpus/sample.jsonl | max \\|Δ\\| of a loss (same plan) | verdict flips | calls within 2\\|Δ\\| of τ_f | kept calls (llama.cpp vs ORT): identical, train.jsonl identical |',
+    `| runtime | worked cases L_a, L_b, L_c (India ${qa.name} · ${calculator.name}) | max \\|Δ\\| there | annotate of corpus/sample.jsonl | max \\|Δ\\| of a loss (same plan) | verdict flips | calls within 2\\|Δ\\| of τ_f | kept calls (llama.cpp vs ORT): identical, train.jsonl identical |`,
     '|---|---|---|---|---|---|---|---|',
     ...rows,
     '',

@@ -9,8 +9,8 @@ import { TOOL_NAMES } from './registry.ts';
  * (.jsonl, labels) may too.
  */
 const root = resolve(import.meta.dirname, '../../..');
-// The lab's reports and parity runs (eval/toolkens, bench) print their tables per tool by name.
-const EXCLUDED = ['pipeline/core/tools/', 'web/e2e/', 'web/dist/', 'pipeline/eval/toolkens/', 'pipeline/bench/'];
+// The toolkens report prints its tables per tool by name.
+const EXCLUDED = ['pipeline/core/tools/', 'web/e2e/', 'web/dist/', 'pipeline/eval/toolkens/'];
 
 function sources(dir: string): string[] {
   return readdirSync(join(root, dir), { withFileTypes: true }).flatMap((e) => {
