@@ -9,6 +9,12 @@
  * log p is then float32-exact (relative error ~1e-7) down to −87.3 nats; below it p is a float32 denormal (inexact)
  * and below −103.3 it is 0, reported here as FLOAT32_LOG_FLOOR.
  *
+ * What a position costs, and what is avoided (see rawProbabilities): the addon sorts the vocabulary, softmaxes it and
+ * hands back a flat JS array [token, p, token, p, …] of 2·V numbers; node-llama-cpp then copies it into a Map of V
+ * entries. The Map is skipped here — the flat array is read directly, in the same order, so every number is the
+ * same — which is the only part of the per-position cost the package lets a caller avoid (no call returns logits or
+ * the probabilities of chosen tokens only).
+ *
  * - score(): each request on its own sequence of the context (requests in flight together are decoded in shared
  *   batches); a sequence keeps its KV cache between requests and re-evaluates only past the longest common prefix
  *   with the previous request (capped at the first position whose probabilities are needed).
@@ -103,6 +109,7 @@ export class LlamaCppLM implements CausalLM {
       experimentalKvCacheKeyType: 'F32',
       experimentalKvCacheValueType: 'F32',
     });
+    rawProbabilities(context);
     const pool = new SequencePool(Array.from({ length: sequences }, () => context.getSequence()));
     return new LlamaCppLM(options.id, llama, model, context, pool);
   }
@@ -157,11 +164,7 @@ export class LlamaCppLM implements CausalLM {
     const input = ids.slice(common).map((token, i) => (common + i >= first ? ([token, { generateNext: { probabilities: true } }] as const) : token));
     const out = await seq.controlledEvaluate(input as Parameters<LlamaContextSequence['controlledEvaluate']>[0]);
     const rows: Distribution[] = [];
-    for (let p = first; p < ids.length; p++) {
-      const probabilities = out[p - common]?.next.probabilities;
-      if (!probabilities) throw new Error(`llama.cpp returned no probabilities at position ${p}`);
-      rows.push(distribution(probabilities as unknown as Map<number, number>));
-    }
+    for (let p = first; p < ids.length; p++) rows.push(distribution(out[p - common], p));
     return rows;
   }
 
@@ -199,7 +202,7 @@ export class LlamaCppLM implements CausalLM {
       const token = stepSampleRow(row, logProbRow(probabilities, this.vocabSize), state);
       if (token === undefined || step === steps - 1) return;
       const out = await seq.controlledEvaluate([[token as Token, { generateNext: { probabilities: true } }]]);
-      probabilities = distribution(out[0]!.next.probabilities! as unknown as Map<number, number>);
+      probabilities = distribution(out[0], seq.nextTokenIndex - 1);
     }
   }
 
@@ -262,28 +265,67 @@ export class LlamaCppLM implements CausalLM {
  * that shift back, so log p = log p̃ − log Σ p̃ is float32-exact per entry.
  */
 interface Distribution {
-  probabilities: Map<number, number>;
-  /** log Σ p̃ over the vocabulary, in float64. */
+  /** [token, p̃, token, p̃, …], 2·V numbers, the addon's order (most probable first). */
+  pairs: readonly number[];
+  /** log Σ p̃ over the vocabulary, in float64 (summed in the addon's order). */
   logNorm: number;
 }
 
-function distribution(probabilities: Map<number, number>): Distribution {
+/** What controlledEvaluate puts at a position asked for probabilities: the raw pairs, in `confidence` (rawProbabilities). */
+type EvaluateOutput = { next: { confidence?: unknown } } | undefined;
+
+function distribution(output: EvaluateOutput, position: number): Distribution {
+  const pairs = output?.next.confidence;
+  if (!(pairs instanceof RawPairs)) throw new Error(`llama.cpp returned no probabilities at position ${position}`);
   let sum = 0;
-  for (const p of probabilities.values()) sum += p;
-  return { probabilities, logNorm: Math.log(sum) };
+  for (let i = 1; i < pairs.values.length; i += 2) sum += pairs.values[i];
+  return { pairs: pairs.values, logNorm: Math.log(sum) };
 }
 
-/** log p of `token` (FLOAT32_LOG_FLOOR where it underflowed to 0). */
+/** log p of `token` (FLOAT32_LOG_FLOOR where it underflowed to 0 or is absent). */
 function logProb(row: Distribution, token: number): number {
-  const p = row.probabilities.get(token) ?? 0;
-  return p > 0 ? Math.log(p) - row.logNorm : FLOAT32_LOG_FLOOR;
+  const { pairs } = row;
+  for (let i = 0; i < pairs.length; i += 2) {
+    if (pairs[i] === token) return pairs[i + 1] > 0 ? Math.log(pairs[i + 1]) - row.logNorm : FLOAT32_LOG_FLOOR;
+  }
+  return FLOAT32_LOG_FLOOR;
 }
 
 /** [V] log-probabilities. */
 function logProbRow(row: Distribution, V: number): Float32Array {
   const out = new Float32Array(V).fill(FLOAT32_LOG_FLOOR);
-  for (const [token, p] of row.probabilities) if (token < V && p > 0) out[token] = Math.log(p) - row.logNorm;
+  const { pairs } = row;
+  for (let i = 0; i < pairs.length; i += 2) if (pairs[i] < V && pairs[i + 1] > 0) out[pairs[i]] = Math.log(pairs[i + 1]) - row.logNorm;
   return out;
+}
+
+/** The addon's flat [token, p̃, …] array, marked so it cannot be mistaken for a confidence number. */
+class RawPairs {
+  constructor(readonly values: readonly number[]) {}
+}
+
+type SampleToken = (index: number, sampler: unknown, probabilities?: boolean, confidence?: boolean) => Promise<unknown>;
+
+/**
+ * Makes `context`'s controlledEvaluate hand back the addon's flat probability array instead of the Map it builds from
+ * it (node-llama-cpp 3.21.1 LlamaContext.js reviveTokenProbabilities: a Map of V entries per position, then walked
+ * again here — the measured bulk of the JS-side cost). The context's addon handle (`_ctx`, internal) has its
+ * sampleToken wrapped for this context only: where probabilities are asked for, the array is returned in the
+ * confidence slot (which controlledEvaluate passes through untouched) and the probabilities slot is left empty, so no
+ * Map is built. Nothing else in this context asks for confidence. Throws one line if the package's internals moved.
+ */
+function rawProbabilities(context: LlamaContext): void {
+  const addon = (context as unknown as { _ctx?: { sampleToken?: SampleToken } })._ctx;
+  const original = addon?.sampleToken;
+  if (typeof original !== 'function') throw new Error('node-llama-cpp: LlamaContext._ctx.sampleToken is not where 3.21.1 has it; install node-llama-cpp@3.21.1');
+  // An own property of this addon object (the prototype's method is read-only, so it is defined, not assigned).
+  const sampleToken: SampleToken = async (...args) => {
+    const [index, sampler, probabilities] = args;
+    if (probabilities !== true) return original.apply(addon, args);
+    const [token, pairs] = (await original.call(addon, index, sampler, true, false)) as [number, number[] | undefined];
+    return [token, undefined, pairs === undefined ? undefined : new RawPairs(pairs)];
+  };
+  Object.defineProperty(addon, 'sampleToken', { value: sampleToken });
 }
 
 /** Bytes of a float32 KV cache for one sequence of `contextSize` tokens, from the GGUF's architecture metadata. */
