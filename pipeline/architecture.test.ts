@@ -62,10 +62,12 @@ describe('import direction', () => {
     'pipeline/node/uses-bench.ts': "import { m } from '../bench/measure.ts';\nexport const ub = m;\n", // bench-and-docs-on-top
     'pipeline/node/uses-fake.ts': "import { f } from '../core/testing/fake.ts';\nexport const uf = f;\n", // testing-only-from-tests
     'pipeline/eval/uses-node.ts': "import { n } from '../node/edge.ts';\nexport const e = n;\n", // libraries-below-node
-    'pipeline/bench/measure.ts': "import { n } from '../node/edge.ts';\nexport const m = n;\n",
+    'pipeline/bench/measure.ts': "import { n } from '../node/edge.ts';\nimport { o } from '../../web/src/ok.ts';\nexport const m = [n, o];\n", // allowed: bench over node and the app
+    'pipeline/node/uses-web.ts': "import { o } from '../../web/src/ok.ts';\nexport const uw = o;\n", // pipeline-below-web
     'web/src/uses-node.ts': "import { n } from '../../pipeline/node/edge.ts';\nexport const w = n;\n", // web-app-over-core
-    'web/src/uses-bench.ts': "import { r } from './bench/rows.ts';\nexport const ub = r;\n", // web-app-no-bench
-    'web/src/bench/rows.ts': "import { o } from '../ok.ts';\nexport const r = o;\n", // allowed: bench over the app
+    'web/src/uses-bench.ts': "import { m } from '../../pipeline/bench/measure.ts';\nexport const ub = m;\n", // bench-and-docs-on-top
+    'web/e2e/bench-harness.ts': "import { m } from '../../pipeline/bench/measure.ts';\nexport const bh = m;\n", // bench-and-docs-on-top: e2e too
+    'web/e2e/bench.test.ts': "import { m } from '../../pipeline/bench/measure.ts';\nexport const bt = m;\n", // bench-and-docs-on-top: tests too
     'web/src/ok.ts': "export const o = 1;\n",
   };
   const fixture = mkdtempSync(join(tmpdir(), 'architecture-'));
@@ -79,6 +81,9 @@ describe('import direction', () => {
     const found = (await violations(fixture, ['pipeline', 'web'])).map((v) => `${v.rule.name}: ${v.from}`).sort();
     expect(found).toEqual([
       'bench-and-docs-on-top: pipeline/node/uses-bench.ts',
+      'bench-and-docs-on-top: web/e2e/bench-harness.ts',
+      'bench-and-docs-on-top: web/e2e/bench.test.ts',
+      'bench-and-docs-on-top: web/src/uses-bench.ts',
       'core-config-knows-no-tool: pipeline/core/config.ts',
       'core-floor-stages: pipeline/core/stages/up.ts',
       'core-floor-text-and-lm: pipeline/core/text/up.ts',
@@ -91,9 +96,10 @@ describe('import direction', () => {
       'no-circular: pipeline/core/stages/a.ts',
       'onnx-is-lowest: pipeline/onnx/graph.ts',
       'onnx-is-lowest: pipeline/onnx/uses-core-random.ts',
+      'pipeline-below-web: pipeline/node/uses-web.ts',
       'random-is-lowest: pipeline/random/mulberry32.ts',
       'testing-only-from-tests: pipeline/node/uses-fake.ts',
-      'web-app-no-bench: web/src/uses-bench.ts',
+      'web-app-over-core: web/src/uses-bench.ts',
       'web-app-over-core: web/src/uses-node.ts',
     ]);
   });
@@ -103,11 +109,25 @@ describe('import direction', () => {
 const SOURCE_FOLDERS = ['pipeline/core/', 'pipeline/node/', 'web/src/'];
 const resultsInSource = (paths: string[]) => paths.filter((p) => SOURCE_FOLDERS.some((f) => p.startsWith(f)) && p.includes('/results/'));
 
+/**
+ * What web/ holds: the app (src/, index.html), its browser tests (e2e/, and the screenshots they record), the Vite
+ * config and its plugins, the README. The web bench and its worker requests live in pipeline/bench (bench-build.ts).
+ */
+const WEB_ENTRY = /^web\/(src\/|e2e\/|screenshots\/|index\.html$|README\.md$|vite\.config\.ts$|[a-z-]+-plugin(\.test)?\.ts$)/;
+const notWebApp = (paths: string[]) => paths.filter((p) => p.startsWith('web/') && !WEB_ENTRY.test(p));
+
 describe('the lab apart from the product', () => {
+  const tracked = execFileSync('git', ['ls-files', '-z'], { cwd: ROOT, encoding: 'utf8' }).split('\0');
+
   it('no committed result file in pipeline/core, pipeline/node or web/src (a planted one is found)', () => {
-    const tracked = execFileSync('git', ['ls-files', '-z'], { cwd: ROOT, encoding: 'utf8' }).split('\0');
     expect(tracked.length).toBeGreaterThan(100);
     expect(resultsInSource(tracked)).toEqual([]);
-    expect(resultsInSource([...tracked, 'pipeline/node/results/start.json', 'web/src/bench/results/x.md'])).toEqual(['pipeline/node/results/start.json', 'web/src/bench/results/x.md']);
+    expect(resultsInSource([...tracked, 'pipeline/node/results/start.json', 'web/src/ui/results/x.md'])).toEqual(['pipeline/node/results/start.json', 'web/src/ui/results/x.md']);
+  });
+
+  it('web/ holds the app, its e2e tests and the Vite config only (a planted bench script is found)', () => {
+    expect(tracked.filter((p) => p.startsWith('web/src/')).length).toBeGreaterThan(10);
+    expect(notWebApp(tracked)).toEqual([]);
+    expect(notWebApp([...tracked, 'web/bench.ts', 'web/vite.config.ts'])).toEqual(['web/bench.ts']);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The browser rows of bench.md, from pipeline/bench/results/web.json (written by `npx tsx web/bench.ts`): scoring throughput per
+ * The browser rows of bench.md, from pipeline/bench/results/web.json (written by `npm run bench:web`): scoring throughput per
  * runtime and backend, and browser vs Node per dtype with the ≤ 3× target.
  */
 import { f, mark } from './format.ts';
@@ -13,9 +13,9 @@ export function browserByDtype(w: Record<string, unknown> | null): Record<string
 export function browserLines(w: Record<string, unknown> | null): string[] {
   type Row = { runtime: string; scoreTokensPerSecond: number; forwardTokensPerSecond?: number; note?: string };
   const rows = (w?.rows ?? null) as Row[] | null;
-  if (!rows) return ['Browser (WASM / WebGPU): not measured (no pipeline/bench/results/web.json; run `npx tsx web/bench.ts`).'];
+  if (!rows) return ['Browser (WASM / WebGPU): not measured (no pipeline/bench/results/web.json; run `npm run bench:web`).'];
   return [
-    `Browser (from pipeline/bench/results/web.json, written by \`npx tsx web/bench.ts\` on ${String(w?.date ?? '?').slice(0, 10)}: model ${String(w?.model)}, ` +
+    `Browser (from pipeline/bench/results/web.json, written by \`npm run bench:web\` on ${String(w?.date ?? '?').slice(0, 10)}: model ${String(w?.model)}, ` +
       `${String(w?.batch)} × ${String(w?.length)} tokens per score() call, wall time):`,
     '',
     '| Runtime | Scoring tokens/s | Bare forward tokens/s | Note |',
@@ -25,7 +25,7 @@ export function browserLines(w: Record<string, unknown> | null): string[] {
   ];
 }
 
-/** One row of web.json's `dtypes`: Node and Chromium WASM scoring the same rows (written by web/bench.ts). */
+/** One row of web.json's `dtypes`: Node and Chromium WASM scoring the same rows (written by pipeline/bench/web.ts). */
 export interface BrowserDtypeRow {
   dtype: string;
   /** Best-of-repeats wall tokens/s. */
@@ -39,7 +39,7 @@ export interface BrowserDtypeRow {
   browserThreads: number;
 }
 
-/** Browser vs Node per dtype (web.json `dtypes`, written by web/bench.ts). */
+/** Browser vs Node per dtype (web.json `dtypes`, written by pipeline/bench/web.ts). */
 function browserDtypeLines(w: Record<string, unknown> | null): string[] {
   const rows = (w?.dtypes ?? null) as BrowserDtypeRow[] | null;
   if (!rows?.length || rows[0].nodeOverBrowserCpu === undefined) return [];

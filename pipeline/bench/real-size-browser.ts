@@ -13,6 +13,7 @@ import type { ScoreRequest } from '../core/lm/lm.ts';
 import { launch, openPage } from '../../web/e2e/browser.ts';
 import { join } from 'node:path';
 import { buildApp, repoRoot, serveApp } from '../../web/e2e/serve.ts';
+import { BENCH_BUILD } from './bench-build.ts';
 import { chromiumProcessMemory, descendantsCpuSeconds, type ProcessMemory } from './chromium-proc.ts';
 import { TOOL_SPECS } from '../core/tools/registry.ts';
 
@@ -59,7 +60,7 @@ export interface BrowserBenchOptions {
 export async function measureBrowser(options: BrowserBenchOptions): Promise<BrowserRealSizeRow[]> {
   // Its own build folder: a browser test running meanwhile keeps web/dist.
   const outDir = join(repoRoot, 'out/bench/web-dist');
-  await buildApp({ outDir, bench: true });
+  await buildApp({ outDir, ...BENCH_BUILD });
   const served = await serveApp({ outDir });
   const results: BrowserRealSizeRow[] = [];
   try {

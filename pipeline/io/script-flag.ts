@@ -1,5 +1,5 @@
 /**
- * One `--name value` (or `--name=value`) flag of a script (the benchmarks, web/bench.ts), through node:util's
+ * One `--name value` (or `--name=value`) flag of a script (the benchmarks in pipeline/bench), through node:util's
  * parseArgs; the last occurrence wins; `fallback` when absent. Other flags are left to their own calls, so a
  * script reads each of its flags by name without declaring them all in one place.
  */

@@ -12,9 +12,8 @@ export const repoRoot = resolve(webDir, '..');
 const configFile = resolve(webDir, 'vite.config.ts');
 /** The module the app takes its tool specs from (the registry's list). */
 const TOOL_SPECS_MODULE = resolve(webDir, 'src/tool-specs.ts');
-/** The worker's extra requests: none in the app, the bench requests in a bench build. */
+/** The worker's extra requests: none in the app; a bench build brings its own (pipeline/bench/bench-build.ts). */
 const WORKER_EXTRAS_MODULE = resolve(webDir, 'src/worker-extras.ts');
-const BENCH_EXTRAS_MODULE = resolve(webDir, 'src/bench/worker-bench.ts');
 
 export interface BuildOptions {
   /** A module exporting `TOOL_SPECS` that the app is built with in place of web/src/tool-specs.ts. */
@@ -25,8 +24,11 @@ export interface BuildOptions {
    * (CI saw `/` answer 404, and a worker's 'initWasm() failed' when its .wasm vanished).
    */
   outDir: string;
-  /** A bench build: the worker also answers `bench` and `benchScore` (src/bench/worker-bench.ts). @default false */
-  bench?: boolean;
+  /**
+   * A module exporting `EXTRA_REQUESTS` that the worker is built with in place of web/src/worker-extras.ts (none):
+   * the bench build's requests live with the bench (pipeline/bench/bench-build.ts), so the app knows nothing of them.
+   */
+  workerExtras?: string;
 }
 
 /** Resolves imports of `original` (an absolute path) to `replacement`, in the page's and the worker's bundles. */
@@ -45,7 +47,7 @@ function replaceModule(original: string, replacement: string): Plugin {
 export async function buildApp(options: BuildOptions): Promise<void> {
   const swap = [
     ...(options.toolSpecs ? [replaceModule(TOOL_SPECS_MODULE, resolve(options.toolSpecs))] : []),
-    ...(options.bench ? [replaceModule(WORKER_EXTRAS_MODULE, BENCH_EXTRAS_MODULE)] : []),
+    ...(options.workerExtras ? [replaceModule(WORKER_EXTRAS_MODULE, resolve(options.workerExtras))] : []),
   ];
   await build({
     configFile,

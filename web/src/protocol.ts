@@ -27,7 +27,7 @@ export type Request =
   | { id: number; type: 'bench'; batch: number; length: number; repeats: number }
   | { id: number; type: 'generate'; params: GenerateParams }
   /**
-   * Only lm.score on the bench rows (bench/bench-rows.ts, or `rows` as given: pipeline/bench/real-size.ts sends its
+   * Only lm.score on the bench rows (pipeline/bench/browser-worker/bench-rows.ts, or `rows` as given: pipeline/bench/real-size.ts sends its
    * own), timed per call (the browser bench brackets it with process CPU readings). A bench build only.
    */
   | { id: number; type: 'benchScore'; batch: number; length: number; repeats: number; rows?: ScoreRequest[] }

@@ -1,8 +1,9 @@
 /**
  * Requests the model worker answers beyond the app's own (worker.ts): none. This module is the seam for the bench
- * build — `buildApp({ bench: true })` (web/e2e/serve.ts) resolves it to bench/worker-bench.ts, which answers `bench`
- * and `benchScore` (protocol.ts). So `vite build web` ships no bench code; the dependency rules forbid the app to
- * import web/src/bench/ (.dependency-cruiser.cjs web-app-no-bench).
+ * build — pipeline/bench/bench-build.ts has buildApp (web/e2e/serve.ts, `workerExtras`) resolve it to the bench's own
+ * module, which answers `bench` and `benchScore` (protocol.ts). So `vite build web` ships no bench code, and the app
+ * knows nothing of the bench: web/ never imports pipeline/bench/ (.dependency-cruiser.cjs web-knows-no-bench). The
+ * seam (this module, LoadedModel, the request and result types in protocol.ts) stays here: the bench builds on it.
  */
 import type { CausalLM } from '../../pipeline/core/lm/lm.ts';
 import type { BackendChoice } from './backend.ts';

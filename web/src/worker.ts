@@ -235,7 +235,7 @@ async function handle(req: Request): Promise<unknown> {
   }
   const extra = EXTRA_REQUESTS[req.type] as ((r: Request, l: LoadedModel) => Promise<unknown>) | undefined;
   if (extra) return extra(req, loaded);
-  throw new Error(`unknown request ${(req as Request).type} (bench requests need a bench build: buildApp({ bench: true }))`);
+  throw new Error(`unknown request ${(req as Request).type} (bench requests need a bench build: pipeline/bench/bench-build.ts)`);
 }
 
 // Requests run one at a time, in order: the model is one resource.

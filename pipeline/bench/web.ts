@@ -1,11 +1,11 @@
 /**
- * Browser scoring throughput next to Node's, on one model and one workload (web/src/bench/bench-rows.ts):
+ * Browser scoring throughput next to Node's, on one model and one workload (browser-worker/bench-rows.ts):
  *   - Node: onnxruntime-node via pipeline/node/model/load-model.ts (1 intra-op thread, the pipeline's setting)
  *   - Chromium, WASM (multi-threaded: the app is cross-origin isolated)
  *   - Chromium, WebGPU (here: the SwiftShader software adapter; a real GPU is much faster)
  * Reports CausalLM.score tokens/s and the raw forward limit of the same session options.
  *
- *   npx tsx web/bench.ts [--model default|tiny-random] [--batch 16] [--length 128] [--repeats 5] [--backends wasm,webgpu]
+ *   npm run bench:web -- [--model default|tiny-random] [--batch 16] [--length 128] [--repeats 5] [--backends wasm,webgpu]
  *                        [--dtypes fp32,fp16,q8] [--threads auto,1]
  *
  * Per dtype (the model's onnx/ variants), Node and Chromium WASM score the same rows: their ratio is the
@@ -15,15 +15,16 @@
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DTYPE_FILES, isDtype, type Dtype } from '../pipeline/core/lm/dtypes.ts';
-import { loadModel } from '../pipeline/node/model/load-model.ts';
-import type { BenchResult } from './src/analysis-types.ts';
-import { benchRows, scoreThroughput, scoreTimes } from './src/bench/bench-rows.ts';
-import { launch, openPage } from './e2e/browser.ts';
-import { buildAndServe, repoRoot } from './e2e/serve.ts';
-import type { BrowserDtypeRow } from '../pipeline/bench/browser.ts';
-import { descendantsCpuSeconds } from '../pipeline/bench/chromium-proc.ts';
-import { scriptFlag } from '../pipeline/io/script-flag.ts';
+import { DTYPE_FILES, isDtype, type Dtype } from '../core/lm/dtypes.ts';
+import { loadModel } from '../node/model/load-model.ts';
+import type { BenchResult } from '../../web/src/analysis-types.ts';
+import { launch, openPage } from '../../web/e2e/browser.ts';
+import { buildAndServe, repoRoot } from '../../web/e2e/serve.ts';
+import { BENCH_BUILD } from './bench-build.ts';
+import { benchRows, scoreThroughput, scoreTimes } from './browser-worker/bench-rows.ts';
+import type { BrowserDtypeRow } from './browser.ts';
+import { descendantsCpuSeconds } from './chromium-proc.ts';
+import { scriptFlag } from '../io/script-flag.ts';
 
 const arg = scriptFlag;
 
@@ -50,7 +51,7 @@ rows.push({ runtime: 'Node, onnxruntime-node', scoreTokensPerSecond: nodeTps, no
  * comparison that other processes' load does not move. */
 const perDtype: (BrowserDtypeRow & { dtype: Dtype; note: string })[] = [];
 
-const served = await buildAndServe('bench', { bench: true });
+const served = await buildAndServe('bench', BENCH_BUILD);
 try {
   for (const dtype of dtypes) {
     const nodeLm = dtype === 'fp32' ? lm : await loadModel(join(repoRoot, 'models', model), { dtype });

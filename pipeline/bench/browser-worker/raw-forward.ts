@@ -3,7 +3,7 @@
  * `input_ids`, `attention_mask`, `past_key_values.{i}.key|value`; outputs `logits`, `present.{i}.key|value`), used only to measure the runtime's raw throughput next to the scorer's. Feeds are built from the session's input
  * metadata: `past_key_values.*` get shape [batch, n_head, 0, head_dim].
  */
-import type { Ort } from '../ort-web.ts';
+import type { Ort } from '../../../web/src/ort-web.ts';
 
 type Session = Awaited<ReturnType<Ort['InferenceSession']['create']>>;
 

@@ -1,14 +1,15 @@
 /**
- * The app's bundle ships no bench code (issue 27 item 5): `buildApp()` (what `vite build web` builds, here into a folder of its own) has none of
- * web/src/bench/, and `buildApp({ bench: true })` — the build web/bench.ts and pipeline/bench/real-size-browser.ts
- * serve — has it, so the check can fail. Bench code is recognised by names minification keeps: the worker's
- * request keys and the bench result's fields (src/bench/worker-bench.ts).
+ * The app's bundle ships no bench code (issue 27 item 5): `buildApp()` (what `vite build web` builds, here into a
+ * folder of its own) has none of browser-worker/, and the bench build (bench-build.ts: the build web.ts and
+ * real-size-browser.ts serve) has it, so the check can fail. Bench code is recognised by names minification keeps:
+ * the worker's request keys and the bench result's fields (browser-worker/worker-bench.ts).
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildApp } from './serve.ts';
+import { buildApp } from '../../web/e2e/serve.ts';
+import { BENCH_BUILD } from './bench-build.ts';
 
 const BENCH_MARKERS = ['benchScore', 'forwardTokensPerSecond'];
 const root = mkdtempSync(join(tmpdir(), 'bench-build-'));
@@ -30,7 +31,7 @@ describe('bench code and the app bundle', () => {
     const app = join(root, 'app');
     const bench = join(root, 'bench');
     await buildApp({ outDir: app });
-    await buildApp({ outDir: bench, bench: true });
+    await buildApp({ outDir: bench, ...BENCH_BUILD });
     expect(benchCodeIn(app)).toEqual([]);
     const inBench = benchCodeIn(bench);
     expect(inBench.map((f) => f.split(': ')[1]).sort()).toEqual([...BENCH_MARKERS].sort());

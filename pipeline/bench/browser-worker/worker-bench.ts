@@ -1,12 +1,13 @@
 /**
- * The bench build's worker extras (in place of ../worker-extras.ts, see there): scoring throughput on the bench rows
- * (`bench`: CausalLM.score tokens/s and the raw forward limit of the same session options; `benchScore`: timed
- * lm.score calls on the bench rows or the rows sent). Used by web/bench.ts and pipeline/bench/real-size-browser.ts.
+ * The bench build's worker extras (in place of web/src/worker-extras.ts, see there; swapped in by ../bench-build.ts):
+ * scoring throughput on the bench rows (`bench`: CausalLM.score tokens/s and the raw forward limit of the same session
+ * options; `benchScore`: timed lm.score calls on the bench rows or the rows sent). Used by ../web.ts and
+ * ../real-size-browser.ts. It runs in the app's model worker; the app itself never imports it.
  */
-import type { BenchResult } from '../analysis-types.ts';
-import { sessionOptions } from '../ort-web.ts';
-import type { Request } from '../protocol.ts';
-import type { ExtraRequests, LoadedModel } from '../worker-extras.ts';
+import type { BenchResult } from '../../../web/src/analysis-types.ts';
+import { sessionOptions } from '../../../web/src/ort-web.ts';
+import type { Request } from '../../../web/src/protocol.ts';
+import type { ExtraRequests, LoadedModel } from '../../../web/src/worker-extras.ts';
 import { benchRows, scoreThroughput, scoreTimes } from './bench-rows.ts';
 import { rawForwardThroughput } from './raw-forward.ts';
 

@@ -1,8 +1,9 @@
 /**
- * The benchmark's workload, identical in Node and the browser: `batch` rows of `length` token ids cut from a fixed
- * English text (repeated as needed), each row starting at a different token. Scored teacher-forced, all positions.
+ * The browser bench's workload, identical in Node (../web.ts) and the bench build's worker (worker-bench.ts): `batch`
+ * rows of `length` token ids cut from a fixed English text (repeated as needed), each row starting at a different
+ * token. Scored teacher-forced, all positions.
  */
-import type { CausalLM, ScoreRequest } from '../../../pipeline/core/lm/lm.ts';
+import type { CausalLM, ScoreRequest } from '../../core/lm/lm.ts';
 
 const TEXT =
   'Out of 1400 participants, 400 (or 29%) passed the test. The capital of Pennsylvania is Harrisburg. ' +
