@@ -4,9 +4,12 @@
  *
  * Layers, lowest first; a layer imports only from layers below it (or itself):
  *   pipeline/random/  the seeded generator (mulberry32): imports nothing of ours; every layer may use it
- *   pipeline/onnx/    graph builders and weights: needs nothing of ours but random/ (its test weights)
+ *   pipeline/onnx/    the runtime's graph edits (the scoring head, hidden states, external data, the graph index, the
+ *                     dtype files, the int8 range check) over the ONNX writer: needs nothing of ours
  *   pipeline/io/      Node file helpers (JSONL): needs nothing of ours; everything above core may use it
  *   pipeline/core/    the isomorphic pipeline (no node:*, no platform runtime): imports core/, onnx/ and random/ only
+ *   pipeline/onnx-export/  the model writers: GPT-2 and Llama graphs and weights, the dtype replicas (quantizers),
+ *                     the tiny test models; over onnx/ and core/, and neither core/, onnx/ nor web/src/ imports them
  *   pipeline/train/, pipeline/eval/, pipeline/data/   libraries over core (eval's task families use train's data)
  *   pipeline/node/    the Node edge and the one CLI: drives core, train (finetune) and eval (the eval command)
  *   web/src/          the browser app over core/; web/e2e/ (its browser tests' harness) runs in Node, may import node/
@@ -71,9 +74,23 @@ module.exports = {
     {
       name: 'onnx-is-lowest',
       severity: 'error',
-      comment: 'pipeline/onnx/ builds graphs and weights; it imports nothing else of the repository but the seeded generator (random/).',
+      comment: 'pipeline/onnx/ edits and reads graphs for the runtime; it imports nothing else of the repository but the seeded generator (random/).',
       from: { path: '^pipeline/onnx/', pathNot: TEST },
       to: { path: '^(pipeline/(?!onnx/|random/)|web/|corpus/|models/)' },
+    },
+    {
+      name: 'exporters-over-the-runtime',
+      severity: 'error',
+      comment: 'pipeline/onnx-export/ writes models with the runtime\'s pieces: it imports onnx/, core/ and random/ only.',
+      from: { path: '^pipeline/onnx-export/', pathNot: TEST },
+      to: { path: '^(pipeline/(?!onnx-export/|onnx/|core/|random/)|web/|corpus/|models/)' },
+    },
+    {
+      name: 'runtime-knows-no-exporter',
+      severity: 'error',
+      comment: 'What runs a model (onnx/, core/, the browser app) never needs what writes one: pipeline/onnx-export/ sits above them.',
+      from: { path: '^(pipeline/(onnx|core|io|random)/|web/src/)', pathNot: TEST },
+      to: { path: '^pipeline/onnx-export/' },
     },
     {
       name: 'io-is-lowest',
@@ -131,7 +148,7 @@ module.exports = {
       name: 'lab-drivers-on-top',
       severity: 'error',
       comment: 'The lab drivers (eval/retrieval/, eval/toolkens/) measure the product; nothing but the lab imports them.',
-      from: { path: '^(pipeline/(core|node|io|onnx|train|data|gguf)/|web/src/)', pathNot: TEST },
+      from: { path: '^(pipeline/(core|node|io|onnx|onnx-export|train|data|gguf)/|web/src/)', pathNot: TEST },
       to: { path: LAB_DRIVERS },
     },
     {

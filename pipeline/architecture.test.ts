@@ -38,6 +38,13 @@ describe('import direction', () => {
     'pipeline/onnx/weights.ts': "import { r } from '../random/mulberry32.ts';\nexport const w = r;\n", // allowed: the seeded random
     'pipeline/onnx/uses-core-random.ts': "import { cr } from '../core/random.ts';\nexport const ucr = cr;\n", // onnx-is-lowest: core has no exception
     'pipeline/core/random.ts': "export const cr = 1;\n",
+    // The exporters sit above the runtime: they may use onnx/ and core/; nothing that runs a model imports them.
+    'pipeline/onnx-export/writer.ts': "import { w } from '../onnx/weights.ts';\nimport { x } from '../core/text/ok.ts';\nexport const ew = [w, x];\n", // allowed
+    'pipeline/onnx-export/uses-node.ts': "import { n } from '../node/edge.ts';\nexport const eun = n;\n", // exporters-over-the-runtime
+    'pipeline/onnx/uses-exporter.ts': "import { ew } from '../onnx-export/writer.ts';\nexport const oue = ew;\n", // runtime-knows-no-exporter (and onnx-is-lowest)
+    'pipeline/core/lm/uses-exporter.ts': "import { ew } from '../../onnx-export/writer.ts';\nexport const cue = ew;\n", // runtime-knows-no-exporter (and core's own rule)
+    'pipeline/core/lm/exporter.test.ts': "import { ew } from '../../onnx-export/writer.ts';\nexport const t = ew;\n", // allowed: a test writes its model
+    'web/src/uses-exporter.ts': "import { ew } from '../../pipeline/onnx-export/writer.ts';\nexport const wue = ew;\n", // runtime-knows-no-exporter (and web-app-over-core)
     'pipeline/random/mulberry32.ts': "import { d } from '../core/document.ts';\nexport const r = d;\n", // random-is-lowest
     'pipeline/core/document.ts': 'export const d = 1;\n',
     'pipeline/core/text/ok.ts': 'export const x = 1;\n',
@@ -88,18 +95,25 @@ describe('import direction', () => {
       'core-floor-stages: pipeline/core/stages/up.ts',
       'core-floor-text-and-lm: pipeline/core/text/up.ts',
       'core-floor-tools: pipeline/core/tools/up.ts',
+      'core-imports-core-and-onnx-only: pipeline/core/lm/uses-exporter.ts',
       'core-imports-core-and-onnx-only: pipeline/core/stages/uses-node.ts',
       'core-module-on-a-floor: pipeline/core/unplaced.ts',
       'core-no-platform-runtime: pipeline/core/lm/ort.ts',
       'core-no-platform: pipeline/core/text/reads-file.ts',
+      'exporters-over-the-runtime: pipeline/onnx-export/uses-node.ts',
       'libraries-below-node: pipeline/eval/uses-node.ts',
       'no-circular: pipeline/core/stages/a.ts',
       'onnx-is-lowest: pipeline/onnx/graph.ts',
       'onnx-is-lowest: pipeline/onnx/uses-core-random.ts',
+      'onnx-is-lowest: pipeline/onnx/uses-exporter.ts',
       'pipeline-below-web: pipeline/node/uses-web.ts',
       'random-is-lowest: pipeline/random/mulberry32.ts',
+      'runtime-knows-no-exporter: pipeline/core/lm/uses-exporter.ts',
+      'runtime-knows-no-exporter: pipeline/onnx/uses-exporter.ts',
+      'runtime-knows-no-exporter: web/src/uses-exporter.ts',
       'testing-only-from-tests: pipeline/node/uses-fake.ts',
       'web-app-over-core: web/src/uses-bench.ts',
+      'web-app-over-core: web/src/uses-exporter.ts',
       'web-app-over-core: web/src/uses-node.ts',
     ]);
   });

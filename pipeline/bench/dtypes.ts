@@ -1,6 +1,6 @@
 /**
  * The bench's dtype section: one model's fp32 / fp16 / q8 files (onnx/model.onnx, model_fp16.onnx,
- * model_quantized.onnx: pipeline/onnx/quantize.ts) on the same workload — file size, scoring speed in process CPU
+ * model_quantized.onnx: pipeline/onnx-export/quantize.ts) on the same workload — file size, scoring speed in process CPU
  * time (interleaved rounds, medians), the largest loss difference from fp32, and how many keep/drop decisions
  * change at the paper's thresholds τ_f = 0.5 and 1.0 (a difference that flips no decision is negligible there).
  */

@@ -8,9 +8,9 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { buildByteTokenizer, byteToUnicode } from '../onnx/byte-tokenizer.ts';
-import { writeRandomGpt2 } from '../onnx/tiny-random.ts';
-import type { Gpt2Config } from '../onnx/gpt2-weights.ts';
+import { buildByteTokenizer, byteToUnicode } from '../onnx-export/byte-tokenizer.ts';
+import { writeRandomGpt2 } from '../onnx-export/tiny-random.ts';
+import type { Gpt2Config } from '../onnx-export/gpt2-weights.ts';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const DEFAULT_MODEL_DIR = join(ROOT, 'models/default');

@@ -5,7 +5,7 @@
 import { join, resolve } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { DTYPE_FILES, type Dtype } from '../core/lm/dtypes.ts';
-import type { LlamaConfig } from '../onnx/llama-weights.ts';
+import type { LlamaConfig } from '../onnx-export/llama-weights.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 export const REAL_SIZE_DIR = join(ROOT, 'out/bench/smollm2-135m-shape');

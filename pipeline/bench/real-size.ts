@@ -2,7 +2,7 @@
  * The bench at a real model's size: a random-weight decoder of SmolLM2-135M's exact shape (30 layers, width 576,
  * 9 heads / 3 KV heads of 64, MLP 1,536, vocabulary 49,152, tied embeddings), generated here at bench time into
  * out/bench/smollm2-135m-shape/ (never committed) in the published layout — MatMul weights stored [in, out], the tied
- * head stored again (onnx/optimum-layout.ts): 651 MB fp32 as the real model.onnx's 654 MB — and its q4f16 file, then
+ * head stored again (onnx-export/optimum-layout.ts): 651 MB fp32 as the real model.onnx's 654 MB — and its q4f16 file, then
  * per dtype, each in its own child process so the memory figures are its own:
  *
  *   scorer  loadModel + CausalLM.score on R rows × L tokens, two workloads as the pipeline sends them: losses (each
@@ -30,12 +30,12 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DTYPE_FILES, type Dtype } from '../core/lm/dtypes.ts';
 import { loadModel } from '../node/model/load-model.ts';
-import { exportLlama } from '../onnx/export-llama.ts';
-import { llamaWeightShapes } from '../onnx/llama-weights.ts';
-import { foldWeightTransposes } from '../onnx/optimum-layout.ts';
+import { exportLlama } from '../onnx-export/export-llama.ts';
+import { llamaWeightShapes } from '../onnx-export/llama-weights.ts';
+import { foldWeightTransposes } from '../onnx-export/optimum-layout.ts';
 import { mulberry32 } from '../random/mulberry32.ts';
-import { VARIANT_WRITERS } from '../onnx/replicas.ts';
-import { tinyChatTokenizer } from '../onnx/tiny-llama.ts';
+import { VARIANT_WRITERS } from '../onnx-export/replicas.ts';
+import { tinyChatTokenizer } from '../onnx-export/tiny-llama.ts';
 import { f } from './format.ts';
 // Type only: the browser rows import vite and playwright, which the children must not load (their RSS is measured:
 // imported here they added ~180 MiB to every child's peak).

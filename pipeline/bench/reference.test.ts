@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OrtCausalLM, OrtModule } from '../core/lm/ort-lm.ts';
 import { scorePositions } from '../core/scoring/scoring.ts';
 import { loadModel } from '../node/model/load-model.ts';
-import { TINY_RANDOM_DIR } from '../onnx/tiny-random.ts';
+import { TINY_RANDOM_DIR } from '../onnx-export/tiny-random.ts';
 import { referenceScorer } from './reference.ts';
 import { buildWorkload, corpusDocs, type Workload } from './workload.ts';
 

@@ -1,6 +1,6 @@
 /**
  * The bundled model widened to GPT-2 small's blocks (768 wide, 12 heads of 64, 12 layers, MLP 3,072; the paper's
- * smallest model, 124M with GPT-2's 50,257-token vocabulary): the same function as models/default (onnx/widen-gpt2.ts;
+ * smallest model, 124M with GPT-2's 50,257-token vocabulary): the same function as models/default (onnx-export/widen-gpt2.ts;
  * the logits equal to float rounding), at ~85M parameters of blocks. The bundled 1,024-token vocabulary and 128
  * positions stay, so every scoring window is the bundled model's. The pipeline then does a real model's work per token
  * with a trained model's verdicts, which random weights at this size do not give (they keep or reject calls by chance).
@@ -9,9 +9,9 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { exportGpt2 } from '../onnx/export.ts';
-import { readGpt2Onnx } from '../onnx/onnx-weights.ts';
-import { widenGpt2 } from '../onnx/widen-gpt2.ts';
+import { exportGpt2 } from '../onnx-export/export.ts';
+import { readGpt2Onnx } from '../onnx-export/onnx-weights.ts';
+import { widenGpt2 } from '../onnx-export/widen-gpt2.ts';
 import { scriptFlag } from '../io/script-flag.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');

@@ -113,7 +113,7 @@ export const HAND_TYPED_ALLOWED: AllowedPhrase[] = [
     constants: [{ file: 'pipeline/node/run/executors/redis.ts', name: 'REDIS_GONE_MS', per: 1000 }],
   },
   { file: 'pipeline/node/README.md', phrase: 'send 450 MB', why: "the hostile MCP server's answer size (a fixture)" },
-  { file: 'pipeline/onnx/README.md', phrase: 'Stated tolerances: 1e-4 nats', why: "the test's tolerance, not its measurement" },
+  { file: 'pipeline/onnx-export/README.md', phrase: 'Stated tolerances: 1e-4 nats', why: "the test's tolerance, not its measurement" },
 ];
 
 /**

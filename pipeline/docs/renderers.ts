@@ -105,12 +105,12 @@ const views: Record<string, (source: string) => string> = {
         `(${Math.round(r.tokensSeen / r.trainSeconds).toLocaleString('en-US')} tokens/s on average); ${(r.params / 1e6).toFixed(2)}M parameters.`,
     ].join('\n');
   },
-  /** Our scorer against Transformers.js on each dtype replica (pipeline/onnx/results/replicas.json, `npm run docs:replicas`). */
+  /** Our scorer against Transformers.js on each dtype replica (pipeline/onnx-export/results/replicas.json, `npm run docs:replicas`). */
   replicas(source) {
     const r: ReplicasRecord = JSON.parse(source);
     const tokens = [...new Set(r.dtypes.map((d) => d.tokens))].join(', ');
     return [
-      `Measured ${r.measured.slice(0, 10)} by \`${r.command}\` (pipeline/onnx/replicas.test.ts): the largest |our log p − Transformers.js ${r.transformersJs} log p| ` +
+      `Measured ${r.measured.slice(0, 10)} by \`${r.command}\` (pipeline/onnx-export/replicas.test.ts): the largest |our log p − Transformers.js ${r.transformersJs} log p| ` +
         `over the ${tokens} scored tokens of the test's text, one request, against the test's tolerance:`,
       '',
       '| dtype | file | largest difference, nats | tolerance, nats |',
@@ -143,7 +143,7 @@ export interface TrainRecordProbes {
   tool: { medianDrop: number; medianUnrelatedDrop: number };
 }
 
-/** What pipeline/onnx/replicas.test.ts records with RECORD_REPLICAS=1. */
+/** What pipeline/onnx-export/replicas.test.ts records with RECORD_REPLICAS=1. */
 export interface ReplicasRecord {
   measured: string;
   command: string;

@@ -8,7 +8,7 @@
  * and `toolformer eval` (pipeline/eval/…/results/), `npm run docs:start` (pipeline/docs/results/start.json),
  * `npm run docs:web` (web/e2e/results/first-visit.json and web/screenshots/), `npm run docs:tests -- --suite fast|full`
  * (pipeline/docs/results/tests.json: how long the test suites take), `npm run docs:replicas`
- * (pipeline/onnx/results/replicas.json: our scorer against Transformers.js per dtype replica).
+ * (pipeline/onnx-export/results/replicas.json: our scorer against Transformers.js per dtype replica).
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';

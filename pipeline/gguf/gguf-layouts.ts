@@ -9,8 +9,8 @@
  *   pairs (LlamaModel.permute: per head, reshape [2, D/2] → [D/2, 2]).
  * - Qwen2 (`qwen2`): no permutation (llama.cpp runs it with NEOX RoPE, the rotate-half form); q/k/v biases.
  */
-import type { Gpt2Config, Gpt2Weights } from '../onnx/gpt2-weights.ts';
-import type { LlamaConfig, LlamaWeights } from '../onnx/llama-weights.ts';
+import type { Gpt2Config, Gpt2Weights } from '../onnx-export/gpt2-weights.ts';
+import type { LlamaConfig, LlamaWeights } from '../onnx-export/llama-weights.ts';
 import { f32, str, u32, type GgufValue } from './gguf-writer.ts';
 
 /** One tensor of a layout: GGUF name, dims (fastest first) and its row-major float32 values. */

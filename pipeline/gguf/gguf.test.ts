@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readGgufFileInfo, type GgufFileInfo } from 'node-llama-cpp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readGpt2Onnx, readLlamaOnnx } from '../onnx/onnx-weights.ts';
+import { readGpt2Onnx, readLlamaOnnx } from '../onnx-export/onnx-weights.ts';
 import { toHalfBits } from '../onnx/onnx-edit.ts';
 import { halfToFloat } from '../core/lm/ort-graph-io.ts';
 import { convertCommand } from '../node/commands/convert-command.ts';

@@ -5,7 +5,7 @@
  * caller passes the folder's parsed JSON files and the ONNX bytes, and writes the chunks.
  */
 import type { ModelDescription } from '../core/lm/model-files.ts';
-import { readGpt2Onnx, readLlamaOnnx } from '../onnx/onnx-weights.ts';
+import { readGpt2Onnx, readLlamaOnnx } from '../onnx-export/onnx-weights.ts';
 import { generalMetadata, gpt2Layout, llamaLayout, type GgufLayout } from './gguf-layouts.ts';
 import { FILE_TYPE, storedType, type GgufDtype } from './gguf-tensors.ts';
 import { specialIds, tokenizerMetadata } from './gguf-tokenizer.ts';

@@ -35,8 +35,8 @@ const EXEMPT_FILES: Readonly<Record<string, string>> = {
   'pipeline/node/system/long-argv.ts': 'its own argument file, on a descriptor it inherited from its parent',
   'pipeline/train/arena.ts': "the project's own WebAssembly kernels",
   'pipeline/train/export-checkpoint.ts': 'a script: the base model named in its source',
-  'pipeline/onnx/replicas.ts': 'writes test replicas of the bundled tiny model (onnx/ imports nothing of io/)',
-  'pipeline/onnx/quantize.ts': 'a script run by hand on a model folder (onnx/ imports nothing of io/)',
+  'pipeline/onnx-export/replicas.ts': 'writes test replicas of the bundled tiny model (onnx/ imports nothing of io/)',
+  'pipeline/onnx-export/quantize.ts': 'a script run by hand on a model folder (onnx/ imports nothing of io/)',
 };
 
 /** A direct read: the call or import, outside comments. */

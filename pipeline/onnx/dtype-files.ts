@@ -1,7 +1,7 @@
 /**
  * The ONNX files of a Hugging Face model directory by dtype, as the repositories and Transformers.js v4 name them
  * (utils/dtypes.js DEFAULT_DTYPE_SUFFIX_MAPPING: "" _fp16 _quantized _int8 _uint8 _q4 _q4f16 _bnb4). The variant
- * writers (replicas.ts) and the runtime (core/lm/dtypes.ts re-exports it) read this one table.
+ * writers (../onnx-export/replicas.ts) and the runtime (core/lm/dtypes.ts re-exports it) read this one table.
  */
 export const DTYPE_FILES = {
   fp32: 'model.onnx',

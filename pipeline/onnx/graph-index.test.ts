@@ -4,7 +4,7 @@ import * as ort from 'onnxruntime-node';
 import onnxProto from 'onnx-proto';
 import { describe, expect, it } from 'vitest';
 import { indexGraph } from './graph-index.ts';
-import { TINY_LLAMA_DIR } from './tiny-llama.ts';
+import { TINY_LLAMA_DIR } from '../onnx-export/tiny-llama.ts';
 
 const { onnx } = onnxProto;
 

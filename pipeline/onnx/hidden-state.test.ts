@@ -1,7 +1,7 @@
 /**
  * `hidden_states`, the LM head's input, as an extra graph output (hidden-state.ts) for every model the loader reads:
  * the committed GPT-2 (models/default in fp32, fp16 and q8; models/toolformer), the Llama and Qwen2 exports, and every
- * dtype replica of models/tiny-llama (replicas.ts, made here in a temporary directory), external data and
+ * dtype replica of models/tiny-llama (../onnx-export/replicas.ts, made here in a temporary directory), external data and
  * num_logits_to_keep included.
  *
  * What shows h is the head's input: for float32 heads, logits = h · W with W read from the file's own initializer.
@@ -16,7 +16,7 @@ import { DTYPES, type Dtype } from '../core/lm/dtypes.ts';
 import { loadModel } from '../node/model/load-model.ts';
 import { lmHeadInput } from './hidden-state.ts';
 import { constantWeights, decodeModel } from './onnx-edit.ts';
-import { writeReplicas } from './replicas.ts';
+import { writeReplicas } from '../onnx-export/replicas.ts';
 
 const TEXT = 'The capital of France is Paris. 3 + 4 = 7';
 let dir: string;

@@ -19,7 +19,7 @@ import { referenceWeights } from './external-data.ts';
 export const HIDDEN_STATES = 'hidden_states';
 
 const MATRIX_HEADS = new Set(['MatMul', 'Gemm', 'MatMulNBits', 'MatMulBnb4']);
-/** Nodes between a dynamically quantized head's MatMulInteger and `logits` (quantize.ts quantizeDynamic). */
+/** Nodes between a dynamically quantized head's MatMulInteger and `logits` (../onnx-export/quantize.ts quantizeDynamic). */
 const DEQUANT = new Set(['Mul', 'Cast']);
 
 /** The LM head's input tensor name and element type (ONNX TensorProto.DataType), or null when the head is not recognised. */

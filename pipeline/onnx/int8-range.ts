@@ -1,7 +1,7 @@
 /**
  * Does an int8 export use the full 8-bit range in its MatMul weights? On x86 CPUs without AVX-512 VNNI or AVX-VNNI,
  * ONNX Runtime's uint8 × int8 matmul kernels (VPMADDUBSW) add each pair of products into an int16 that saturates:
- * 255 · 127 · 2 overflows 32,767, while 255 · 64 · 2 = 32,640 does not (quantize.ts S8_MAX: why this project's own
+ * 255 · 127 · 2 overflows 32,767, while 255 · 64 · 2 = 32,640 does not (S8_MAX below: why this project's own
  * writers store 7-bit weights, quantize_dynamic's reduce_range). A full-range file therefore scores differently on
  * such a CPU than in WASM or on a VNNI CPU (measured here: 0.1–4.4 nats on the replicas' calls). uint8 weights go
  * through another kernel (uint8 × uint8, widened first) and are not affected.
@@ -10,8 +10,16 @@
  * an offset, a length). Returns which int8 MatMul weights leave [−S8_MAX, S8_MAX].
  */
 import type { onnx as P } from 'onnx-proto';
-import { S8_MAX } from './quantize.ts';
 import { T } from './onnx-edit.ts';
+
+/**
+ * The largest int8 weight magnitude: 64, quantize_dynamic's `reduce_range=True` (its QInt8 range [-64, 64]), which
+ * Transformers.js's converter also sets and this project's int8 writers keep (pipeline/onnx-export/quantize.ts). On
+ * x86 CPUs without AVX-512 VNNI, ONNX Runtime's u8·s8 MatMulInteger kernel (VPMADDUBSW) adds two uint8 × int8
+ * products into an int16 that saturates: 255 · 127 · 2 overflows 32,767, 255 · 64 · 2 = 32,640 does not. With full-range weights the same file scored ~0.1–4 nats differently on such a CPU (an AMD
+ * EPYC with AVX2) than in WASM or on a VNNI CPU; with 7-bit weights it scores the same everywhere.
+ */
+export const S8_MAX = 64;
 
 /** Reads `length` bytes at `offset` of the external-data file `location` (a name in the model's folder). */
 export type ReadExternal = (location: string, offset: number, length: number) => Promise<Uint8Array>;

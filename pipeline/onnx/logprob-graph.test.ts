@@ -5,7 +5,7 @@ import onnxProto from 'onnx-proto';
 import { describe, expect, it } from 'vitest';
 import { logSoftmaxGather } from '../core/lm/ort-lm.ts';
 import { buildScoringDecoderOnnx } from './logprob-graph.ts';
-import { TINY_RANDOM_DIR } from './tiny-random.ts';
+import { TINY_RANDOM_DIR } from '../onnx-export/tiny-random.ts';
 
 const { onnx } = onnxProto;
 const model = readFileSync(join(TINY_RANDOM_DIR, 'onnx/model.onnx'));

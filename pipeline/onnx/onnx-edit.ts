@@ -1,7 +1,8 @@
 /**
  * Small helpers for rewriting a decoded ONNX model (onnx-proto): float data of an initializer, half-precision bits,
  * the constant weight of a MatMul (an initializer, or the Transpose of one), dead-node pruning, and opset imports.
- * Shared by the variant writers (quantize.ts, float16.ts, matmul-nbits.ts, bnb4.ts, external-data.ts). Isomorphic.
+ * Shared by the variant writers (../onnx-export/: quantize.ts, float16.ts, matmul-nbits.ts, bnb4.ts; external-data.ts
+ * here). Isomorphic.
  */
 import onnxProto from 'onnx-proto';
 import type { onnx as P } from 'onnx-proto';

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { exportGpt2 } from '../onnx/export.ts';
+import { exportGpt2 } from '../onnx-export/export.ts';
 import { CHECKPOINT_FILE, readCheckpoint } from './checkpoint.ts';
 import { Gpt2, type Gpt2Config } from './gpt2.ts';
 

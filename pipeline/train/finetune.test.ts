@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { mulberry32 } from '../random/mulberry32.ts';
-import { buildGpt2Onnx } from '../onnx/gpt2-graph.ts';
-import { randomGpt2Weights } from '../onnx/gpt2-weights.ts';
-import { readGpt2Onnx } from '../onnx/onnx-weights.ts';
+import { buildGpt2Onnx } from '../onnx-export/gpt2-graph.ts';
+import { randomGpt2Weights } from '../onnx-export/gpt2-weights.ts';
+import { readGpt2Onnx } from '../onnx-export/onnx-weights.ts';
 import { CallWindows } from './cstar.ts';
 import { Gpt2 } from './gpt2.ts';
 import { BpeTokenizer } from './tokenizer.ts';

@@ -21,7 +21,7 @@ import { READ_CAPS, readBoundedFile, readBoundedJson } from '../io/bounded-read.
 import { join, relative } from 'node:path';
 import cliProgress from 'cli-progress';
 import { mulberry32 } from '../random/mulberry32.ts';
-import { readGpt2Onnx } from '../onnx/onnx-weights.ts';
+import { readGpt2Onnx } from '../onnx-export/onnx-weights.ts';
 import { AdamW } from './adamw.ts';
 import { CHECKPOINT_FILE } from './checkpoint.ts';
 import { constructedLrScale } from './construct.ts';

@@ -5,7 +5,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { exportGpt2 } from '../onnx/export.ts';
+import { exportGpt2 } from '../onnx-export/export.ts';
 import type { Gpt2Config, Gpt2Weights } from './gpt2.ts';
 import { writeModelCard } from './model-card.ts';
 import type { RunLog } from './run-log.ts';

@@ -11,7 +11,7 @@ import { Arena } from './arena.ts';
 import { CausalAttention } from './attention.ts';
 import { type LnActs, geluBackward, geluForward, layerNorm, layerNormBackward } from './ops.ts';
 import { mulberry32 } from '../random/mulberry32.ts';
-import { gpt2WeightShapes, type Gpt2Config, type Gpt2Weights } from '../onnx/gpt2-weights.ts';
+import { gpt2WeightShapes, type Gpt2Config, type Gpt2Weights } from '../onnx-export/gpt2-weights.ts';
 
 export type { Gpt2Config, Gpt2Weights };
 

@@ -7,7 +7,7 @@
  * The last id is `<|endoftext|>`: document separator, beginning of sequence, and pad.
  */
 
-import { byteToUnicode } from '../onnx/byte-tokenizer.ts';
+import { byteToUnicode } from '../onnx-export/byte-tokenizer.ts';
 
 export const EOS = '<|endoftext|>';
 

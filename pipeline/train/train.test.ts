@@ -9,7 +9,7 @@ import { AdamW } from './adamw.ts';
 import { Batcher, readJsonl } from './data.ts';
 import { capitalFacts } from './data-synthetic.ts';
 import { trainBpe } from './tokenizer.ts';
-import { exportGpt2 } from '../onnx/export.ts';
+import { exportGpt2 } from '../onnx-export/export.ts';
 
 const docs = readJsonl('corpus/sample.jsonl');
 const tok = trainBpe(docs.map((d) => d.text), { vocabSize: 320 });

@@ -17,7 +17,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Dtype } from '../../pipeline/core/lm/dtypes.ts';
 import { loadModel } from '../../pipeline/node/model/load-model.ts';
-import { writeReplicas } from '../../pipeline/onnx/replicas.ts';
+import { writeReplicas } from '../../pipeline/onnx-export/replicas.ts';
 import type { GoldenResult } from '../src/analysis-types.ts';
 import { GOLDEN_CASES, scoreGolden } from '../src/golden.ts';
 import { launch, openPage, skipWithoutChromium, textOf, scoreGoldenInPage, FUNNEL } from './browser.ts';

@@ -6,13 +6,13 @@
  * Node: 1.6e-3). The replica is written under models/ at test time (the app serves /models/<name>/) and removed.
  * Then every dtype of the published layouts (fp32, fp16, q8, int8, uint8, q4, q4f16, bnb4; replicas.ts) opened with
  * `?dtype=`: the worked cases' losses equal Node's on the same file — 1e-3 nats for fp32, 1e-2 for the rest (float16
- * logits; the browser's quantised kernels). Node's equal Transformers.js's (pipeline/onnx/replicas.test.ts).
+ * logits; the browser's quantised kernels). Node's equal Transformers.js's (pipeline/onnx-export/replicas.test.ts).
  */
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadModel } from '../../pipeline/node/model/load-model.ts';
-import { writeReplicas } from '../../pipeline/onnx/replicas.ts';
+import { writeReplicas } from '../../pipeline/onnx-export/replicas.ts';
 import { DTYPE_FILES, DTYPES, type Dtype } from '../../pipeline/core/lm/dtypes.ts';
 import type { GoldenResult } from '../src/analysis-types.ts';
 import { GOLDEN_CASES, scoreGolden } from '../src/golden.ts';

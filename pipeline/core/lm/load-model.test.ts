@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
 import { loadModel } from '../../node/model/load-model.ts';
-import { TINY_RANDOM_DIR } from '../../onnx/tiny-random.ts';
+import { TINY_RANDOM_DIR } from '../../onnx-export/tiny-random.ts';
 import { loadOrtModel, readOnce, type ModelSource, type OnnxFile } from './load-model.ts';
 import type { HiddenStateLM } from './lm.ts';
 import type { OrtModule } from './ort-lm.ts';

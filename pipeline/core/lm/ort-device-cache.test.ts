@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generate } from '../generate/generate.ts';
-import { TINY_RANDOM_DIR } from '../../onnx/tiny-random.ts';
+import { TINY_RANDOM_DIR } from '../../onnx-export/tiny-random.ts';
 import { OrtCausalLM, type OrtModule, type OrtSession, type OrtTensor } from './ort-lm.ts';
 
 /** Device tensors made and still alive, and the sessions' preferredOutputLocation. */

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as ortWeb from 'onnxruntime-web';
 import { loadModel } from '../../node/model/load-model.ts';
-import { TINY_RANDOM_DIR } from '../../onnx/tiny-random.ts';
+import { TINY_RANDOM_DIR } from '../../onnx-export/tiny-random.ts';
 import { OrtCausalLM } from './ort-lm.ts';
 
 let web: OrtCausalLM;

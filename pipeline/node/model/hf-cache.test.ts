@@ -2,7 +2,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { TINY_LLAMA_DIR } from '../../onnx/tiny-llama.ts';
+import { TINY_LLAMA_DIR } from '../../onnx-export/tiny-llama.ts';
 import { hubCacheDir, resolveModel } from './hf-cache.ts';
 import { loadModel } from './load-model.ts';
 import { ROOT, runCli } from '../testing/cli-child.ts';

@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import onnxProto from 'onnx-proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TINY_LLAMA_DIR } from '../../onnx/tiny-llama.ts';
-import { writeReplicas } from '../../onnx/replicas.ts';
+import { TINY_LLAMA_DIR } from '../../onnx-export/tiny-llama.ts';
+import { writeReplicas } from '../../onnx-export/replicas.ts';
 import { loadModel } from './load-model.ts';
 
 const { onnx } = onnxProto;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { TINY_RANDOM_DIR } from '../../onnx/tiny-random.ts';
+import { TINY_RANDOM_DIR } from '../../onnx-export/tiny-random.ts';
 import { loadModel } from './load-model.ts';
 
 async function withCopy(edit: (dir: string) => Promise<void>, check: (dir: string) => Promise<void>) {

@@ -139,7 +139,7 @@ async function checkModelDir(root: string, dtype: Dtype, notInCache: string | un
     const has = exists ? ` The directory has: ${listing}.` : '';
     throw refusal(
       `cannot load model from ${root}: ${problem.replace(/[.\s]+$/, '')}.${has} Expected a Hugging Face ONNX causal-LM directory with ` +
-        `${required.join(', ')} (run \`npx tsx pipeline/onnx/tiny-random.ts\` for a test model, or pass --model <dir> or an org/name in the local Hugging Face cache)`,
+        `${required.join(', ')} (run \`npx tsx pipeline/onnx-export/tiny-random.ts\` for a test model, or pass --model <dir> or an org/name in the local Hugging Face cache)`,
     );
   };
   if (!exists) fail(notInCache ? `no such directory, and ${notInCache}` : 'no such directory');

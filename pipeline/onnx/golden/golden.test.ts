@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scorePositions, type PositionToScore } from '../../core/scoring/scoring.ts';
 import { loadModel } from '../../node/model/load-model.ts';
 import type { OrtCausalLM } from '../../core/lm/ort-lm.ts';
-import { MODELS_DIR } from '../tiny-llama.ts';
+import { MODELS_DIR } from '../../onnx-export/tiny-llama.ts';
 
 interface Cases {
   weights: number[];

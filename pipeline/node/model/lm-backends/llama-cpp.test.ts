@@ -16,9 +16,9 @@ import { convertCommand } from '../../commands/convert-command.ts';
 import { loadModel } from '../load-model.ts';
 import { ROOT } from '../../testing/cli-child.ts';
 import { loadLlamaCpp } from './llama-cpp.ts';
-import { exportLlama } from '../../../onnx/export-llama.ts';
-import { randomLlamaWeights } from '../../../onnx/llama-weights.ts';
-import { tinyChatTokenizer, tinyLlamaConfig } from '../../../onnx/tiny-llama.ts';
+import { exportLlama } from '../../../onnx-export/export-llama.ts';
+import { randomLlamaWeights } from '../../../onnx-export/llama-weights.ts';
+import { tinyChatTokenizer, tinyLlamaConfig } from '../../../onnx-export/tiny-llama.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'llama-cpp-test-'));
 const lms: { release(): Promise<void> }[] = [];

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canStillParse } from '../../../../core/call-syntax.ts';
 import type { CausalLM, HiddenStateLM, ScoreRequest } from '../../../../core/lm/lm.ts';
 import type { OrtCausalLM } from '../../../../core/lm/ort-lm.ts';
-import { TINY_RANDOM_DIR } from '../../../../onnx/tiny-random.ts';
+import { TINY_RANDOM_DIR } from '../../../../onnx-export/tiny-random.ts';
 import { loadModel } from '../../load-model.ts';
 import { DEFAULT_MODEL } from '../../../system/package-paths.ts';
 import { serve, type RunningServer } from '../../../serve/serve.ts';

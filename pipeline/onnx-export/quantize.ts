@@ -14,14 +14,15 @@
  *                              user (the tied embedding: Gather and LM head) stays float32: quantizing it would store
  *                              it twice, and the scorer's in-graph head needs the head MatMul intact.
  *
- *   npx tsx pipeline/onnx/quantize.ts <model-dir> [fp16,q8]      writes the variants next to onnx/model.onnx
+ *   npx tsx pipeline/onnx-export/quantize.ts <model-dir> [fp16,q8]      writes the variants next to onnx/model.onnx
  *
  * Isomorphic (no node:* outside the command-line entry).
  */
 import type { onnx as P } from 'onnx-proto';
-import { bytesOf as bytes, decodeModel, encodeModel, floatData, INT, noteDoc, replaceConstantMatMuls, T, toHalfArray } from './onnx-edit.ts';
+import { S8_MAX } from '../onnx/int8-range.ts';
+import { bytesOf as bytes, decodeModel, encodeModel, floatData, INT, noteDoc, replaceConstantMatMuls, T, toHalfArray } from '../onnx/onnx-edit.ts';
 
-export { toHalfBits } from './onnx-edit.ts';
+export { toHalfBits } from '../onnx/onnx-edit.ts';
 
 /** The fp16 variant: float initializers (matrices) stored as float16, Cast to float32 at use. */
 export function convertToFp16(model: Uint8Array): Uint8Array {
@@ -51,15 +52,6 @@ export function convertToFp16(model: Uint8Array): Uint8Array {
  *   one scale and zero point per tensor.
  */
 export type DynamicScheme = 'q8' | 'int8' | 'uint8';
-
-/**
- * The largest int8 weight magnitude: 64, quantize_dynamic's `reduce_range=True` (its QInt8 range [-64, 64]), which
- * Transformers.js's converter also sets. On x86 CPUs without AVX-512 VNNI, ONNX Runtime's u8·s8 MatMulInteger kernel
- * (VPMADDUBSW) adds two uint8 × int8 products into an int16 that saturates: 255 · 127 · 2 overflows 32,767, 255 · 64
- * · 2 = 32,640 does not. With full-range weights the same file scored ~0.1–4 nats differently on such a CPU (an AMD
- * EPYC with AVX2) than in WASM or on a VNNI CPU; with 7-bit weights it scores the same everywhere.
- */
-export const S8_MAX = 64;
 
 interface QuantizedWeight {
   data: Int8Array | Uint8Array;
@@ -137,7 +129,7 @@ if (typeof process !== 'undefined' && process.argv[1]?.endsWith('quantize.ts')) 
   const { readFileSync, writeFileSync } = await import('node:fs');
   const { join } = await import('node:path');
   const dir = process.argv[2];
-  if (!dir) throw new Error('usage: npx tsx pipeline/onnx/quantize.ts <model-dir> [fp16,q8]');
+  if (!dir) throw new Error('usage: npx tsx pipeline/onnx-export/quantize.ts <model-dir> [fp16,q8]');
   const which = (process.argv[3] ?? 'fp16,q8').split(',') as (keyof typeof CONVERTERS)[];
   const model = readFileSync(join(dir, 'onnx/model.onnx'));
   for (const dtype of which) {

@@ -9,7 +9,7 @@ import { TINY_RANDOM_DIR, writeTinyRandom } from './tiny-random.ts';
 const FILES = ['config.json', 'generation_config.json', 'onnx/model.onnx', 'tokenizer.json', 'tokenizer_config.json'];
 
 describe('models/tiny-random', () => {
-  it('is exactly what pipeline/onnx/tiny-random.ts generates (run it after changing the exporter)', async () => {
+  it('is exactly what pipeline/onnx-export/tiny-random.ts generates (run it after changing the exporter)', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'tiny-random-'));
     try {
       await writeTinyRandom(dir);

@@ -2,7 +2,7 @@
  * The decoder's attention visibility, shared by the GPT-2 and Llama graphs: key j is visible to query i iff
  * j ≤ past + i (causal, with past = T − S cached positions) and attention_mask[b, j] = 1 (padding).
  */
-import { DataType, type GraphBuilder } from './graph-builder.ts';
+import { DataType, type GraphBuilder } from '../onnx/graph-builder.ts';
 
 /** Float32 minimum: masked scores get it before the softmax, so a fully masked row is uniform instead of NaN. */
 export const F32_MIN = -3.4028234663852886e38;

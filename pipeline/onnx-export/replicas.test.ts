@@ -1,7 +1,7 @@
 /**
  * The published Hugging Face dtype files, replicated from models/tiny-llama (SmolLM2's shape) by replicas.ts, read
  * by two independent readers: Transformers.js itself on the same file (its logits and greedy tokens, loaded offline
- * from the directory) and, for fp32, the PyTorch goldens (golden/tiny-llama.json). The replicas are made here, in a
+ * from the directory) and, for fp32, the PyTorch goldens (../onnx/golden/tiny-llama.json). The replicas are made here, in a
  * temporary directory, never committed.
  */
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -27,7 +27,7 @@ const TOLERANCE: Record<Dtype, number> = { fp32: 1e-4, fp16: 1e-2, q8: 1e-4, int
 
 /**
  * `npm run docs:replicas` (RECORD_REPLICAS=1) writes the measured differences to results/replicas.json, the source of
- * pipeline/onnx/README.md's block; it needs every dtype's test to have run.
+ * pipeline/onnx-export/README.md's block; it needs every dtype's test to have run.
  */
 const RECORD = process.env.RECORD_REPLICAS === '1';
 const measured: Partial<Record<Dtype, { largest: number; tokens: number }>> = {};
@@ -39,7 +39,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'replicas-'));
   await writeReplicas(join(dir, 'all'));
   await writeReplicas(join(dir, 'external'), { dtypes: ['fp32', 'q4f16'], externalData: true, numLogitsToKeep: true });
-  golden = JSON.parse(await readFile(join(import.meta.dirname, 'golden/tiny-llama.json'), 'utf8'));
+  golden = JSON.parse(await readFile(join(import.meta.dirname, '../onnx/golden/tiny-llama.json'), 'utf8'));
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });

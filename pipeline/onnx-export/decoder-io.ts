@@ -10,7 +10,7 @@
  * The graphs add these in this order, so their bytes do not depend on which builder wrote them.
  */
 import { F32_MIN, visibleKeys } from './attention-mask.ts';
-import type { GraphBuilder } from './graph-builder.ts';
+import type { GraphBuilder } from '../onnx/graph-builder.ts';
 
 /** The cache's geometry: layers, KV heads per layer (all heads without grouped-query attention), head width. */
 export interface CacheShape {

@@ -13,7 +13,7 @@ describe.each([
   ['tiny-llama', TINY_LLAMA_DIR, writeTinyLlama, { kvHeads: 2, headDim: 8, eos: 263 }],
   ['tiny-qwen2', TINY_QWEN2_DIR, writeTinyQwen2, { kvHeads: 2, headDim: 8, eos: 265 }],
 ] as const)('models/%s', (name, DIR, write, expected) => {
-  it(`is exactly what pipeline/onnx/tiny-llama.ts generates (run it after changing the exporter)`, async () => {
+  it(`is exactly what pipeline/onnx-export/tiny-llama.ts generates (run it after changing the exporter)`, async () => {
     const dir = await mkdtemp(join(tmpdir(), `${name}-`));
     try {
       await write(dir);
@@ -66,8 +66,8 @@ describe.each([
     const alone = (await model.generate({ ...single, max_new_tokens: 5, do_sample: false })) as Tensor;
     const tail = (t: Tensor, row: number) => (t.tolist() as bigint[][])[row].slice(-5).map(Number);
     expect(tail(out, 0)).toEqual(tail(alone, 0));
-    // … and equals the independent PyTorch implementation's greedy continuation (golden/<model>.json).
-    const golden = JSON.parse(await readFile(join(import.meta.dirname, 'golden', `${name}.json`), 'utf8'));
+    // … and equals the independent PyTorch implementation's greedy continuation (../onnx/golden/<model>.json).
+    const golden = JSON.parse(await readFile(join(import.meta.dirname, '../onnx/golden', `${name}.json`), 'utf8'));
     expect((single.input_ids as Tensor).tolist()[0].map(Number)).toEqual(golden.greedy.promptIds);
     expect(tail(alone, 0)).toEqual(golden.greedy.ids.slice(0, 5));
     await model.dispose();

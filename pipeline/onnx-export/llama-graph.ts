@@ -14,7 +14,7 @@
  * the transposes MatMul needs are constant-folded by ONNX Runtime at session creation.
  */
 import { decoderInputs, decoderOutputs } from './decoder-io.ts';
-import { GraphBuilder, DataType } from './graph-builder.ts';
+import { GraphBuilder, DataType } from '../onnx/graph-builder.ts';
 import { checkLlamaWeights, llamaWeightShapes, type LlamaConfig, type LlamaWeights } from './llama-weights.ts';
 
 /** Builds the model and returns the serialised ONNX bytes. */

@@ -7,7 +7,7 @@
  * Isomorphic.
  */
 import type { onnx as P } from 'onnx-proto';
-import { bytesOf, decodeModel, encodeModel, floatData, noteDoc, pruneDead, T } from './onnx-edit.ts';
+import { bytesOf, decodeModel, encodeModel, floatData, noteDoc, pruneDead, T } from '../onnx/onnx-edit.ts';
 
 export function foldWeightTransposes(model: Uint8Array): Uint8Array {
   const proto = decodeModel(model);

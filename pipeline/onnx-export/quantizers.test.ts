@@ -8,7 +8,7 @@ import * as ort from 'onnxruntime-node';
 import onnxProto from 'onnx-proto';
 import { describe, expect, it } from 'vitest';
 import { NF4_LEVELS, quantizeBnb4 } from './bnb4.ts';
-import { GraphBuilder } from './graph-builder.ts';
+import { GraphBuilder } from '../onnx/graph-builder.ts';
 import { quantizeMatMulNBits } from './matmul-nbits.ts';
 import { quantizeDynamic } from './quantize.ts';
 import { mulberry32 } from '../random/mulberry32.ts';

@@ -21,7 +21,7 @@ import type { onnx as P } from 'onnx-proto';
 import { convertGraphToFloat16 } from './float16.ts';
 import {
   bytesOf, decodeModel, encodeModel, importDomain, intAttr, MS_DOMAIN, noteDoc, replaceConstantMatMuls, T, type ConstantWeight,
-} from './onnx-edit.ts';
+} from '../onnx/onnx-edit.ts';
 
 export interface NBitsOptions {
   /** Values per block along K (a power of two ≥ 16). @default 32 */

@@ -21,7 +21,7 @@ describe('toHalfBits', () => {
   });
 });
 
-const cases = JSON.parse(readFileSync(join(import.meta.dirname, 'golden/cases.json'), 'utf8')) as {
+const cases = JSON.parse(readFileSync(join(import.meta.dirname, '../onnx/golden/cases.json'), 'utf8')) as {
   scoring: { text: string; at: number; separator: string; calls: { callOnly: string; withResult: string }[] }[];
 };
 const ops = (model: Uint8Array) => new Set(onnxProto.onnx.ModelProto.decode(model).graph!.node!.map((n) => n.opType!));
@@ -29,7 +29,7 @@ const ops = (model: Uint8Array) => new Set(onnxProto.onnx.ModelProto.decode(mode
 describe('models/default in fp16 and q8', () => {
   const fp32 = readFileSync(join(MODELS_DIR, 'default/onnx/model.onnx'));
 
-  it.each(Object.entries(CONVERTERS))('onnx/%s is what pipeline/onnx/quantize.ts makes from model.onnx', (_dtype, { file, convert }) => {
+  it.each(Object.entries(CONVERTERS))('onnx/%s is what pipeline/onnx-export/quantize.ts makes from model.onnx', (_dtype, { file, convert }) => {
     expect(Buffer.from(convert(fp32)).equals(readFileSync(join(MODELS_DIR, 'default/onnx', file)))).toBe(true);
   });
 

@@ -2,7 +2,7 @@
  * A deterministic small random-weight GPT-2 with a byte-level tokenizer, for tests across the project
  * (committed under models/tiny-random/). Regenerate with:
  *
- *   npx tsx pipeline/onnx/tiny-random.ts [dir]      # default: models/tiny-random
+ *   npx tsx pipeline/onnx-export/tiny-random.ts [dir]      # default: models/tiny-random
  *
  * Same code → byte-identical files. The weights are random, so its text is noise; what it guarantees is the
  * interface: " [", "]" and "->" are single tokens, "<|endoftext|>" is bos/eos/pad.

@@ -17,16 +17,16 @@
  * says float16 for the float16 files, as SmolLM2-135M-Instruct's does. These are the tests' models: small, made at
  * test (or bench) time, never committed.
  *
- *   npx tsx pipeline/onnx/replicas.ts <out-dir> [dtypes] [--external-data] [--num-logits-to-keep] [--from <model-dir>]
+ *   npx tsx pipeline/onnx-export/replicas.ts <out-dir> [dtypes] [--external-data] [--num-logits-to-keep] [--from <model-dir>]
  */
 import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DTYPE_FILES, type Dtype } from './dtype-files.ts';
+import { DTYPE_FILES, type Dtype } from '../onnx/dtype-files.ts';
 import { quantizeBnb4 } from './bnb4.ts';
-import { toExternalData } from './external-data.ts';
+import { toExternalData } from '../onnx/external-data.ts';
 import { convertToFloat16 } from './float16.ts';
-import { addNumLogitsToKeep } from './logits-to-keep.ts';
+import { addNumLogitsToKeep } from '../onnx/logits-to-keep.ts';
 import { quantizeMatMulNBits } from './matmul-nbits.ts';
 import { quantizeDynamic } from './quantize.ts';
 import { TINY_LLAMA_DIR } from './tiny-llama.ts';
@@ -100,7 +100,7 @@ export async function writeReplicas(dir: string, options: ReplicaOptions = {}): 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const args = process.argv.slice(2);
   const dir = args.find((a) => !a.startsWith('--'));
-  if (!dir) throw new Error('usage: npx tsx pipeline/onnx/replicas.ts <out-dir> [fp16,q4f16,…] [--external-data] [--num-logits-to-keep] [--from <dir>]');
+  if (!dir) throw new Error('usage: npx tsx pipeline/onnx-export/replicas.ts <out-dir> [fp16,q4f16,…] [--external-data] [--num-logits-to-keep] [--from <dir>]');
   const list = args.filter((a) => !a.startsWith('--') && a !== dir && a !== args[args.indexOf('--from') + 1])[0];
   const fromAt = args.indexOf('--from');
   const sizes = await writeReplicas(resolve(dir), {

@@ -13,7 +13,7 @@
  * Isomorphic.
  */
 import type { onnx as P } from 'onnx-proto';
-import { bytesOf, decodeModel, encodeModel, importDomain, intAttr, MS_DOMAIN, noteDoc, replaceConstantMatMuls, T } from './onnx-edit.ts';
+import { bytesOf, decodeModel, encodeModel, importDomain, intAttr, MS_DOMAIN, noteDoc, replaceConstantMatMuls, T } from '../onnx/onnx-edit.ts';
 
 /** The 16 NF4 levels (normal-distribution quantiles on [−1, 1]), as bitsandbytes and ONNX Runtime define them. */
 export const NF4_LEVELS = [

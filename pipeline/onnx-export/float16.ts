@@ -12,7 +12,7 @@
  * everywhere the published ones do. Isomorphic.
  */
 import type { onnx as P } from 'onnx-proto';
-import { decodeModel, encodeModel, floatData, bytesOf, noteDoc, T, toHalfArray } from './onnx-edit.ts';
+import { decodeModel, encodeModel, floatData, bytesOf, noteDoc, T, toHalfArray } from '../onnx/onnx-edit.ts';
 
 const HALF_MAX = 65504;
 

@@ -13,7 +13,7 @@
  * gives a uniform distribution instead of NaN.
  */
 import { decoderInputs, decoderOutputs } from './decoder-io.ts';
-import { GraphBuilder, float } from './graph-builder.ts';
+import { GraphBuilder, float } from '../onnx/graph-builder.ts';
 import { checkGpt2Weights, type Gpt2Config, type Gpt2Weights } from './gpt2-weights.ts';
 
 /** Builds the model and returns the serialised ONNX bytes. */

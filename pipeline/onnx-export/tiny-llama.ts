@@ -2,7 +2,7 @@
  * Deterministic small random-weight Llama and Qwen2 models in the Hugging Face ONNX export layout, for tests
  * (committed under models/tiny-llama/ and models/tiny-qwen2/). Regenerate with:
  *
- *   npx tsx pipeline/onnx/tiny-llama.ts [models-dir]      # default: models/
+ *   npx tsx pipeline/onnx-export/tiny-llama.ts [models-dir]      # default: models/
  *
  * Same code → byte-identical files. Shapes follow the real models at a tiny scale:
  *   - tiny-llama: SmolLM2's shape — grouped-query attention with 3 query heads per KV head, RoPE (θ = 100000),
