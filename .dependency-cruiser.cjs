@@ -46,139 +46,122 @@ const CORE_FLOORS = [
   ['top', ['generate/', 'toolkens/', 'export/', 'stats\\.ts$']],
 ];
 const corePaths = (floors) => `^pipeline/core/(${floors.flatMap(([, paths]) => paths).join('|')})`;
+
+/** A forbidden import: modules matching `from` must not import modules matching `to` (`comment` says why). */
+const forbid = (name, comment, from, to) => ({ name, severity: 'error', comment, from, to });
+/**
+ * A layer of the repository: its modules (tests aside) import of ours only the pipeline/ folders in `allowed`
+ * (itself included) — nothing else of pipeline/, and nothing of web/, corpus/ or models/.
+ */
+const layer = (name, comment, folder, allowed) =>
+  forbid(name, comment, { path: `^pipeline/${folder}`, pathNot: TEST }, { path: `^(pipeline/(?!${allowed.join('|')})|web/|corpus/|models/)` });
+
 /** One rule per floor below the top: it imports nothing from the floors above it. */
-const coreFloorRules = CORE_FLOORS.slice(0, -1).map(([name], i) => ({
-  name: `core-floor-${name}`,
-  severity: 'error',
-  comment: `Inside core/, ${name} imports only from its own floor and those below (.dependency-cruiser.cjs CORE_FLOORS).`,
-  from: { path: corePaths([CORE_FLOORS[i]]), pathNot: TEST },
-  to: { path: corePaths(CORE_FLOORS.slice(i + 1)) },
-}));
+const coreFloorRules = CORE_FLOORS.slice(0, -1).map(([name], i) =>
+  forbid(
+    `core-floor-${name}`,
+    `Inside core/, ${name} imports only from its own floor and those below (.dependency-cruiser.cjs CORE_FLOORS).`,
+    { path: corePaths([CORE_FLOORS[i]]), pathNot: TEST },
+    { path: corePaths(CORE_FLOORS.slice(i + 1)) },
+  ),
+);
 
 module.exports = {
   forbidden: [
-    {
-      name: 'no-circular',
-      severity: 'error',
-      comment: 'A cycle means two modules are one concept, or a shared piece lives in the wrong one: move it.',
-      from: {},
-      to: { circular: true },
-    },
-    {
-      name: 'random-is-lowest',
-      severity: 'error',
-      comment: 'pipeline/random/ is the seeded generator every layer draws from: it imports nothing of the repository, so no cycle can pass through it.',
-      from: { path: '^pipeline/random/', pathNot: TEST },
-      to: { path: '^(pipeline/(?!random/)|web/|corpus/|models/)' },
-    },
-    {
-      name: 'onnx-is-lowest',
-      severity: 'error',
-      comment: 'pipeline/onnx/ edits and reads graphs for the runtime; it imports nothing else of the repository but the seeded generator (random/).',
-      from: { path: '^pipeline/onnx/', pathNot: TEST },
-      to: { path: '^(pipeline/(?!onnx/|random/)|web/|corpus/|models/)' },
-    },
-    {
-      name: 'exporters-over-the-runtime',
-      severity: 'error',
-      comment: 'pipeline/onnx-export/ writes models with the runtime\'s pieces: it imports onnx/, core/ and random/ only.',
-      from: { path: '^pipeline/onnx-export/', pathNot: TEST },
-      to: { path: '^(pipeline/(?!onnx-export/|onnx/|core/|random/)|web/|corpus/|models/)' },
-    },
-    {
-      name: 'runtime-knows-no-exporter',
-      severity: 'error',
-      comment: 'What runs a model (onnx/, core/, the browser app) never needs what writes one: pipeline/onnx-export/ sits above them.',
-      from: { path: '^(pipeline/(onnx|core|io|random)/|web/src/)', pathNot: TEST },
-      to: { path: '^pipeline/onnx-export/' },
-    },
-    {
-      name: 'io-is-lowest',
-      severity: 'error',
-      comment: 'pipeline/io/ reads and writes files for the Node side; it imports nothing else of the repository.',
-      from: { path: '^pipeline/io/', pathNot: TEST },
-      to: { path: '^(pipeline/(?!io/)|web/|corpus/|models/)' },
-    },
-    {
-      name: 'core-imports-core-and-onnx-only',
-      severity: 'error',
-      comment: 'pipeline/core/ is shared unchanged by Node and the browser: only core/, onnx/ and random/ (and npm packages).',
-      from: { path: '^pipeline/core/', pathNot: TEST },
-      to: { path: '^(pipeline/(?!core/|onnx/|random/)|web/|corpus/|models/)' },
-    },
+    forbid('no-circular', 'A cycle means two modules are one concept, or a shared piece lives in the wrong one: move it.', {}, { circular: true }),
+    layer(
+      'random-is-lowest',
+      'pipeline/random/ is the seeded generator every layer draws from: it imports nothing of the repository, so no cycle can pass through it.',
+      'random/',
+      ['random/'],
+    ),
+    layer(
+      'onnx-is-lowest',
+      'pipeline/onnx/ edits and reads graphs for the runtime; it imports nothing else of the repository but the seeded generator (random/).',
+      'onnx/',
+      ['onnx/', 'random/'],
+    ),
+    layer(
+      'exporters-over-the-runtime',
+      "pipeline/onnx-export/ writes models with the runtime's pieces: it imports onnx/, core/ and random/ only.",
+      'onnx-export/',
+      ['onnx-export/', 'onnx/', 'core/', 'random/'],
+    ),
+    forbid(
+      'runtime-knows-no-exporter',
+      'What runs a model (onnx/, core/, the browser app) never needs what writes one: pipeline/onnx-export/ sits above them.',
+      { path: '^(pipeline/(onnx|core|io|random)/|web/src/)', pathNot: TEST },
+      { path: '^pipeline/onnx-export/' },
+    ),
+    layer('io-is-lowest', 'pipeline/io/ reads and writes files for the Node side; it imports nothing else of the repository.', 'io/', ['io/']),
+    layer(
+      'core-imports-core-and-onnx-only',
+      'pipeline/core/ is shared unchanged by Node and the browser: only core/, onnx/ and random/ (and npm packages).',
+      'core/',
+      ['core/', 'onnx/', 'random/'],
+    ),
     ...coreFloorRules,
-    {
-      name: 'core-config-knows-no-tool',
-      severity: 'error',
-      comment: 'config.ts is the settings and their checks: tools only as the ToolSpec type (tools/spec.ts); the registry\'s list enters in default-config.ts and run-plan.ts.',
-      from: { path: '^pipeline/core/config\\.ts$' },
-      to: { path: '^pipeline/core/(tools/(?!spec\\.ts$)|call-syntax\\.ts$|retrieval/)' },
-    },
-    {
-      name: 'core-module-on-a-floor',
-      severity: 'error',
-      comment: 'Every module of core/ sits on a floor: add a new file or folder to CORE_FLOORS in .dependency-cruiser.cjs.',
-      from: { path: '^pipeline/core/', pathNot: [TEST, corePaths(CORE_FLOORS)] },
-      to: { path: '^pipeline/' },
-    },
-    {
-      name: 'core-no-platform',
-      severity: 'error',
-      comment: 'No node:* module and no platform runtime in core/: the platform (ort module, fetch, files) is passed in.',
-      from: { path: '^pipeline/core/', pathNot: TEST },
-      to: { dependencyTypes: ['core'] },
-    },
-    {
-      name: 'core-no-platform-runtime',
-      severity: 'error',
-      comment: 'onnxruntime-node / onnxruntime-web are chosen by the edge (node/model/load-model.ts, web/src/ort-web.ts).',
-      from: { path: '^pipeline/core/', pathNot: TEST },
-      to: { path: '(^|/)onnxruntime-(node|web)(/|$)', dependencyTypesNot: ['type-only'] },
-    },
-    {
-      name: 'libraries-below-node',
-      severity: 'error',
-      comment:
-        'train/, eval/ and data/ are libraries the CLI (node/) drives; they must not import node/ back — except the lab ' +
+    forbid(
+      'core-config-knows-no-tool',
+      "config.ts is the settings and their checks: tools only as the ToolSpec type (tools/spec.ts); the registry's list enters in default-config.ts and run-plan.ts.",
+      { path: '^pipeline/core/config\\.ts$' },
+      { path: '^pipeline/core/(tools/(?!spec\\.ts$)|call-syntax\\.ts$|retrieval/)' },
+    ),
+    forbid(
+      'core-module-on-a-floor',
+      'Every module of core/ sits on a floor: add a new file or folder to CORE_FLOORS in .dependency-cruiser.cjs.',
+      { path: '^pipeline/core/', pathNot: [TEST, corePaths(CORE_FLOORS)] },
+      { path: '^pipeline/' },
+    ),
+    forbid(
+      'core-no-platform',
+      'No node:* module and no platform runtime in core/: the platform (ort module, fetch, files) is passed in.',
+      { path: '^pipeline/core/', pathNot: TEST },
+      { dependencyTypes: ['core'] },
+    ),
+    forbid(
+      'core-no-platform-runtime',
+      'onnxruntime-node / onnxruntime-web are chosen by the edge (node/model/load-model.ts, web/src/ort-web.ts).',
+      { path: '^pipeline/core/', pathNot: TEST },
+      { path: '(^|/)onnxruntime-(node|web)(/|$)', dependencyTypesNot: ['type-only'] },
+    ),
+    forbid(
+      'libraries-below-node',
+      'train/, eval/ and data/ are libraries the CLI (node/) drives; they must not import node/ back — except the lab ' +
         'drivers in eval/retrieval/ and eval/toolkens/ (tables measured through the Node pipeline), which sit on top.',
-      from: { path: '^pipeline/(train|eval|data)/', pathNot: [TEST, LAB_DRIVERS] },
-      to: { path: '^(pipeline/(node|bench)/|web/)' },
-    },
-    {
-      name: 'lab-drivers-on-top',
-      severity: 'error',
-      comment: 'The lab drivers (eval/retrieval/, eval/toolkens/) measure the product; nothing but the lab imports them.',
-      from: { path: '^(pipeline/(core|node|io|onnx|onnx-export|train|data|gguf)/|web/src/)', pathNot: TEST },
-      to: { path: LAB_DRIVERS },
-    },
-    {
-      name: 'bench-and-docs-on-top',
-      severity: 'error',
-      comment: 'bench/ and docs/ sit on top (they measure and document node/ and web/): nothing else imports them, no test and nothing in web/ either.',
-      from: { pathNot: '^pipeline/(bench|docs)/' },
-      to: { path: '^pipeline/(bench|docs)/' },
-    },
-    {
-      name: 'pipeline-below-web',
-      severity: 'error',
-      comment: 'The pipeline does not know the web app: only bench/ and docs/ (on top) and tests import web/.',
-      from: { path: '^pipeline/(?!bench/|docs/)', pathNot: TEST },
-      to: { path: '^web/' },
-    },
-    {
-      name: 'web-app-over-core',
-      severity: 'error',
-      comment: 'The browser app (web/src/) uses core/, onnx/, random/ and data/*.json (the KB), never the Node edge, train/, eval/ or bench/.',
-      from: { path: '^web/src/', pathNot: TEST },
-      to: { path: '^pipeline/(?!core/|onnx/|random/|data/[^/]+\\.json$)' },
-    },
-    {
-      name: 'testing-only-from-tests',
-      severity: 'error',
-      comment: 'testing/ folders are test helpers: imported by tests, other testing modules and web/e2e/ only.',
-      from: { pathNot: TEST },
-      to: { path: '(^|/)testing/' },
-    },
+      { path: '^pipeline/(train|eval|data)/', pathNot: [TEST, LAB_DRIVERS] },
+      { path: '^(pipeline/(node|bench)/|web/)' },
+    ),
+    forbid(
+      'lab-drivers-on-top',
+      'The lab drivers (eval/retrieval/, eval/toolkens/) measure the product; nothing but the lab imports them.',
+      { path: '^(pipeline/(core|node|io|onnx|onnx-export|train|data|gguf)/|web/src/)', pathNot: TEST },
+      { path: LAB_DRIVERS },
+    ),
+    forbid(
+      'bench-and-docs-on-top',
+      'bench/ and docs/ sit on top (they measure and document node/ and web/): nothing else imports them, no test and nothing in web/ either.',
+      { pathNot: '^pipeline/(bench|docs)/' },
+      { path: '^pipeline/(bench|docs)/' },
+    ),
+    forbid(
+      'pipeline-below-web',
+      'The pipeline does not know the web app: only bench/ and docs/ (on top) and tests import web/.',
+      { path: '^pipeline/(?!bench/|docs/)', pathNot: TEST },
+      { path: '^web/' },
+    ),
+    forbid(
+      'web-app-over-core',
+      'The browser app (web/src/) uses core/, onnx/, random/ and data/*.json (the KB), never the Node edge, train/, eval/ or bench/.',
+      { path: '^web/src/', pathNot: TEST },
+      { path: '^pipeline/(?!core/|onnx/|random/|data/[^/]+\\.json$)' },
+    ),
+    forbid(
+      'testing-only-from-tests',
+      'testing/ folders are test helpers: imported by tests, other testing modules and web/e2e/ only.',
+      { pathNot: TEST },
+      { path: '(^|/)testing/' },
+    ),
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

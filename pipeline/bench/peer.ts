@@ -17,25 +17,24 @@ import { f } from './format.ts';
 /** The interpreter with Debian's torch (the `python3` on PATH may be another one); TOOLFORMER_PYTHON overrides. */
 const PYTHON = process.env.TOOLFORMER_PYTHON ?? '/usr/bin/python3';
 
+/** What a peer run gives: not installed (and why), or the peer's torch version with what it measured (T). */
+export type PeerOutcome<T> = { installed: false; reason: string } | ({ installed: true; torch: string } & T);
+
 interface PeerRun {
   cpuSeconds: number;
   wallSeconds: number;
   forwardPasses: number;
 }
-export type PeerResult =
-  | { installed: false; reason: string }
-  | {
-      installed: true;
-      torch: string;
-      calls: number;
-      batch1: PeerRun & { callsPerSecond: number };
-      batched: PeerRun & { callsPerSecond: number };
-      scorer: { cpuSeconds: number; callsPerSecond: number };
-      scorerOverBatch1: number;
-      scorerOverBatched: number;
-      /** Largest |loss difference| between PyTorch (batched) and the scorer, nats. */
-      maxAbsLossDifference: number;
-    };
+export type PeerResult = PeerOutcome<{
+  calls: number;
+  batch1: PeerRun & { callsPerSecond: number };
+  batched: PeerRun & { callsPerSecond: number };
+  scorer: { cpuSeconds: number; callsPerSecond: number };
+  scorerOverBatch1: number;
+  scorerOverBatched: number;
+  /** Largest |loss difference| between PyTorch (batched) and the scorer, nats. */
+  maxAbsLossDifference: number;
+}>;
 
 /**
  * The environment of a PyTorch peer process: one thread, and OpenBLAS's kernels chosen from the CPU's own flags.
@@ -64,6 +63,18 @@ export function torchAvailable(): string | null {
   }
 }
 
+/**
+ * Runs peer_torch.py on `request`: writes it into `dir` (a temporary folder of the caller's), runs the script in
+ * `env` (peerEnv()) with `mode` as its first argument when given, and returns the result file the script wrote there.
+ * Its stderr shows; its stdout when `stdout` is 'inherit'.
+ */
+export function runPeerScript<T>(dir: string, request: unknown, options: { mode?: string; env: NodeJS.ProcessEnv; stdout: 'ignore' | 'inherit' }): T {
+  writeFileSync(join(dir, 'request.json'), JSON.stringify(request));
+  const args = [join(ROOT, 'pipeline/bench/peer_torch.py'), ...(options.mode ? [options.mode] : []), join(dir, 'request.json'), join(dir, 'result.json')];
+  execFileSync(PYTHON, args, { stdio: ['ignore', options.stdout, 'inherit'], env: options.env });
+  return JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8')) as T;
+}
+
 export async function benchTorchPeer(lm: CausalLM, dir: string, positions: readonly PositionToScore[]): Promise<PeerResult> {
   const missing = torchAvailable();
   if (missing) return { installed: false, reason: missing };
@@ -85,18 +96,11 @@ export async function benchTorchPeer(lm: CausalLM, dir: string, positions: reado
   };
   const tmp = mkdtempSync(join(tmpdir(), 'bench-peer-'));
   try {
-    writeFileSync(join(tmp, 'requests.json'), JSON.stringify(request));
-    execFileSync(PYTHON, [join(ROOT, 'pipeline/bench/peer_torch.py'), join(tmp, 'requests.json'), join(tmp, 'result.json')], {
-      stdio: ['ignore', 'ignore', 'inherit'],
-      env: peerEnv(),
-    });
-    const out = JSON.parse(readFileSync(join(tmp, 'result.json'), 'utf8')) as {
-      torch: string;
-      calls: number;
-      batch1: PeerRun;
-      batched: PeerRun;
-      losses: [number, number, number][];
-    };
+    const out = runPeerScript<{ torch: string; calls: number; batch1: PeerRun; batched: PeerRun; losses: [number, number, number][] }>(
+      tmp,
+      request,
+      { env: peerEnv(), stdout: 'ignore' },
+    );
     const c0 = process.cpuUsage();
     const scored = await scorePositions(lm, positions);
     const c = process.cpuUsage(c0);

@@ -17,11 +17,9 @@ import { fileURLToPath } from 'node:url';
 import { loadModel } from '../node/model/load-model.ts';
 import { scriptFlag } from '../io/script-flag.ts';
 import { f } from './format.ts';
-import { peerEnv, torchAvailable } from './peer.ts';
+import { peerEnv, runPeerScript, torchAvailable, type PeerOutcome } from './peer.ts';
 import { LOSS_READS, PROBE_ID, rawForwardFeeds, rawSession, REAL_SIZE_DIR, rowIds } from './real-size-shape.ts';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const PYTHON = process.env.TOOLFORMER_PYTHON ?? '/usr/bin/python3';
 /** Rows whose full logits are compared (2 × 128 × 49,152 floats = 48 MiB through a file). */
 const CHECK_ROWS = 2;
 /** Largest |logit difference| (and |log-prob difference|) accepted between PyTorch and ONNX Runtime, fp32. */
@@ -31,26 +29,22 @@ interface PeerRate {
   cpuSeconds: number;
   tokensPerSecond: number;
 }
-export type RealSizePeer =
-  | { installed: false; reason: string }
-  | {
-      installed: true;
-      torch: string;
-      threads: number;
-      /** The BLAS libraries the peer process mapped (Debian's torch calls whichever provides libblas.so.3). */
-      blas: string[];
-      /** OpenBLAS's kernels (peer.ts peerEnv), or null when left to its detection. */
-      openblasCoreType: string | null;
-      /** Constant MatMul weights the peer mapped (7 per layer + the head). */
-      linears: number;
-      check: { rows: number; maxAbsLogitDiff: number; maxAbsLogProbDiff: number; tolerance: number; passed: boolean };
-      /** |log-prob difference|, peer vs this project's scorer, over the losses workload's R × LOSS_READS reads. */
-      maxAbsScorerLogProbDiff: number;
-      /** [R, L, V] logits (as the raw ONNX Runtime forward); the losses read; the p_i read. Process CPU time. */
-      forward: PeerRate;
-      losses: PeerRate;
-      probe: PeerRate;
-    };
+export type RealSizePeer = PeerOutcome<{
+  threads: number;
+  /** The BLAS libraries the peer process mapped (Debian's torch calls whichever provides libblas.so.3). */
+  blas: string[];
+  /** OpenBLAS's kernels (peer.ts peerEnv), or null when left to its detection. */
+  openblasCoreType: string | null;
+  /** Constant MatMul weights the peer mapped (7 per layer + the head). */
+  linears: number;
+  check: { rows: number; maxAbsLogitDiff: number; maxAbsLogProbDiff: number; tolerance: number; passed: boolean };
+  /** |log-prob difference|, peer vs this project's scorer, over the losses workload's R × LOSS_READS reads. */
+  maxAbsScorerLogProbDiff: number;
+  /** [R, L, V] logits (as the raw ONNX Runtime forward); the losses read; the p_i read. Process CPU time. */
+  forward: PeerRate;
+  losses: PeerRate;
+  probe: PeerRate;
+}>;
 
 /** The scorer-shaped workloads in PyTorch on the fp32 file of REAL_SIZE_DIR; `log` narrates. */
 export function benchRealSizePeer(rows: number, length: number, repeats: number, log: (...x: unknown[]) => void): RealSizePeer {
@@ -62,22 +56,18 @@ export function benchRealSizePeer(rows: number, length: number, repeats: number,
     execFileSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--reference', tmp, '--rows', String(rows), '--length', String(length)], {
       stdio: ['ignore', 'inherit', 'inherit'],
     });
-    writeFileSync(join(tmp, 'rows.json'), JSON.stringify({
-      model: REAL_SIZE_DIR, rows: rowIds(rows, length), from: length - LOSS_READS, probe: PROBE_ID, repeats,
-      check: { rows: CHECK_ROWS, logits: join(tmp, 'logits.f32') },
-    }));
     const env = peerEnv();
     log(`PyTorch peer: fp32, ${rows} × ${length} tokens, ${repeats} repeats per workload, OPENBLAS_CORETYPE=${env.OPENBLAS_CORETYPE ?? '(unset)'}`);
-    execFileSync(PYTHON, [join(ROOT, 'pipeline/bench/peer_torch.py'), 'rows', join(tmp, 'rows.json'), join(tmp, 'result.json')], {
-      stdio: ['ignore', 'inherit', 'inherit'],
-      env,
-    });
-    const out = JSON.parse(readFileSync(join(tmp, 'result.json'), 'utf8')) as {
+    const request = {
+      model: REAL_SIZE_DIR, rows: rowIds(rows, length), from: length - LOSS_READS, probe: PROBE_ID, repeats,
+      check: { rows: CHECK_ROWS, logits: join(tmp, 'logits.f32') },
+    };
+    const out = runPeerScript<{
       torch: string; threads: number; blas: string[]; linears: number;
       check: { rows: number; maxAbsLogitDiff: number; maxAbsLogProbDiff: number };
       forward: PeerRate; losses: PeerRate; probe: PeerRate;
       lossLogProbs: number[][];
-    };
+    }>(tmp, request, { mode: 'rows', env, stdout: 'inherit' });
     const scorer = JSON.parse(readFileSync(join(tmp, 'scorer.json'), 'utf8')) as number[][];
     const maxAbsScorerLogProbDiff = Math.max(...scorer.flatMap((row, r) => row.map((lp, j) => Math.abs(lp - out.lossLogProbs[r][j]))));
     const passed = out.check.maxAbsLogitDiff <= PEER_TOLERANCE && out.check.maxAbsLogProbDiff <= PEER_TOLERANCE && maxAbsScorerLogProbDiff <= PEER_TOLERANCE;

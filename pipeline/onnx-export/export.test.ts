@@ -1,40 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
-import { AutoModelForCausalLM, AutoTokenizer, env, type Tensor } from '@huggingface/transformers';
+import type { Tensor } from '@huggingface/transformers';
+import { join } from 'node:path';
+import { committedBytes, expectWrittenAsCommitted, loadOffline } from './testing/committed-model.ts';
 import { TINY_RANDOM_DIR, writeTinyRandom } from './tiny-random.ts';
-
-const FILES = ['config.json', 'generation_config.json', 'onnx/model.onnx', 'tokenizer.json', 'tokenizer_config.json'];
 
 describe('models/tiny-random', () => {
   it('is exactly what pipeline/onnx-export/tiny-random.ts generates (run it after changing the exporter)', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'tiny-random-'));
-    try {
-      await writeTinyRandom(dir);
-      for (const file of FILES) {
-        const [fresh, committed] = await Promise.all([readFile(join(dir, file)), readFile(join(TINY_RANDOM_DIR, file))]);
-        expect(fresh.equals(committed), file).toBe(true);
-      }
-      expect((await readdir(dir)).sort()).toEqual(['config.json', 'generation_config.json', 'onnx', 'tokenizer.json', 'tokenizer_config.json']);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    await expectWrittenAsCommitted(writeTinyRandom, TINY_RANDOM_DIR, 'tiny-random');
   });
 
   it('stays well under 1 MB', async () => {
-    const sizes = await Promise.all(FILES.map(async (f) => (await readFile(join(TINY_RANDOM_DIR, f))).length));
-    expect(sizes.reduce((a, b) => a + b, 0)).toBeLessThan(300_000);
+    expect(await committedBytes(TINY_RANDOM_DIR)).toBeLessThan(300_000);
   });
 
   it('loads in Transformers.js offline: " [", "]", "->" are single tokens and generate() works', async () => {
-    env.allowRemoteModels = false;
-    const tokenizer = await AutoTokenizer.from_pretrained(TINY_RANDOM_DIR);
-    const model = await AutoModelForCausalLM.from_pretrained(TINY_RANDOM_DIR);
-    for (const piece of [' [', ']', '->']) expect(tokenizer.encode(piece, { add_special_tokens: false })).toHaveLength(1);
-    const text = 'Price: 3 € [Calculator(2 * 3) -> 6] done.';
-    expect(tokenizer.decode(tokenizer.encode(text, { add_special_tokens: false }))).toBe(text);
+    const { tokenizer, model } = await loadOffline(TINY_RANDOM_DIR, 'Price: 3 € [Calculator(2 * 3) -> 6] done.');
     expect(tokenizer.pad_token_id).toBe(263);
     expect(tokenizer.eos_token_id).toBe(263);
 

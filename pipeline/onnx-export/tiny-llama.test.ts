@@ -1,35 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
-import { AutoModelForCausalLM, AutoTokenizer, env, Tensor } from '@huggingface/transformers';
+import { Tensor } from '@huggingface/transformers';
 import { loadModel } from '../node/model/load-model.ts';
+import { committedBytes, expectWrittenAsCommitted, loadOffline } from './testing/committed-model.ts';
 import { TINY_LLAMA_DIR, TINY_QWEN2_DIR, writeTinyLlama, writeTinyQwen2 } from './tiny-llama.ts';
-
-const FILES = ['config.json', 'generation_config.json', 'onnx/model.onnx', 'tokenizer.json', 'tokenizer_config.json'];
 
 describe.each([
   ['tiny-llama', TINY_LLAMA_DIR, writeTinyLlama, { kvHeads: 2, headDim: 8, eos: 263 }],
   ['tiny-qwen2', TINY_QWEN2_DIR, writeTinyQwen2, { kvHeads: 2, headDim: 8, eos: 265 }],
 ] as const)('models/%s', (name, DIR, write, expected) => {
   it(`is exactly what pipeline/onnx-export/tiny-llama.ts generates (run it after changing the exporter)`, async () => {
-    const dir = await mkdtemp(join(tmpdir(), `${name}-`));
-    try {
-      await write(dir);
-      for (const file of FILES) {
-        const [fresh, committed] = await Promise.all([readFile(join(dir, file)), readFile(join(DIR, file))]);
-        expect(fresh.equals(committed), file).toBe(true);
-      }
-      expect((await readdir(dir)).sort()).toEqual(['config.json', 'generation_config.json', 'onnx', 'tokenizer.json', 'tokenizer_config.json']);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    await expectWrittenAsCommitted(write, DIR, name);
   });
 
   it('stays under 1 MB', async () => {
-    const sizes = await Promise.all(FILES.map(async (f) => (await readFile(join(DIR, f))).length));
-    expect(sizes.reduce((a, b) => a + b, 0)).toBeLessThan(1_000_000);
+    expect(await committedBytes(DIR)).toBeLessThan(1_000_000);
   });
 
   it('has the export layout: inputs, outputs and cache shapes as the Hugging Face ONNX repositories name them', async () => {
@@ -50,12 +37,7 @@ describe.each([
   });
 
   it('loads in Transformers.js offline; generate() with left padding matches its greedy output unpadded', async () => {
-    env.allowRemoteModels = false;
-    const tokenizer = await AutoTokenizer.from_pretrained(DIR);
-    const model = await AutoModelForCausalLM.from_pretrained(DIR);
-    for (const piece of [' [', ']', '->']) expect(tokenizer.encode(piece, { add_special_tokens: false })).toHaveLength(1);
-    const text = 'Price: 3 [Calculator(2 * 3) -> 6] done.';
-    expect(tokenizer.decode(tokenizer.encode(text, { add_special_tokens: false }))).toBe(text);
+    const { tokenizer, model } = await loadOffline(DIR, 'Price: 3 [Calculator(2 * 3) -> 6] done.');
     tokenizer.padding_side = 'left';
     const prompts = ['The capital of', 'Out of 1400 participants, 400 (or'];
     const batch = tokenizer(prompts, { padding: true });
