@@ -1,6 +1,7 @@
 /**
  * pipeline/node's layout (issue 48): its README's Layout table (top-level entries, ≤ 15; files and tests per folder)
- * matches the folder, and no module of the product (pipeline/node, core, onnx, onnx-export, gguf, io, random, web/src) is unused: every source file is reached from an entry point —
+ * matches the folder, and no module of the product (pipeline/node, core, onnx, onnx-export, gguf, io, random,
+ * web/src) is unused: every source file is reached from an entry point —
  * a test file anywhere in the repository, or a file package.json names (its bin, the files its scripts run) — through
  * the references one file makes to another: import and export specifiers, dynamic import(), new URL('…',
  * import.meta.url), file names joined to import.meta.dirname (fork and BullMQ entry files such as pool-child.mjs) and
