@@ -12,6 +12,26 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const tmp = mkdtempSync(join(tmpdir(), 'docs-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
+/** Recorded measurements as their committed files hold them, for the views that render them. */
+const REPLICAS: ReplicasRecord = {
+  measured: '2026-12-02T09:15:00.000Z', command: 'npm run docs:replicas', text: 'x', transformersJs: '4.3.2',
+  dtypes: [
+    { dtype: 'fp32', file: 'model.onnx', largest: 1.04e-6, tokens: 19, tolerance: 1e-4 },
+    { dtype: 'fp16', file: 'model_fp16.onnx', largest: 4.1e-3, tokens: 19, tolerance: 1e-2 },
+  ],
+};
+const FIRST_VISIT_BUILD: FirstVisitBuildRecord = {
+  measured: '2026-12-05T13:40:00.000Z', command: 'npm run docs:web (web/e2e/explorer-first.test.ts)', server: 'the production build',
+  cores: 2, loadAverage: 3.14, browser: 'Chromium 156', backend: 'wasm', firstVisitBytes: 10_194_093, firstResultSeconds: 20.44,
+  funnel: '80 proposed → 50 executed → 50 scored → 2 kept', executed: 50, kept: 2,
+  largest: [{ file: 'model.onnx', compressed: 6_884_000, raw: 7_508_739 }], webgpuRuntime: { file: 'ort-wasm-simd-threaded.jsep.wasm', compressed: 6_100_000, raw: 28_352_885 },
+};
+const FIRST_VISIT: FirstVisitRecord = {
+  measured: '2026-12-01T22:41:43.111Z', command: 'npm run docs:web (web/e2e/first-visit.test.ts)', server: 'vite dev server',
+  cores: 2, loadAverage: 7.3, browser: 'Chromium 156', backend: 'wasm', reloads: 0, modelReadySeconds: 22.4,
+  firstResultSeconds: 45.7, candidates: 80, tokens: 48, scoreSeconds: 23.16, scored: 50, keptAtTauF05: 2,
+};
+
 describe('generated README blocks', () => {
   it('every block in the repository equals what npm run docs makes from its committed source', () => {
     const docs = generateDocs(ROOT);
@@ -85,46 +105,39 @@ describe('generated README blocks', () => {
     expect(renderBlock({ source: 'tests.json', view: 'testDurations' }, JSON.stringify({ full: run(603) }))).toContain('`npm run test:fast`: not recorded yet');
   });
 
-  it('the replica differences table has one row per dtype with its tolerance', () => {
-    const record: ReplicasRecord = {
-      measured: '2026-12-02T09:15:00.000Z', command: 'npm run docs:replicas', text: 'x', transformersJs: '4.3.2',
-      dtypes: [
-        { dtype: 'fp32', file: 'model.onnx', largest: 1.04e-6, tokens: 19, tolerance: 1e-4 },
-        { dtype: 'fp16', file: 'model_fp16.onnx', largest: 4.1e-3, tokens: 19, tolerance: 1e-2 },
+  // Each case: a view, the record it renders (as its committed source file holds it), and what its block must say.
+  it.each([
+    {
+      shows: 'the replica differences table has one row per dtype with its tolerance',
+      source: 'replicas.json', view: 'replicas', record: REPLICAS,
+      says: ['Transformers.js 4.3.2 log p| over the 19 scored tokens', '| fp32 | `model.onnx` | 1.0e-6 | 1e-4 |', '| fp16 | `model_fp16.onnx` | 4.1e-3 | 1e-2 |'],
+    },
+    {
+      shows: "web/README's production first-visit sentence carries the recorded bytes, time and funnel",
+      source: 'first-visit-build.json', view: 'firstVisitBuild', record: FIRST_VISIT_BUILD,
+      says: [
+        '**10.19 MB**', '**20.4 s**: 80 proposed → 50 executed → 50 scored → 2 kept.', '`web/e2e/explorer-first.test.ts`',
+        'compressed (raw): `model.onnx` 6.88 MB (7.51 MB); the WebGPU (JSEP) runtime, fetched only when WebGPU is chosen, would be `ort-wasm-simd-threaded.jsep.wasm` 6.10 MB (28.35 MB).',
       ],
-    };
-    const text = renderBlock({ source: 'replicas.json', view: 'replicas' }, JSON.stringify(record));
-    expect(text).toContain('Transformers.js 4.3.2 log p| over the 19 scored tokens');
-    expect(text).toContain('| fp32 | `model.onnx` | 1.0e-6 | 1e-4 |');
-    expect(text).toContain('| fp16 | `model_fp16.onnx` | 4.1e-3 | 1e-2 |');
+    },
+    {
+      shows: "web/README's first-visit sentences carry the recorded times and counts",
+      source: 'first-visit.json', view: 'firstVisit', record: FIRST_VISIT,
+      says: [
+        'loaded once, with no reload',
+        "the model was ready after **22.4 s** and the explorer's first result showed after **45.7 s**",
+        '80 candidate calls over 48 tokens, scored in 23.2 s: 50 calls reached scoring and 2 are kept at τ_f 0.5',
+      ],
+    },
+  ])('$shows', ({ source, view, record, says }) => {
+    const text = renderBlock({ source, view }, JSON.stringify(record));
+    for (const sentence of says) expect(text).toContain(sentence);
   });
 
-  it("web/README's production first-visit sentence carries the recorded bytes, time and funnel", () => {
-    const record: FirstVisitBuildRecord = {
-      measured: '2026-12-05T13:40:00.000Z', command: 'npm run docs:web (web/e2e/explorer-first.test.ts)', server: 'the production build',
-      cores: 2, loadAverage: 3.14, browser: 'Chromium 156', backend: 'wasm', firstVisitBytes: 10_194_093, firstResultSeconds: 20.44,
-      funnel: '80 proposed → 50 executed → 50 scored → 2 kept', executed: 50, kept: 2,
-      largest: [{ file: 'model.onnx', compressed: 6_884_000, raw: 7_508_739 }], webgpuRuntime: { file: 'ort-wasm-simd-threaded.jsep.wasm', compressed: 6_100_000, raw: 28_352_885 },
-    };
-    const text = renderBlock({ source: 'first-visit-build.json', view: 'firstVisitBuild' }, JSON.stringify(record));
-    expect(text).toContain('**10.19 MB**');
-    expect(text).toContain('**20.4 s**: 80 proposed → 50 executed → 50 scored → 2 kept.');
-    expect(text).toContain('`web/e2e/explorer-first.test.ts`');
-    expect(text).toContain('compressed (raw): `model.onnx` 6.88 MB (7.51 MB); the WebGPU (JSEP) runtime, fetched only when WebGPU is chosen, would be `ort-wasm-simd-threaded.jsep.wasm` 6.10 MB (28.35 MB).');
-  });
-
-  it("web/README's first-visit sentences carry the recorded times and counts, and say when the page reloaded", () => {
-    const record: FirstVisitRecord = {
-      measured: '2026-12-01T22:41:43.111Z', command: 'npm run docs:web (web/e2e/first-visit.test.ts)', server: 'vite dev server',
-      cores: 2, loadAverage: 7.3, browser: 'Chromium 156', backend: 'wasm', reloads: 0, modelReadySeconds: 22.4,
-      firstResultSeconds: 45.7, candidates: 80, tokens: 48, scoreSeconds: 23.16, scored: 50, keptAtTauF05: 2,
-    };
-    const text = renderBlock({ source: 'first-visit.json', view: 'firstVisit' }, JSON.stringify(record));
-    expect(text).toContain('loaded once, with no reload');
-    expect(text).toContain("the model was ready after **22.4 s** and the explorer's first result showed after **45.7 s**");
-    expect(text).toContain('80 candidate calls over 48 tokens, scored in 23.2 s: 50 calls reached scoring and 2 are kept at τ_f 0.5');
-    expect(renderBlock({ source: 'first-visit.json', view: 'firstVisit' }, JSON.stringify({ ...record, firstVisitBytes: 13_762_067 }))).toContain('with **13.76 MB** sent by the server until then');
-    expect(renderBlock({ source: 'first-visit.json', view: 'firstVisit' }, JSON.stringify({ ...record, reloads: 1 }))).toContain('reloaded 1×');
+  it("web/README's first-visit sentences say the bytes sent when recorded, and when the page reloaded", () => {
+    const firstVisit = (record: FirstVisitRecord) => renderBlock({ source: 'first-visit.json', view: 'firstVisit' }, JSON.stringify(record));
+    expect(firstVisit({ ...FIRST_VISIT, firstVisitBytes: 13_762_067 })).toContain('with **13.76 MB** sent by the server until then');
+    expect(firstVisit({ ...FIRST_VISIT, reloads: 1 })).toContain('reloaded 1×');
   });
 });
 

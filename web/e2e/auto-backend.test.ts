@@ -11,9 +11,9 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { launch, openPage, setSlider, skipWithoutChromium, textOf, FUNNEL } from './browser.ts';
+import { openPage, setSlider, skipWithoutChromium, textOf, FUNNEL, withBrowser } from './browser.ts';
 import { repoRoot } from './serve.ts';
-import { servedForSuite } from './suite.ts';
+import { expectCleanPage, servedForSuite } from './suite.ts';
 import { TEST_CAP_MS, waitWhileProgressing } from './progress-wait.ts';
 
 const OUT = join(repoRoot, 'out/web-test');
@@ -27,8 +27,7 @@ describe.skipIf(skipWithoutChromium(GROUP))(GROUP, () => {
   const served = servedForSuite('auto-backend');
 
   it('auto skips the fallback adapter: the default page scores its explorer text on WASM; Cancel stops a job and a new one runs', async () => {
-    const browser = await launch({ webgpu: true });
-    try {
+    await withBrowser({ webgpu: true }, async (browser) => {
       const { page, errors, foreign } = await openPage(browser, served.url);
       // The browser does offer an adapter, and it is the software one (else this test would prove nothing).
       const adapter = await page.evaluate(async () => {
@@ -103,10 +102,7 @@ describe.skipIf(skipWithoutChromium(GROUP))(GROUP, () => {
       expect(await text(page, 'inf-output')).toContain('The capital of Peru is');
 
       await page.screenshot({ path: join(OUT, 'auto-backend.png'), fullPage: true });
-      expect(errors).toEqual([]);
-      expect(foreign).toEqual([]);
-    } finally {
-      await browser.close();
-    }
+      expectCleanPage({ errors, foreign });
+    });
   }, TEST_CAP_MS);
 });

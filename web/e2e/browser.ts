@@ -34,6 +34,16 @@ export async function launch(opts: { webgpu: boolean }): Promise<Browser> {
   });
 }
 
+/** Runs `use` with a fresh Chromium (`opts` as launch's) and closes the browser however `use` ends. */
+export async function withBrowser<T>(opts: { webgpu: boolean }, use: (browser: Browser) => Promise<T>): Promise<T> {
+  const browser = await launch(opts);
+  try {
+    return await use(browser);
+  } finally {
+    await browser.close();
+  }
+}
+
 export interface OpenPage {
   page: Page;
   /** Console errors, uncaught page errors and failed requests, as they happen. */

@@ -20,9 +20,10 @@ import { loadModel } from '../../pipeline/node/model/load-model.ts';
 import { writeReplicas } from '../../pipeline/onnx-export/replicas.ts';
 import type { GoldenResult } from '../src/analysis-types.ts';
 import { GOLDEN_CASES, scoreGolden } from '../src/golden.ts';
-import { launch, openPage, skipWithoutChromium, textOf, scoreGoldenInPage, FUNNEL } from './browser.ts';
-import { buildAndServe, repoRoot, type Served } from './serve.ts';
+import { openPage, skipWithoutChromium, textOf, scoreGoldenInPage, FUNNEL, withBrowser } from './browser.ts';
+import { repoRoot } from './serve.ts';
 import { TEST_CAP_MS, waitWhileProgressing } from './progress-wait.ts';
+import { expectCleanPage, servedForSuite } from './suite.ts';
 
 /** Browser against Node, nats: fp32 measured ~1e-6 (web/README.md); q4f16 has float16 logits (e2e/replicas.test.ts). */
 const TOLERANCE: Partial<Record<Dtype, number>> = { fp32: 1e-3, q4f16: 1e-2 };
@@ -36,7 +37,6 @@ let root: string;
 let folder: string;
 /** A replica of the finetuned models/toolformer (fp32, external data), for the generation test. */
 let trained: string;
-let served: Served;
 const nodeGolden: Partial<Record<Dtype, GoldenResult[]>> = {};
 
 
@@ -83,6 +83,8 @@ function expectClose(browser: GoldenResult[], node: GoldenResult[], tolerance: n
 }
 
 describe.skipIf(skipWithoutChromium('a model folder opened from disk, in headless Chromium'))('a model folder opened from disk, in headless Chromium', () => {
+  const served = servedForSuite('disk-model');
+
   beforeAll(async () => {
     root = await mkdtemp(join(tmpdir(), 'disk-model-'));
     folder = join(root, FOLDER_NAME);
@@ -94,19 +96,16 @@ describe.skipIf(skipWithoutChromium('a model folder opened from disk, in headles
       nodeGolden[dtype] = await scoreGolden(lm, GOLDEN_CASES);
       await lm.release();
     }
-    served = await buildAndServe('disk-model');
   }, TEST_CAP_MS);
 
   afterAll(async () => {
-    await served?.close();
     if (root) await rm(root, { recursive: true, force: true });
   });
 
   it('opens the folder on WASM: dtype and backend shown, the explorer scores the Calculator example as Node does, q4f16 too', async () => {
     expect(CALCULATOR).toBeGreaterThanOrEqual(0);
     const example = GOLDEN_CASES[CALCULATOR];
-    const browser = await launch({ webgpu: false });
-    try {
+    await withBrowser({ webgpu: false }, async (browser) => {
       // The page starts on the small bundled tiny-random; the explorer is set to the Calculator's worked example.
       const explorer = `tools=Calculator&k=2&m=0&text=${encodeURIComponent(example.text)}&own=${encodeURIComponent(`Calculator|${example.input}|${example.at}`)}`;
       const { page, errors, foreign } = await openPage(browser, `${served.url}?model=tiny-random&backend=wasm&${explorer}`);
@@ -144,16 +143,12 @@ describe.skipIf(skipWithoutChromium('a model folder opened from disk, in headles
         expect(Math.abs(shownQ4[key] - nodeQ4[key]), `explorer q4f16 ${key}`).toBeLessThan(TOLERANCE.q4f16! + SHOWN);
       }
       expectClose(await golden(GOLDEN_CASES), nodeGolden.q4f16!, TOLERANCE.q4f16!);
-      expect(errors).toEqual([]);
-      expect(foreign).toEqual([]);
-    } finally {
-      await browser.close();
-    }
+      expectCleanPage({ errors, foreign });
+    });
   }, TEST_CAP_MS);
 
   it('says in one line what a folder lacks and keeps the page model', async () => {
-    const browser = await launch({ webgpu: false });
-    try {
+    await withBrowser({ webgpu: false }, async (browser) => {
       const { page } = await openPage(browser, `${served.url}?model=tiny-random&backend=wasm&${QUIET_EXPLORER}`);
       await waitWhileProgressing(page, () => document.body.dataset.ready === 'true');
       await page.setInputFiles('[data-testid="model-folder"]', join(folder, 'onnx'));
@@ -161,16 +156,13 @@ describe.skipIf(skipWithoutChromium('a model folder opened from disk, in headles
       expect(await textOf(page, 'model-folder-note')).toMatch(/^folder "onnx" is not a Hugging Face ONNX causal-LM folder: missing config\.json, tokenizer\.json, onnx\/model\*\.onnx/);
       expect(await page.evaluate(() => document.body.dataset.model)).toBeUndefined();
       expect(await textOf(page, 'load-status')).toMatch(/^model .*tiny-random.* ready in/);
-    } finally {
-      await browser.close();
-    }
+    });
   }, TEST_CAP_MS);
 
   it('on WebGPU the generation keeps the KV cache on the GPU and gives the same greedy text as WASM', async () => {
     const generated: Record<string, { text: string; status: string; result: string }> = {};
     for (const backend of ['wasm', 'webgpu'] as const) {
-      const browser = await launch({ webgpu: backend === 'webgpu' });
-      try {
+      await withBrowser({ webgpu: backend === 'webgpu' }, async (browser) => {
         const { page, errors } = await openPage(browser, `${served.url}?model=tiny-random&backend=${backend}&${QUIET_EXPLORER}`);
         await waitWhileProgressing(page, () => document.body.dataset.ready === 'true');
         await openFolder(page, trained);
@@ -180,9 +172,7 @@ describe.skipIf(skipWithoutChromium('a model folder opened from disk, in headles
         await waitWhileProgressing(page, () => document.querySelector('[data-testid="inf-status"]')?.getAttribute('data-done'));
         generated[backend] = { text: await textOf(page, 'inf-output'), status: await textOf(page, 'inf-status'), result: await textOf(page, 'inf-result') };
         expect(errors).toEqual([]);
-      } finally {
-        await browser.close();
-      }
+      });
     }
     expect(generated.wasm.text.startsWith('The capital of Peru is')).toBe(true);
     expect(generated.wasm.text.length).toBeGreaterThan('The capital of Peru is'.length);

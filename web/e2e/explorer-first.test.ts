@@ -21,16 +21,14 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync,
 import { basename, join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FUNNEL, launch, measuredHere, openPage, skipWithoutChromium, textOf } from './browser.ts';
+import { FUNNEL, measuredHere, openPage, skipWithoutChromium, textOf, withBrowser } from './browser.ts';
 import { TEST_CAP_MS, waitWhileProgressing } from './progress-wait.ts';
+import { expectCleanPage, RECORD, START_CALLS } from './suite.ts';
 import { buildApp, repoRoot, serveApp, type Served, webDir } from './serve.ts';
 
 const GROUP = 'the explorer first: funnel, every executed call, tool styles, phone layout, first-visit bytes (Chromium, WASM)';
 const OUT_DIR = join(repoRoot, 'out/web-test/dist-explorer-first');
-const RECORD = process.env.RECORD_WEB === '1';
 const RESULTS = join(webDir, 'e2e/results/first-visit-build.json');
-/** npm start's candidates (tool and usefulness of each line of out/start/calls.jsonl), for the run viewer. */
-const START_CALLS = join(webDir, 'e2e/fixtures/npm-start-calls.jsonl');
 /** A run folder this test writes under out/ (the newest run while it lasts), for "Open the last run". */
 const LAST_RUN = join(repoRoot, 'out/e2e-last-run');
 const BYTES_LIMIT = 12e6;
@@ -222,8 +220,7 @@ describe.skipIf(skipWithoutChromium(GROUP))(GROUP, () => {
   });
 
   it('first visit ≤ 12 MB on WASM; the explorer first, one funnel, every executed call, one style per tool, a11y, 390 px', async () => {
-    const browser = await launch({ webgpu: false });
-    try {
+    await withBrowser({ webgpu: false }, async (browser) => {
       const before = served.bytesSent();
       const started = Date.now();
       const { page, errors, foreign } = await openPage(browser, served.url);
@@ -248,8 +245,7 @@ describe.skipIf(skipWithoutChromium(GROUP))(GROUP, () => {
       await checkRunViewerFiles(page);
       await checkSliders(page);
       await checkPointKeys(page);
-      expect(errors).toEqual([]);
-      expect(foreign).toEqual([]);
+      expectCleanPage({ errors, foreign });
 
       const result = {
         ...measuredHere(browser, {
@@ -277,8 +273,6 @@ describe.skipIf(skipWithoutChromium(GROUP))(GROUP, () => {
       await waitWhileProgressing(page, () => document.body.dataset.ready);
       expect(await page.inputValue('[data-testid="backend-select"]')).toBe('wasm');
       expect(await textOf(page, 'backend')).toBe('backend: wasm');
-    } finally {
-      await browser.close();
-    }
+    });
   }, TEST_CAP_MS);
 });

@@ -5,7 +5,7 @@
  * with no console warning, and the Calendar answers for it.
  */
 import { describe, expect, it } from 'vitest';
-import { launch, openPage, skipWithoutChromium, textOf } from './browser.ts';
+import { openPage, skipWithoutChromium, textOf, withBrowser } from './browser.ts';
 import { TEST_CAP_MS, waitWhileProgressing } from './progress-wait.ts';
 import { servedForSuite } from './suite.ts';
 
@@ -15,8 +15,7 @@ describe.skipIf(skipWithoutChromium(GROUP))(GROUP, () => {
   const served = servedForSuite('explorer-inputs');
 
   it('lists the page\'s tools for the own call, names an unknown one, and keeps a year-only date', async () => {
-    const browser = await launch({ webgpu: false });
-    try {
+    await withBrowser({ webgpu: false }, async (browser) => {
       const { page, errors } = await openPage(browser, `${served.url}?backend=wasm&tools=Calculator&m=0&own=Weather|Paris|3`);
       const warnings: string[] = [];
       page.on('console', (m) => void (m.type() === 'warning' && warnings.push(m.text())));
@@ -36,8 +35,6 @@ describe.skipIf(skipWithoutChromium(GROUP))(GROUP, () => {
       await waitWhileProgressing(page, () => (document.querySelector('[data-testid="ex-candidates"]')?.textContent ?? '').includes('This year is 1790.'));
       expect(warnings.filter((w) => /date|format/i.test(w))).toEqual([]);
       expect(errors).toEqual([]);
-    } finally {
-      await browser.close();
-    }
+    });
   }, TEST_CAP_MS);
 });

@@ -7,9 +7,9 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TOOL_SPECS } from '../../pipeline/core/tools/testing/registry.ts';
-import { skipWithoutChromium, launch, openPage, textOf, FUNNEL } from './browser.ts';
+import { skipWithoutChromium, openPage, textOf, FUNNEL, withBrowser } from './browser.ts';
 import { repoRoot } from './serve.ts';
-import { servedForSuite } from './suite.ts';
+import { expectCleanPage, servedForSuite } from './suite.ts';
 import { TEST_CAP_MS, waitWhileProgressing } from './progress-wait.ts';
 
 const OUT = join(repoRoot, 'out/web-test');
@@ -22,8 +22,7 @@ describe.skipIf(skipWithoutChromium('a fifth tool in the web app (headless Chrom
   const served = servedForSuite('fifth-tool', { toolSpecs: join(repoRoot, 'pipeline/core/tools/testing/registry.ts') });
 
   it('lists it in the explorer and scores its calls on wasm', async () => {
-    const browser = await launch({ webgpu: false });
-    try {
+    await withBrowser({ webgpu: false }, async (browser) => {
       const url = `${served.url}?model=tiny-random&backend=wasm&tools=${TOOL}&k=2&m=0&text=${encodeURIComponent(example.text)}`;
       const { page, errors, foreign } = await openPage(browser, url);
       await waitWhileProgressing(page, () => document.body.dataset.ready);
@@ -65,10 +64,7 @@ describe.skipIf(skipWithoutChromium('a fifth tool in the web app (headless Chrom
       expect(Number(proposed[5])).toBeGreaterThan(0);
 
       await page.screenshot({ path: join(OUT, 'fifth-tool.png'), fullPage: true });
-      expect(errors).toEqual([]);
-      expect(foreign).toEqual([]);
-    } finally {
-      await browser.close();
-    }
+      expectCleanPage({ errors, foreign });
+    });
   }, TEST_CAP_MS);
 });

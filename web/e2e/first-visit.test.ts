@@ -18,16 +18,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { FUNNEL, launch, measuredHere, openPage, setSlider, skipWithoutChromium, textOf } from './browser.ts';
+import { FUNNEL, measuredHere, openPage, setSlider, skipWithoutChromium, textOf, withBrowser } from './browser.ts';
 import { repoRoot, serveDev, type Served, webDir } from './serve.ts';
+import { expectCleanPage, RECORD, START_CALLS } from './suite.ts';
 
 const OUT = join(repoRoot, 'out/web-test/first-visit');
-const RECORD = process.env.RECORD_WEB === '1';
 /** Where the recorded results go (RECORD_WEB=1). */
 const RESULTS = join(webDir, 'e2e/results/first-visit.json');
 const SCREENSHOTS = join(webDir, 'screenshots');
-/** npm start's candidates (tool and usefulness, or usefulnessAtMost where L_b was skipped, of each line of out/start/calls.jsonl), for the run viewer. */
-const START_CALLS = join(webDir, 'e2e/fixtures/npm-start-calls.jsonl');
 /**
  * Generous limits for a loaded 2-core machine (the first visit measured 78 s to the model and 215 s to the first
  * result at load 13–22 before this fix); a run that needs more is a failure worth seeing.
@@ -64,8 +62,7 @@ describe.skipIf(skipWithoutChromium(GROUP))(GROUP, () => {
   });
 
   it('loads once, scores the default text, draws the filter, re-judges τ_f without the model; one screenshot per panel', async () => {
-    const browser = await launch({ webgpu: false });
-    try {
+    await withBrowser({ webgpu: false }, async (browser) => {
       const bytesBefore = served.bytesSent();
       const started = Date.now();
       const { page, errors, foreign } = await openPage(browser, served.url);
@@ -163,8 +160,7 @@ describe.skipIf(skipWithoutChromium(GROUP))(GROUP, () => {
       expect(await rows.filter({ visible: true }).count()).toBe(Math.min(15, await rows.count()));
       expect(await rows.first().getAttribute('data-kept')).toBe('true');
       for (const dir of shots) await page.locator('[data-testid="ex-table-details"]').screenshot({ path: join(dir, 'explorer-table.png') });
-      expect(errors).toEqual([]);
-      expect(foreign).toEqual([]);
+      expectCleanPage({ errors, foreign });
 
       const result = {
         ...measuredHere(browser, {
@@ -191,8 +187,6 @@ describe.skipIf(skipWithoutChromium(GROUP))(GROUP, () => {
         mkdirSync(join(webDir, 'e2e/results'), { recursive: true });
         writeFileSync(RESULTS, JSON.stringify(result, null, 2) + '\n');
       }
-    } finally {
-      await browser.close();
-    }
+    });
   }, RESULT_LIMIT_MS * 2 + MODEL_LIMIT_MS);
 });

@@ -16,9 +16,10 @@ import { writeReplicas } from '../../pipeline/onnx-export/replicas.ts';
 import { DTYPE_FILES, DTYPES, type Dtype } from '../../pipeline/core/lm/dtypes.ts';
 import type { GoldenResult } from '../src/analysis-types.ts';
 import { GOLDEN_CASES, scoreGolden } from '../src/golden.ts';
-import { launch, openPage, skipWithoutChromium, textOf, scoreGoldenInPage } from './browser.ts';
+import { openPage, skipWithoutChromium, textOf, scoreGoldenInPage, withBrowser } from './browser.ts';
 import { buildAndServe, repoRoot, type Served } from './serve.ts';
 import { TEST_CAP_MS, waitWhileProgressing } from './progress-wait.ts';
+import { expectCleanPage } from './suite.ts';
 
 const NAME = 'replica-q4f16-e2e';
 const DIR = join(repoRoot, 'models', NAME);
@@ -51,8 +52,7 @@ describe.skipIf(skipWithoutChromium('published-format replicas in headless Chrom
   });
 
   it('loads the q4f16 external-data replica on WASM and scores the worked calls as Node does', async () => {
-    const browser = await launch({ webgpu: false });
-    try {
+    await withBrowser({ webgpu: false }, async (browser) => {
       const url = `${served.url}?model=${NAME}&backend=wasm&dtype=q4f16&tools=Calculator&k=2&m=0&tauF=0.5`;
       const { page, errors, foreign } = await openPage(browser, url);
       await waitWhileProgressing(page, () => document.body.dataset.ready);
@@ -66,16 +66,12 @@ describe.skipIf(skipWithoutChromium('published-format replicas in headless Chrom
           expect(Math.abs(b.losses[key] - nodeGolden[i].losses[key]), `case ${i} (${GOLDEN_CASES[i].tool}) ${key}`).toBeLessThan(1e-2);
         }
       });
-      expect(errors).toEqual([]);
-      expect(foreign).toEqual([]);
-    } finally {
-      await browser.close();
-    }
+      expectCleanPage({ errors, foreign });
+    });
   }, TEST_CAP_MS);
 
   it('every dtype of the published layouts loads on WASM and scores the worked calls as Node does on the same file', async () => {
-    const browser = await launch({ webgpu: false });
-    try {
+    await withBrowser({ webgpu: false }, async (browser) => {
       for (const dtype of DTYPES) {
         const url = `${served.url}?model=${ALL}&backend=wasm&dtype=${dtype}&tools=Calculator&k=2&m=0&tauF=0.5`;
         const { page, errors, foreign } = await openPage(browser, url);
@@ -98,8 +94,6 @@ describe.skipIf(skipWithoutChromium('published-format replicas in headless Chrom
         expect(foreign, dtype).toEqual([]);
         await page.close();
       }
-    } finally {
-      await browser.close();
-    }
+    });
   }, TEST_CAP_MS);
 });

@@ -1,10 +1,18 @@
 /**
- * A describe block's served app: built and served before its tests, closed after them (the set-up every browser
- * test file but the dev-server one shares).
+ * What the browser test files share: a describe block's served app (built and served before its tests, closed after
+ * them; every file but the dev-server one), the clean-page check they end with, the recording switch and npm start's
+ * candidates fixture.
  */
-import { afterAll, beforeAll } from 'vitest';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect } from 'vitest';
+import type { OpenPage } from './browser.ts';
 import { TEST_CAP_MS } from './progress-wait.ts';
-import { type BuildOptions, type Served, buildAndServe } from './serve.ts';
+import { type BuildOptions, type Served, buildAndServe, webDir } from './serve.ts';
+
+/** `npm run docs:web` sets RECORD_WEB=1: the tests then write their measurements under e2e/results/ and screenshots. */
+export const RECORD = process.env.RECORD_WEB === '1';
+/** npm start's candidates (tool and usefulness, or usefulnessAtMost where L_b was skipped, of each line of out/start/calls.jsonl), for the run viewer. */
+export const START_CALLS = join(webDir, 'e2e/fixtures/npm-start-calls.jsonl');
 
 /**
  * Registers the block's beforeAll (buildAndServe(name, options), under TEST_CAP_MS) and afterAll (close); the Served
@@ -29,4 +37,9 @@ export function servedForSuite(name: string, options: Omit<BuildOptions, 'outDir
     close: () => up().close(),
     bytesSent: () => up().bytesSent(),
   };
+}
+
+/** A clean browser test's last check: the page logged no error, no request failed, and none left the app's origin. */
+export function expectCleanPage({ errors, foreign }: Pick<OpenPage, 'errors' | 'foreign'>): void {
+  expect({ errors, foreign }).toEqual({ errors: [], foreign: [] });
 }

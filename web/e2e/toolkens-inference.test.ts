@@ -19,15 +19,15 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../pipeline/node/testing/cli-child.ts';
 import { MAX_NEW_TOKENS } from '../src/ui/inference.ts';
-import { launch, openPage, skipWithoutChromium, textOf } from './browser.ts';
+import { openPage, skipWithoutChromium, textOf, withBrowser } from './browser.ts';
 import { TEST_CAP_MS, waitWhileProgressing } from './progress-wait.ts';
-import { buildAndServe, repoRoot, type Served, webDir } from './serve.ts';
+import { repoRoot, webDir } from './serve.ts';
+import { expectCleanPage, servedForSuite, RECORD } from './suite.ts';
 import { TOOLKENS_MODEL, writeToolkensFiles } from './toolkens-files.ts';
 
 const MODEL = TOOLKENS_MODEL;
 const EXPLORER = 'model=default&backend=wasm&tools=Calculator&k=1&m=0&own=&control=0';
 const DATE = '2026-12-02';
-const RECORD = process.env.RECORD_WEB === '1';
 const OUT = join(repoRoot, 'out/web-test/toolkens-inference');
 /** Where RECORD_WEB=1 writes the generations, as a Markdown table. */
 const RESULTS = join(webDir, 'e2e/results/toolkens-inference.md');
@@ -46,7 +46,6 @@ type Call = { tool: string; input: string; result?: string; error?: string };
 interface Output { text: string; calls: Call[] }
 
 let dir: string;
-let served: Served;
 let nodeFile: string;
 let foreignFile: string;
 const nodeOutputs: Output[] = [];
@@ -110,14 +109,14 @@ async function expectNodeOutput(page: Page, i: number): Promise<void> {
 }
 
 describe.skipIf(skipWithoutChromium('toolken generation in headless Chromium'))('toolken generation in headless Chromium', () => {
+  const served = servedForSuite('toolkens-inference');
+
   beforeAll(async () => {
     ({ dir, nodeFile, foreignFile } = await writeToolkensFiles('toolkens-inference-'));
     for (const c of CASES) nodeOutputs.push(await nodeGenerate(c));
-    served = await buildAndServe('toolkens-inference');
   }, TEST_CAP_MS);
 
   afterAll(async () => {
-    await served?.close();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
@@ -125,8 +124,7 @@ describe.skipIf(skipWithoutChromium('toolken generation in headless Chromium'))(
     // What the cases exercise, in Node: a back-off and a call that runs, and free mode's failures.
     expect(nodeOutputs[0].calls.some((c) => c.error !== undefined) && nodeOutputs[0].calls.some((c) => c.result !== undefined)).toBe(true);
     expect(nodeOutputs[1].calls.length).toBeGreaterThan(0);
-    const browser = await launch({ webgpu: false });
-    try {
+    await withBrowser({ webgpu: false }, async (browser) => {
       const { page, errors, foreign } = await openPage(browser, `${served.url}?${EXPLORER}`);
       await waitWhileProgressing(page, () => document.querySelector('[data-testid="ex-status"]')?.getAttribute('data-done'));
       const toolkenOption = '[data-testid="inf-calls-from"] option[value="toolkens"]';
@@ -192,10 +190,7 @@ describe.skipIf(skipWithoutChromium('toolken generation in headless Chromium'))(
       expect(await textOf(page, 'inf-toolkens-note')).toMatch(/^Toolkens node\.safetensors /);
       await generateInPage(page, CASES[0]);
       await expectNodeOutput(page, 0);
-      expect(errors).toEqual([]);
-      expect(foreign).toEqual([]);
-    } finally {
-      await browser.close();
-    }
+      expectCleanPage({ errors, foreign });
+    });
   }, TEST_CAP_MS);
 });

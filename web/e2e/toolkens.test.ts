@@ -18,8 +18,9 @@ import { decodeToolkens, type Toolkens } from '../../pipeline/core/toolkens/file
 import { loadModel } from '../../pipeline/node/model/load-model.ts';
 import { modelDigest } from '../../pipeline/node/run/run-digest.ts';
 import { toolkenStrip } from '../src/toolkens-jobs.ts';
-import { launch, openPage, skipWithoutChromium, textOf } from './browser.ts';
+import { openPage, skipWithoutChromium, textOf, withBrowser } from './browser.ts';
 import { TEST_CAP_MS, waitWhileProgressing } from './progress-wait.ts';
+import { expectCleanPage } from './suite.ts';
 import { buildAndServe, type Served } from './serve.ts';
 import { TOOLKENS_MODEL, writeToolkensFiles } from './toolkens-files.ts';
 
@@ -70,8 +71,7 @@ describe.skipIf(skipWithoutChromium('toolkens in headless Chromium'))('toolkens 
   });
 
   it('shows the same p(toolken) as Node for a file trained in Node, and refuses another model\'s file in one line', async () => {
-    const browser = await launch({ webgpu: false });
-    try {
+    await withBrowser({ webgpu: false }, async (browser) => {
       const { page, errors, foreign } = await openPage(browser, `${served.url}?${EXPLORER}`);
       await waitWhileProgressing(page, () => document.querySelector('[data-testid="ex-status"]')?.getAttribute('data-done'));
       await page.setInputFiles('[data-testid="tk-file"]', nodeFile);
@@ -87,11 +87,8 @@ describe.skipIf(skipWithoutChromium('toolkens in headless Chromium'))('toolkens 
       expect(refusal).toMatch(/^foreign\.safetensors: trained on another model \(digest f{12}, the page's model .*models\/default is [0-9a-f]{12}\); not loaded/);
       expect(refusal).not.toContain('\n');
       expect(modelDigest(MODEL).startsWith(/is ([0-9a-f]{12})\)/.exec(refusal)![1])).toBe(true);
-      expect(errors).toEqual([]);
-      expect(foreign).toEqual([]);
-    } finally {
-      await browser.close();
-    }
+      expectCleanPage({ errors, foreign });
+    });
   }, TEST_CAP_MS);
 
   it('checks the file again against a folder opened from disk: a copy of the model keeps it, a changed folder refuses it', async () => {
@@ -100,8 +97,7 @@ describe.skipIf(skipWithoutChromium('toolkens in headless Chromium'))('toolkens 
     const changed = join(dir, 'default-changed');
     await cp(MODEL, changed, { recursive: true });
     await writeFile(join(changed, 'NOTES.md'), 'one more file\n');
-    const browser = await launch({ webgpu: false });
-    try {
+    await withBrowser({ webgpu: false }, async (browser) => {
       const { page, errors } = await openPage(browser, `${served.url}?${EXPLORER}`);
       await waitWhileProgressing(page, () => document.querySelector('[data-testid="ex-status"]')?.getAttribute('data-done'));
       await page.setInputFiles('[data-testid="tk-file"]', nodeFile);
@@ -117,14 +113,11 @@ describe.skipIf(skipWithoutChromium('toolkens in headless Chromium'))('toolkens 
       }
       expect(modelDigest(copy)).toBe(modelDigest(MODEL));
       expect(errors).toEqual([]);
-    } finally {
-      await browser.close();
-    }
+    });
   }, TEST_CAP_MS);
 
   it('trains toolkens in the page: cancellable, the loss falls, the file downloads, and it is used at once', async () => {
-    const browser = await launch({ webgpu: false });
-    try {
+    await withBrowser({ webgpu: false }, async (browser) => {
       const { page, errors } = await openPage(browser, `${served.url}?${EXPLORER}`);
       await waitWhileProgressing(page, () => document.querySelector('[data-testid="ex-status"]')?.getAttribute('data-done'));
       await page.setInputFiles('[data-testid="tk-file"]', nodeFile);
@@ -175,8 +168,6 @@ describe.skipIf(skipWithoutChromium('toolkens in headless Chromium'))('toolkens 
       expectSame(after, await toolkenStrip(lm, trained, TEXT), 'file trained in the page');
       console.info(`toolkens e2e: in-page training: ${await textOf(page, 'tk-train-status')}`);
       expect(errors).toEqual([]);
-    } finally {
-      await browser.close();
-    }
+    });
   }, TEST_CAP_MS);
 });

@@ -22,32 +22,13 @@ describe('heuristicPositions', () => {
     expect(inserted.endsWith('forming a sum total of [Calculator(21226000 + 5774000)] $27,000,000.')).toBe(true);
   });
 
-  it('Calculator: skips years and the numbers of a date', () => {
-    expect(after(JOHNSON_1867.text, heuristicPositions(JOHNSON_1867.text, 'Calculator'), 9)).toEqual([
-      ' $19,978,',
-      ' $19,235,',
-      ' $743,210',
-      ' $850,040',
-    ]);
-  });
-
-  it('Calendar: before a full date, before the year inside it, and before years', () => {
-    const ps = heuristicPositions(JOHNSON_1867.text, 'Calendar');
-    expect(after(JOHNSON_1867.text, ps, 14)).toEqual([' June 30, 1867', ' 1867, includi', ' 1867 over tha', ' 1866 was $850']);
-  });
-
-  it('QA: before each named entity', () => {
-    const ps = heuristicPositions(JOHNSON_1868.text, 'QA');
-    expect(after(JOHNSON_1868.text, ps, 9)).toEqual([
-      ' Charles ',
-      ' United S',
-      ' Paraguay',
-      ' United S',
-      ' South At',
-      ' Asuncion',
-      ' Paraguay',
-      ' Washburn',
-    ]);
+  // Each case: the tool, what its positions are, the excerpt, and the n characters after each position.
+  it.each([
+    ['Calculator', 'skips years and the numbers of a date', JOHNSON_1867, 9, [' $19,978,', ' $19,235,', ' $743,210', ' $850,040']],
+    ['Calendar', 'before a full date, before the year inside it, and before years', JOHNSON_1867, 14, [' June 30, 1867', ' 1867, includi', ' 1867 over tha', ' 1866 was $850']],
+    ['QA', 'before each named entity', JOHNSON_1868, 9, [' Charles ', ' United S', ' Paraguay', ' United S', ' South At', ' Asuncion', ' Paraguay', ' Washburn']],
+  ])('%s: %s', (tool, _where, excerpt, n, following) => {
+    expect(after(excerpt.text, heuristicPositions(excerpt.text, tool), n)).toEqual(following);
   });
 
   it('Translate: after each foreign span and its closing quote', () => {

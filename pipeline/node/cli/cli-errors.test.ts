@@ -79,3 +79,12 @@ describe('toolformer annotate: fatal configuration errors', { timeout: TEST_CAP_
     }
   });
 });
+
+describe('toolformer serve and mcp: a port past 65535', { timeout: TEST_CAP_MS }, () => {
+  it.each([['serve', '--port'], ['mcp', '--http']])('%s %s 70000: exit 1, one line naming the flag and the range', async (command, flag) => {
+    const { code, stderr, stdout } = await runCli([command, flag, '70000'], tmp);
+    expect(code).toBe(1);
+    expect(stderr).toBe(`toolformer: option '${flag} <port>' argument '70000' is invalid. ${flag} must be a port, 0–65535 (see --help)\n`);
+    expect(stdout).toBe('');
+  });
+});

@@ -7,8 +7,8 @@ import { paperNames } from '../../core/scoring/losses.ts';
 import { DEFAULT_GENERATE_MODEL, DEFAULT_INPUTS, DEFAULT_MODEL } from '../system/package-paths.ts';
 import { checkCommandPaths } from '../system/safe-paths.ts';
 import {
-  addOptions, callPlacementOption, callTopKOption, deviceOption, dtypeOption, integer, lmOptions, maxNewTokensOption, modelOption, number, onnxModelOption,
-  quietOption, seedOption, temperatureOption, toolkenOptions, toolsOption,
+  addOptions, callPlacementOption, decodingOptions, deviceOption, dtypeOption, integer, listenHostOption, lmOptions, modelOption, number, onnxModelOption, onUse, port,
+  quietOption, seedOption, toolsOption,
 } from './cli-options.ts';
 
 export function addModelCommands(program: Command): void {
@@ -31,14 +31,11 @@ function defineServe(program: Command): void {
     .addOption(dtypeOption())
     .addOption(deviceOption())
     .option('--served-model-name <name>', 'the name clients send as `model` (default: the --model argument)')
-    .option('--host <host>', 'the address to listen on (127.0.0.1: this machine only; 0.0.0.0: the network)', '127.0.0.1')
-    .option('--port <port>', 'the TCP port (0: any free one, printed)', integer('--port'), 8000)
+    .addOption(listenHostOption())
+    .option('--port <port>', 'the TCP port (0: any free one, printed)', port('--port'), 8000)
     .option('--api-key-env <name>', 'require `Authorization: Bearer $<name>` on every request (the key is read from the environment, never a flag)')
     .addOption(quietOption('no line per request'))
-    .action(async (opts) => {
-      const { serveCommand } = await import('../serve/serve-command.ts');
-      await serveCommand(opts);
-    });
+    .action(onUse(async () => (await import('../serve/serve-command.ts')).serveCommand));
 }
 
 function defineExample(program: Command): void {
@@ -72,31 +69,24 @@ function defineScore(program: Command): void {
   addOptions(score, lmOptions())
     .option('--date <yyyy-mm-dd>', "the document's date (a tool that answers with today's date reads it)")
     .addOption(callPlacementOption())
-    .action(async (text: string, opts) => {
-      const { scoreCommand } = await import('../commands/score-command.ts');
-      await scoreCommand(text, opts);
-    });
+    .action(onUse(async () => (await import('../commands/score-command.ts')).scoreCommand));
 }
 
 function defineGenerate(program: Command): void {
   const generate = program
     .command('generate')
     .description("generate with live tools (the paper's inference): a call starts when \" [\" is in the top k")
-    .argument('[prompt]', 'the prompt (or --input)')
-    .addOption(onnxModelOption('; the default is models/toolformer, the bundled model finetuned to write calls', DEFAULT_GENERATE_MODEL))
-    .addOption(deviceOption())
+    .argument('[prompt]', 'the prompt (or --input)');
+  const modelRole = '; the default is models/toolformer, the bundled model finetuned to write calls';
+  addOptions(generate, decodingOptions({ modelRole, modelDefault: DEFAULT_GENERATE_MODEL, maxNewTokens: 32, temperature: 0, toolkenCalls: 'calls' }))
     .option('--no-tools', 'mask " [": the model answers alone')
-    .addOption(maxNewTokensOption(32))
-    .addOption(callTopKOption())
     .option('--max-calls <n>', 'calls per input', integer('--max-calls'), 1)
-    .addOption(temperatureOption(0))
     .addOption(seedOption(0, 'sampling seed'))
     .option('--date <yyyy-mm-dd>', "today, for a tool that answers with the date (default: today, UTC)")
     .option('--json', 'print one JSON object {prompt, text, calls} instead of streaming')
     .option('--input <file>', 'JSONL of {id, prompt[, date]}, one result line each to --out')
-    .option('--out <file>', 'results JSONL for --input');
-  for (const option of toolkenOptions('calls')) generate.addOption(option);
-  generate.action(async (prompt: string | undefined, opts) => {
+    .option('--out <file>', 'results JSONL for --input')
+    .action(async (prompt: string | undefined, opts) => {
     checkCommandPaths({ inputs: [['--input', opts.input]], outputs: [['--out', opts.out]] });
     const { generateCommand } = await import('../commands/generate-command.ts');
     await generateCommand(prompt, opts);
@@ -106,20 +96,15 @@ function defineGenerate(program: Command): void {
 function defineEval(program: Command): void {
   const evaluate = program
     .command('eval')
-    .description('held-out task families (facts, arithmetic, dates, relevance) with and without tools; writes eval.json and eval.md')
-    .addOption(onnxModelOption('', DEFAULT_MODEL))
-    .addOption(deviceOption())
+    .description('held-out task families (facts, arithmetic, dates, relevance) with and without tools; writes eval.json and eval.md');
+  const sampled = "the sampled trials'";
+  addOptions(evaluate, decodingOptions({ modelRole: '', modelDefault: DEFAULT_MODEL, maxNewTokens: 48, temperature: 0.7, sampled, toolkenCalls: 'calls with tools' }))
     .option('--trials <k>', 'sampled trials with tools for pass@k and pass^k', integer('--trials'), 3)
     .option('--per-family <n>', 'prompts per family', integer('--per-family'), 40)
-    .addOption(temperatureOption(0.7, "the sampled trials'"))
-    .addOption(maxNewTokensOption(48))
-    .addOption(callTopKOption())
     .option('--data <files...>', 'more finetuning files to check the prompts against (besides the model\'s train-record.json)')
     .option('--set <prompts.jsonl>', 'eval prompts {id, family, prompt, answers[, tool, date, phrasing]} instead of the built-in families (e.g. pipeline/eval/experiment/prompts.jsonl)')
     .option('--no-without-tools', 'generate with tools only (no " ["-masked baseline run)')
-    .option('--out <dir>', 'output directory (default out/eval/<model name>)');
-  for (const option of toolkenOptions('calls with tools')) evaluate.addOption(option);
-  evaluate
+    .option('--out <dir>', 'output directory (default out/eval/<model name>)')
     .addOption(quietOption())
     .action(async (opts) => {
       checkCommandPaths({ inputs: [['--set', opts.set], ['--data', opts.data]], outputs: [['--out', opts.out]] });

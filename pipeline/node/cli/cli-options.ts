@@ -57,6 +57,16 @@ export const lmOptions = ({ modelLead = '', device = true } = {}) => [
   ...servedModelOptions(),
 ];
 
+/**
+ * A command's action that imports the command's module on use, so a bad flag fails in a second, before the pipeline's
+ * modules load: `load` resolves to the function that takes the command's arguments and options (commander passes
+ * the Command itself last; it is not passed on).
+ */
+export const onUse = <A extends unknown[]>(load: () => Promise<(...args: A) => unknown>) =>
+  async (...args: [...A, Command]): Promise<void> => {
+    await (await load())(...(args.slice(0, -1) as A));
+  };
+
 /** Adds `options` to `command`, in order. */
 export function addOptions(command: Command, options: Option[]): Command {
   for (const option of options) command.addOption(option);
@@ -104,30 +114,48 @@ export const callPlacementOption = () =>
 /** A repeatable option's values, in order. */
 export const collect = (value: string, previous: string[]) => [...previous, value];
 
-/** `--http <port>`: a TCP port, 0–65535. */
-export const port = (value: string) => {
-  const x = integer('--http')(value);
-  if (x > 65535) throw new InvalidArgumentError('--http must be a port, 0–65535');
+/** A TCP port, 0–65535 (`name` is the flag a bad value is reported under). */
+export const port = (name: string) => (value: string) => {
+  const x = integer(name)(value);
+  if (x > 65535) throw new InvalidArgumentError(`${name} must be a port, 0–65535`);
   return x;
 };
 
+/** `--host` (serve, mcp --http): the address a server listens on, 127.0.0.1 when absent; `when` says when it applies. */
+export const listenHostOption = (when = '') =>
+  new Option('--host <address>', `the address to listen on${when} (default 127.0.0.1: this machine only; 0.0.0.0: the network)`);
+
 /** generate's and eval's ToolkenGPT options: `--toolkens <file>` (what `calls` says comes from them), `--toolken-bias`, `--toolken-mode`. */
-export const toolkenOptions = (calls: string) => [
+const toolkenOptions = (calls: string) => [
   new Option('--toolkens <file>', `ToolkenGPT toolkens (toolformer toolkens train): ${calls} come from toolkens, not " ["`),
   new Option('--toolken-bias <x>', 'added to the toolken logits (the paper: 3–10)').argParser(number('--toolken-bias')).default(0),
   new Option('--toolken-mode <mode>', 'tool mode: free (the tool\'s prompt until ")") or constrained (the model picks among the proposer\'s calls)').choices(['free', 'constrained']).default('free'),
 ];
 
+/**
+ * The decoding options generate and eval share (the paper's inference with live tools): --model (an ONNX folder,
+ * `modelRole` after its help, `modelDefault` its default), --device, --max-new-tokens, --top-k, --temperature
+ * (`sampled` says what is sampled) and the toolken options (`toolkenCalls` says which calls come from toolkens).
+ */
+export const decodingOptions = (o: { modelRole: string; modelDefault: string; maxNewTokens: number; temperature: number; sampled?: string; toolkenCalls: string }) => [
+  onnxModelOption(o.modelRole, o.modelDefault),
+  deviceOption(),
+  maxNewTokensOption(o.maxNewTokens),
+  callTopKOption(),
+  temperatureOption(o.temperature, o.sampled),
+  ...toolkenOptions(o.toolkenCalls),
+];
+
 /** generate's and eval's `--top-k`: the paper's call threshold (annotate's `--top-k` is its sampler's, another thing). */
-export const callTopKOption = () =>
+const callTopKOption = () =>
   new Option('--top-k <n>', 'a call starts when " [" is among the k most likely tokens').argParser(integer('--top-k')).default(10);
 
 /** `--max-new-tokens` (generate, eval). */
-export const maxNewTokensOption = (fallback: number) =>
+const maxNewTokensOption = (fallback: number) =>
   new Option('--max-new-tokens <n>', 'tokens after the prompt, inserted results included').argParser(integer('--max-new-tokens')).default(fallback);
 
 /** `--temperature` (generate, eval): `of` says what is sampled. */
-export const temperatureOption = (fallback: number, of = 'sampling') =>
+const temperatureOption = (fallback: number, of = 'sampling') =>
   new Option('--temperature <x>', `${of} temperature (0: greedy)`).argParser(number('--temperature')).default(fallback);
 
 /** `--seed` (annotate, generate, toolkens train, finetune): `of` says what it seeds. */

@@ -9,7 +9,7 @@ import { EXECUTORS } from '../run/executors/registry.ts';
 import { checkCommandPaths } from '../system/safe-paths.ts';
 import { DEFAULT_EXPORT_FORMAT, EXPORT_FORMAT_NAMES, exportFormatHelp } from '../export/formats.ts';
 import {
-  addOptions, callPlacementOption, catalogOption, integer, lmOptions, mcpOption, number, quietOption, retrieverOption, seedOption, tauFFloorFlag, toolsOption,
+  addOptions, callPlacementOption, catalogOption, integer, lmOptions, mcpOption, number, onUse, quietOption, retrieverOption, seedOption, tauFFloorFlag, toolsOption,
 } from './cli-options.ts';
 
 export function addRunCommands(program: Command): void {
@@ -106,10 +106,7 @@ function defineMerge(program: Command): void {
     .command('merge')
     .description('assemble the chunks of a --shard or --queue run into train/calls/errors.jsonl and stats.json')
     .argument('<dir>', 'the run\'s --out directory')
-    .action(async (dir: string) => {
-      const { mergeCommand } = await import('../run/chunk-files.ts');
-      mergeCommand(dir);
-    });
+    .action(onUse(async () => (await import('../run/chunk-files.ts')).mergeCommand));
 }
 
 function defineWorker(program: Command): void {
@@ -121,8 +118,5 @@ function defineWorker(program: Command): void {
     .option('--processes <n>', 'sandboxed processes (default: the number of cores)', integer('--processes'))
     .option('--lock-ms <n>', 'job lock; a killed worker\'s chunk is redone after about this long', integer('--lock-ms'), 30_000)
     .addOption(quietOption('no progress lines'))
-    .action(async (opts) => {
-      const { workerCommand } = await import('../run/executors/worker-command.ts');
-      await workerCommand(opts);
-    });
+    .action(onUse(async () => (await import('../run/executors/worker-command.ts')).workerCommand));
 }

@@ -5,7 +5,9 @@ import type { Command } from 'commander';
 import { DEFAULT_RETRIEVER } from '../../core/retrieval/retriever.ts';
 import { DEFAULT_MODEL } from '../system/package-paths.ts';
 import { rememberToolsOutput } from './start-cache.mjs';
-import { catalogOption, collect, deviceOption, integer, mcpOption, onnxModelOption, port, retrieverOption, toolsOption } from './cli-options.ts';
+import {
+  catalogOption, collect, deviceOption, integer, listenHostOption, mcpOption, onnxModelOption, onUse, port, retrieverOption, toolsOption,
+} from './cli-options.ts';
 
 export function addToolCommands(program: Command): void {
   defineMcp(program);
@@ -17,16 +19,13 @@ function defineMcp(program: Command): void {
   program
     .command('mcp')
     .description('serve the tools to MCP clients: stdio by default, Streamable HTTP with --http <port>')
-    .option('--http <port>', 'serve Streamable HTTP at http://<host>:<port>/mcp instead of stdio (0: any free port)', port)
-    .option('--host <address>', 'address to bind with --http (default 127.0.0.1)')
+    .option('--http <port>', 'serve Streamable HTTP at http://<host>:<port>/mcp instead of stdio (0: any free port)', port('--http'))
+    .addOption(listenHostOption(' with --http'))
     .option('--token <token>', 'with --http: require "Authorization: Bearer <token>" (or set TOOLFORMER_MCP_TOKEN)')
     .option('--allow-origin <origin>', 'with --http: a browser Origin to accept besides localhost (repeatable)', collect, [])
     .addOption(toolsOption(' to serve (default: all; with --catalog: none of the built-in ones)'))
     .addOption(catalogOption("serve a tool catalog's tools"))
-    .action(async (opts) => {
-      const { mcpCommand } = await import('../mcp/mcp-command.ts');
-      await mcpCommand(opts);
-    });
+    .action(onUse(async () => (await import('../mcp/mcp-command.ts')).mcpCommand));
 }
 
 function defineRetrieve(program: Command): void {
@@ -42,10 +41,7 @@ function defineRetrieve(program: Command): void {
     .option('--top <n>', 'tools to show', integer('--top'), 5)
     .addOption(retrieverOption().default(DEFAULT_RETRIEVER))
     .option('--json', 'one JSON object: {text, retriever, scale, model, tools, ranking: [{name, score}], builtIn?: [{name, rank, score}]}')
-    .action(async (text: string, opts) => {
-      const { retrieveCommand } = await import('../commands/retrieve-command.ts');
-      await retrieveCommand(text, opts);
-    });
+    .action(onUse(async () => (await import('../commands/retrieve-command.ts')).retrieveCommand));
 }
 
 function defineTools(program: Command): void {

@@ -13,7 +13,8 @@ export interface ServeFlags {
   dtype?: Dtype;
   device?: Device;
   servedModelName?: string;
-  host: string;
+  /** The address to listen on. @default 127.0.0.1 */
+  host?: string;
   port: number;
   apiKeyEnv?: string;
   quiet?: boolean;

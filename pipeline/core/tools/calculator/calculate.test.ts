@@ -7,12 +7,13 @@ const calculate = await loadCalculate();
 const ok = (value: string) => ({ ok: true, value });
 
 describe('Calculator: the paper notation', () => {
-  it('rounds to 2 decimals without trailing zeros', () => {
-    expect(calculate('400 / 1400')).toEqual(ok('0.29'));
-    expect(calculate('18 + 12 * 3')).toEqual(ok('54'));
-    expect(calculate('1200 * 1')).toEqual(ok('1200'));
-    expect(calculate('3 / 2')).toEqual(ok('1.5'));
-    expect(calculate('-1 / 3')).toEqual(ok('-0.33'));
+  // Each case: what it shows, then expressions and their answers.
+  it.each([
+    ['rounds to 2 decimals without trailing zeros', [['400 / 1400', '0.29'], ['18 + 12 * 3', '54'], ['1200 * 1', '1200'], ['3 / 2', '1.5'], ['-1 / 3', '-0.33']]],
+    ['accepts thousands separators and unicode operators', [['1,400 / 7', '200'], ['1,234,567.5 - 0.5', '1234567'], ['6 × 7 ÷ 2 − 1', '20']]],
+    ['accepts functions and constants', [['sqrt(16) + abs(-2) + round(2.4)', '8'], ['2 * pi', '6.28'], ['log(e)', '1'], ['2^10', '1024']]],
+  ])('%s', (_shows, answers) => {
+    for (const [expression, answer] of answers) expect(calculate(expression), expression).toEqual(ok(answer));
   });
   it('rounds half away from zero in decimal, not binary', () => {
     expect(formatNumber(0.285)).toEqual(ok('0.29'));
@@ -20,15 +21,6 @@ describe('Calculator: the paper notation', () => {
     expect(formatNumber(-2.675)).toEqual(ok('-2.68'));
     expect(formatNumber(-0.001)).toEqual(ok('0'));
     expect(formatNumber(1e-7)).toEqual(ok('0'));
-  });
-  it('accepts thousands separators, unicode operators, functions and constants', () => {
-    expect(calculate('1,400 / 7')).toEqual(ok('200'));
-    expect(calculate('1,234,567.5 - 0.5')).toEqual(ok('1234567'));
-    expect(calculate('6 × 7 ÷ 2 − 1')).toEqual(ok('20'));
-    expect(calculate('sqrt(16) + abs(-2) + round(2.4)')).toEqual(ok('8'));
-    expect(calculate('2 * pi')).toEqual(ok('6.28'));
-    expect(calculate('log(e)')).toEqual(ok('1'));
-    expect(calculate('2^10')).toEqual(ok('1024'));
   });
   it('runs through the Tool interface', async () => {
     const tool = new Calculator();

@@ -3,32 +3,13 @@ import { JOHNSON_1868, SPAIN_GOVERNMENT, WASHINGTON_1790 } from '../../testing/e
 import { findEntities } from './entities.ts';
 
 describe('findEntities', () => {
-  it('finds names, joins initials, strips titles and drops generic words', () => {
-    expect(findEntities(JOHNSON_1868.text).map((e) => e.text)).toEqual([
-      'Charles A. Washburn',
-      'United States',
-      'Paraguay',
-      'United States',
-      'South Atlantic Squadron',
-      'Asuncion',
-      'Paraguay',
-      'Washburn', // from "Mr. Washburn"
-    ]);
-  });
-
-  it('finds nothing in an address opening made of institutions and sentence openers', () => {
-    expect(findEntities(WASHINGTON_1790.text)).toEqual([]);
-  });
-
-  it('keeps a title word that heads the text ("Spain: Government.")', () => {
-    expect(findEntities(SPAIN_GOVERNMENT.text).map((e) => e.text)).toEqual([
-      'Spain',
-      'Kingdom of Spain',
-      'Spain',
-      'Reino de Espana',
-      'Espana',
-      'Madrid',
-    ]);
+  // Each case: what it shows, the excerpt, and the entities found, in order ("Washburn" last is from "Mr. Washburn").
+  it.each([
+    ['finds names, joins initials, strips titles and drops generic words', JOHNSON_1868, ['Charles A. Washburn', 'United States', 'Paraguay', 'United States', 'South Atlantic Squadron', 'Asuncion', 'Paraguay', 'Washburn']],
+    ['finds nothing in an address opening made of institutions and sentence openers', WASHINGTON_1790, []],
+    ['keeps a title word that heads the text ("Spain: Government.")', SPAIN_GOVERNMENT, ['Spain', 'Kingdom of Spain', 'Spain', 'Reino de Espana', 'Espana', 'Madrid']],
+  ])('%s', (_shows, excerpt, entities) => {
+    expect(findEntities(excerpt.text).map((e) => e.text)).toEqual(entities);
   });
 });
 
