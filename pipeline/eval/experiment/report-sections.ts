@@ -59,7 +59,7 @@ export function positiveControlSection(p: ReportPaths): string[] {
 }
 
 /**
- * The runs whose derived-set trials (results/runs/<run>/<file>, run.ts DERIVED_SETS) are committed, grouped as the
+ * The runs whose derived-set trials (results/runs/<run>/<file>, run-steps.ts DERIVED_SETS) are committed, grouped as the
  * report's rows: the grid runs by arm, each limit run alone; and the runs still missing them.
  */
 function derivedRuns(p: ReportPaths, file: string): { groups: { label: string; runs: { run: Run; derived: TrialRecord[] }[] }[]; missing: Run[] } {

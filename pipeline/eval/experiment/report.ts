@@ -28,7 +28,7 @@ type AnnotationYield = { docsRead: number; docsWithKeptCall: number; tools: Reco
 
 /**
  * Rewrites the report's files from what has finished, under the report lock ($EXPERIMENT_OUT/report.lock): the lanes
- * of `npm run experiment` (run.ts LANES) each write it after their evals, and a report read before another lane's
+ * of `npm run experiment` (lanes.ts LANES) each write it after their evals, and a report read before another lane's
  * results landed must not overwrite a newer one half-way. Every file is written whole (write, then rename).
  */
 export function writeReport(p: ReportPaths): void {
