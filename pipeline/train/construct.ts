@@ -16,7 +16,7 @@
  * Layer 1 head 1: attends to itself and subtracts the current token's TOK, so an unmatched token is not repeated.
  * Every other attention/MLP output weight starts at zero; their input weights keep the random init.
  */
-import { mulberry32 } from '../random/mulberry32.ts';
+import { mulberry32, type Random } from '../random/mulberry32.ts';
 import type { Gpt2 } from './gpt2.ts';
 
 export interface ConstructOptions {
@@ -64,15 +64,11 @@ export function positionFrequencies(maxT: number, seed = 7): number[] {
   return best;
 }
 
-export function constructInduction(model: Gpt2, eosId: number, options: ConstructOptions = {}): void {
-  const { prevScore = 40, matchScore = 30, copyGain = 4, codeNorm: E = 4, copyLogit = 10, seed = 11 } = options;
-  const { vocabSize: V, nPositions: P, nEmbd: C, nHead: H, nLayer: L } = model.config;
-  const D = C / H;
-  if (C !== 256 || D !== 64 || L < 2) throw new Error('the construction is laid out for nEmbd 256, 4 heads, ≥ 2 layers');
-  const rng = mulberry32(seed);
-  const wte = model.param('wte.weight');
-  const wpe = model.param('wpe.weight');
-  // Embeddings: TOK codes (zero-mean, unit norm), FREE dims small random, everything else 0.
+/**
+ * Token embeddings [V, C]: each token's TOK code (64 dims, zero-mean, norm E), <|endoftext|>'s FLAG pair (±E/√2)
+ * instead, FREE dims small random, everything else 0.
+ */
+function writeTokenCodes(wte: Float32Array, V: number, C: number, eosId: number, E: number, rng: Random): void {
   wte.fill(0);
   for (let v = 0; v < V; v++) {
     const row = v * C;
@@ -87,8 +83,10 @@ export function constructInduction(model: Gpt2, eosId: number, options: Construc
     }
     for (let j = FREE; j < C; j++) wte[row + j] = rng.normal() * 0.02;
   }
-  const omega = positionFrequencies(P);
-  const posScale = E / Math.sqrt(2 * NF); // |POS| = E: 4 dims per frequency, (c, s, −c, −s)·posScale
+}
+
+/** Position embeddings [P, C]: the POS code, (cos ωt, sin ωt, −cos ωt, −sin ωt)·posScale per frequency ω of `omega`. */
+function writePositionCode(wpe: Float32Array, P: number, C: number, omega: readonly number[], posScale: number): void {
   wpe.fill(0);
   for (let t = 0; t < P; t++) {
     for (let f = 0; f < NF; f++) {
@@ -101,31 +99,20 @@ export function constructInduction(model: Gpt2, eosId: number, options: Construc
       wpe[o + 3] = -s;
     }
   }
-  // LayerNorm scales the stream to norm √C: s = √C / |x|. |POS| = |TOK| = E, so layer 0 sees |x| = E√2,
-  // layer 1 E√3 (POS, TOK, PREV), the final LayerNorm E·√(2 + α²) (POS, PREV, α·copied TOK).
-  const s0 = Math.sqrt(C) / (E * Math.sqrt(2));
-  const s1 = Math.sqrt(C) / (E * Math.sqrt(3));
-  const scale = Math.sqrt(D);
+}
 
-  for (let l = 0; l < L; l++) {
-    const h = `h.${l}`;
-    // Zero every output projection: only the constructed heads write to the stream at init.
-    model.param(`${h}.attn.c_proj.weight`).fill(0);
-    model.param(`${h}.mlp.c_proj.weight`).fill(0);
-  }
-  const set = (name: string, row: number, col: number, value: number): void => {
-    const w = model.param(name);
-    const cols = name.endsWith('c_attn.weight') ? 3 * C : C;
-    w[row * cols + col] = value;
-  };
-  // The POS entries after LayerNorm: u·cos, u·sin with u = s·posScale.
-  const u0 = s0 * posScale;
-  const u1 = s1 * posScale;
+/** Sets one entry of a weight matrix (`name`, [row, col]); every constructed head is written through it. */
+type SetWeight = (name: string, row: number, col: number, value: number) => void;
 
-  // Layer 0, head 0: previous-token head.
+/**
+ * Layer 0, head 0, the previous-token head: its query is the position code rotated one step back (scaled by `c0`), its
+ * key the position code, so position t attends to t − 1; its value is the attended token's TOK code (÷ `s0`, the
+ * LayerNorm scale, back to norm E), written into PREV.
+ */
+function previousTokenHead(model: Gpt2, set: SetWeight, omega: readonly number[], c0: number, s0: number): void {
+  const C = model.config.nEmbd;
   const qk0 = 'h.0.attn.c_attn.weight';
   clearHead(model, 0, 0);
-  const c0 = (prevScore * scale) / (NF * u0 * u0);
   for (let f = 0; f < NF; f++) {
     const [cw, sw] = [Math.cos(omega[f]), Math.sin(omega[f])];
     const xc = POS + 4 * f;
@@ -142,6 +129,39 @@ export function constructInduction(model: Gpt2, eosId: number, options: Construc
     set(qk0, TOK + j, 2 * C + j, 1 / s0); // v = TOK at the attended position, back to norm E
     set('h.0.attn.c_proj.weight', j, PREV + j, 1); // head 0 dims → PREV
   }
+}
+
+export function constructInduction(model: Gpt2, eosId: number, options: ConstructOptions = {}): void {
+  const { prevScore = 40, matchScore = 30, copyGain = 4, codeNorm: E = 4, copyLogit = 10, seed = 11 } = options;
+  const { vocabSize: V, nPositions: P, nEmbd: C, nHead: H, nLayer: L } = model.config;
+  const D = C / H;
+  if (C !== 256 || D !== 64 || L < 2) throw new Error('the construction is laid out for nEmbd 256, 4 heads, ≥ 2 layers');
+  const omega = positionFrequencies(P);
+  const posScale = E / Math.sqrt(2 * NF); // |POS| = E: 4 dims per frequency, (c, s, −c, −s)·posScale
+  writeTokenCodes(model.param('wte.weight'), V, C, eosId, E, mulberry32(seed));
+  writePositionCode(model.param('wpe.weight'), P, C, omega, posScale);
+  // LayerNorm scales the stream to norm √C: s = √C / |x|. |POS| = |TOK| = E, so layer 0 sees |x| = E√2,
+  // layer 1 E√3 (POS, TOK, PREV), the final LayerNorm E·√(2 + α²) (POS, PREV, α·copied TOK).
+  const s0 = Math.sqrt(C) / (E * Math.sqrt(2));
+  const s1 = Math.sqrt(C) / (E * Math.sqrt(3));
+  const scale = Math.sqrt(D);
+
+  for (let l = 0; l < L; l++) {
+    const h = `h.${l}`;
+    // Zero every output projection: only the constructed heads write to the stream at init.
+    model.param(`${h}.attn.c_proj.weight`).fill(0);
+    model.param(`${h}.mlp.c_proj.weight`).fill(0);
+  }
+  const set: SetWeight = (name, row, col, value) => {
+    const w = model.param(name);
+    const cols = name.endsWith('c_attn.weight') ? 3 * C : C;
+    w[row * cols + col] = value;
+  };
+  // The POS entries after LayerNorm: u·cos, u·sin with u = s·posScale.
+  const u0 = s0 * posScale;
+  const u1 = s1 * posScale;
+
+  previousTokenHead(model, set, omega, (prevScore * scale) / (NF * u0 * u0), s0);
 
   // Layer 1, head 0: induction head. Score = c1 · s1² · <TOK_t, PREV_s> / √D = matchScore on a match.
   const qk1 = 'h.1.attn.c_attn.weight';

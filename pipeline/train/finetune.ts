@@ -20,7 +20,7 @@ import { mkdirSync } from 'node:fs';
 import { READ_CAPS, readBoundedFile, readBoundedJson } from '../io/bounded-read.ts';
 import { join, relative } from 'node:path';
 import cliProgress from 'cli-progress';
-import { mulberry32 } from '../random/mulberry32.ts';
+import { mulberry32, type SeekableRandom } from '../random/mulberry32.ts';
 import { readGpt2Onnx } from '../onnx-export/onnx-weights.ts';
 import { AdamW } from './adamw.ts';
 import { CHECKPOINT_FILE } from './checkpoint.ts';
@@ -31,10 +31,10 @@ import { capitalFacts, splitFacts } from './data-synthetic.ts';
 import { Batcher, MIXTURE_SCHEDULE, readJsonl, splitDocs, validationBatch, type BatcherState } from './data.ts';
 import { finishRun } from './finish.ts';
 import { Gpt2 } from './gpt2.ts';
-import { TrainingLoop } from './loop.ts';
+import { TrainingLoop, type RowSource } from './loop.ts';
 import { parseThreads } from './matmul-threads.ts';
 import { runProbes } from './probes.ts';
-import { RunLog } from './run-log.ts';
+import { RunLog, type LogRecord } from './run-log.ts';
 import { BpeTokenizer } from './tokenizer.ts';
 
 export interface FinetuneOptions {
@@ -94,10 +94,7 @@ async function finetuneHeld(o: FinetuneOptions, hooks: FinetuneHooks = {}): Prom
     if (o.quiet || !periodic) echo(line);
   });
 
-  const tokenizerJson = readBoundedJson(join(o.base, 'tokenizer.json'), join(o.base, 'tokenizer.json'), READ_CAPS.modelJson) as never;
-  const tok = BpeTokenizer.fromJSON(tokenizerJson);
-  const { config, weights } = readGpt2Onnx(readBoundedFile(join(o.base, 'onnx/model.onnx'), join(o.base, 'onnx/model.onnx'), READ_CAPS.onnx), readBoundedJson(join(o.base, 'config.json'), join(o.base, 'config.json'), READ_CAPS.modelJson) as never);
-  if (config.vocabSize !== tok.vocabSize) throw new Error(`finetune: tokenizer has ${tok.vocabSize} tokens, the model ${config.vocabSize}`);
+  const { tokenizerJson, tok, config, weights } = readBase(o.base);
   const T = config.nPositions;
 
   // Bad records (not JSON, null, [], no id, a text that is not a string) are named on stderr and skipped.
@@ -126,48 +123,13 @@ async function finetuneHeld(o: FinetuneOptions, hooks: FinetuneHooks = {}): Prom
   const valWindows = new CallWindows(tok, cVal.length > 0 ? cVal : cTrain.slice(0, 8), T, mulberry32(7), naturalFiller);
   const cstarValRows = valWindows.batch(32, 77);
   const probeData = { val, valBatch: validationBatch(tok, val, 32, T), heldOut: facts.heldOut };
-  let drawn = { cstar: 0, base: 0 };
-
-  let barStarted = false;
-  const bar = o.quiet ? null : new cliProgress.SingleBar({
-    format: 'finetune [{bar}] {value}/{total} steps | loss {loss} | {tps} tok/s | ETA {eta_formatted}',
-    etaBuffer: 20, stream: process.stderr,
-  }, cliProgress.Presets.shades_classic);
+  const rows = mixedRows(T, o.mix, rng, windows, batcher);
+  const progress = stepProgress(o.quiet, o.steps, hooks.onStep);
   const loop = new TrainingLoop({
-    model, optimizer, rows: o.batch, steps: o.steps, evalEvery: o.evalEvery, ckptEvery: o.ckptEvery,
-    data: {
-      next: (rows) => {
-        const x = new Int32Array(rows * T);
-        const y = new Int32Array(rows * T);
-        for (let b = 0; b < rows; b++) {
-          const cstar = rng.next() >= o.mix;
-          const r = cstar ? windows.row() : batcher.row();
-          drawn[cstar ? 'cstar' : 'base']++;
-          x.set(r.subarray(0, T), b * T);
-          y.set(r.subarray(1, T + 1), b * T);
-        }
-        return { x, y };
-      },
-      save: (): FinetuneDataState => ({ batcher: batcher.saveState(), rng: rng.getState(), drawn: { ...drawn } }),
-      restore: (s) => {
-        const state = s as FinetuneDataState;
-        batcher.restoreState(state.batcher);
-        rng.setState(state.rng);
-        drawn = { ...state.drawn };
-      },
-    },
+    model, optimizer, rows: o.batch, steps: o.steps, evalEvery: o.evalEvery, ckptEvery: o.ckptEvery, data: rows,
     evaluate: () => runProbes(model, tok, probeData, { cstarValLoss: cstarValRows }),
     checkpointPath: join(o.work, CHECKPOINT_FILE),
-    options: o, log, deadline: t0 + o.minutes * 60_000,
-    onStep: (step, train) => {
-      if (bar && !barStarted) {
-        bar.start(o.steps, step - 1, { loss: '-', tps: '-' });
-        barStarted = true;
-      }
-      if (train) bar?.update(step, { loss: (train.loss as number).toFixed(3), tps: train.tokensPerSecond });
-      else bar?.update(step);
-      hooks.onStep?.(step);
-    },
+    options: o, log, deadline: t0 + o.minutes * 60_000, onStep: progress.onStep,
   });
   if (o.resume && loop.resume()) log.write({ event: 'resume', step: loop.state.step });
   else if (o.resume) log.write({ event: 'resume', note: 'no checkpoint: starting from the base model' });
@@ -176,11 +138,74 @@ async function finetuneHeld(o: FinetuneOptions, hooks: FinetuneHooks = {}): Prom
     trainWindows: windows.size, calls: countCalls(cTrain), ...(badRecords + badDocs.count > 0 && { badRecords: { data: badRecords, corpus: badDocs.count } }) };
   log.write({ event: 'start', config, params: model.numParams, threads: model.arena.threads, options: o, step: loop.state.step, data });
   const { state, final } = loop.runAndRelease();
-  bar?.stop();
+  progress.stop();
   const record = { base: relative(process.cwd(), o.base) || o.base, ...state, config, params: model.numParams, data,
-    rowsDrawn: drawn, baseMixture: baseMix, options: o, ...final };
+    rowsDrawn: rows.drawn(), baseMixture: baseMix, options: o, ...final };
   await finishRun({
     work: o.work, out: o.out, export: o.export, log, record, baseDir: o.base,
     model: { config, weights: model.weights(), tokenizer: tokenizerJson },
   });
+}
+
+/** The base model as finetuning starts from it: its tokenizer (the JSON, for the export, and the trainer's) and its weights. */
+function readBase(base: string) {
+  const tokenizerJson = readBoundedJson(join(base, 'tokenizer.json'), join(base, 'tokenizer.json'), READ_CAPS.modelJson) as never;
+  const tok = BpeTokenizer.fromJSON(tokenizerJson);
+  const { config, weights } = readGpt2Onnx(readBoundedFile(join(base, 'onnx/model.onnx'), join(base, 'onnx/model.onnx'), READ_CAPS.onnx), readBoundedJson(join(base, 'config.json'), join(base, 'config.json'), READ_CAPS.modelJson) as never);
+  if (config.vocabSize !== tok.vocabSize) throw new Error(`finetune: tokenizer has ${tok.vocabSize} tokens, the model ${config.vocabSize}`);
+  return { tokenizerJson, tok, config, weights };
+}
+
+/**
+ * The batches' rows of T + 1 tokens: each, with probability 1 − `mix`, a C* window (`windows`), else a row of the
+ * base mixture (`batcher`); `rng` decides. Its position (the batcher's, the rng's and the counts drawn) goes in each
+ * checkpoint.
+ */
+function mixedRows(
+  T: number, mix: number, rng: SeekableRandom, windows: CallWindows, batcher: Batcher,
+): RowSource & { drawn(): FinetuneDataState['drawn'] } {
+  let drawn = { cstar: 0, base: 0 };
+  return {
+    drawn: () => drawn,
+    next: (rows) => {
+      const x = new Int32Array(rows * T);
+      const y = new Int32Array(rows * T);
+      for (let b = 0; b < rows; b++) {
+        const cstar = rng.next() >= mix;
+        const r = cstar ? windows.row() : batcher.row();
+        drawn[cstar ? 'cstar' : 'base']++;
+        x.set(r.subarray(0, T), b * T);
+        y.set(r.subarray(1, T + 1), b * T);
+      }
+      return { x, y };
+    },
+    save: (): FinetuneDataState => ({ batcher: batcher.saveState(), rng: rng.getState(), drawn: { ...drawn } }),
+    restore: (s) => {
+      const state = s as FinetuneDataState;
+      batcher.restoreState(state.batcher);
+      rng.setState(state.rng);
+      drawn = { ...state.drawn };
+    },
+  };
+}
+
+/** The progress bar on stderr (none when `quiet`), moved after each step; `after` is called after each step too. */
+function stepProgress(quiet: boolean, steps: number, after?: (step: number) => void) {
+  let barStarted = false;
+  const bar = quiet ? null : new cliProgress.SingleBar({
+    format: 'finetune [{bar}] {value}/{total} steps | loss {loss} | {tps} tok/s | ETA {eta_formatted}',
+    etaBuffer: 20, stream: process.stderr,
+  }, cliProgress.Presets.shades_classic);
+  return {
+    onStep: (step: number, train: LogRecord | undefined) => {
+      if (bar && !barStarted) {
+        bar.start(steps, step - 1, { loss: '-', tps: '-' });
+        barStarted = true;
+      }
+      if (train) bar?.update(step, { loss: (train.loss as number).toFixed(3), tps: train.tokensPerSecond });
+      else bar?.update(step);
+      after?.(step);
+    },
+    stop: () => bar?.stop(),
+  };
 }

@@ -108,7 +108,20 @@ clip 1; **${(record.trainSeconds / 60).toFixed(0)} minutes** of optimiser steps 
 2-core machine shared with other jobs: median ${medianTps} tokens/s over the run (\`npx tsx pipeline/train/bench.ts\`
 measures the trainer alone).
 
-## Probes (held-out text; pipeline/train/probes.ts)
+${probesSection(rows)}
+
+## Rebuild
+\`npm run train:model\` (pipeline/train/cli.ts; defaults are this model's recipe: tokenizer, construction,
+${o.steps} steps, export here): at this run's ${medianTps} tokens/s, about
+${Math.round((Number(o.steps) * Number(o.batch) * Number(o.seq)) / Math.max(1, medianTps) / 60) + 3} minutes on one core,
+start-up and evaluations included. Checkpoints go to
+\`.cache/train\` every ${o.ckptEvery} steps; \`--resume\` continues; \`--minutes N\` stops, checkpoints and exports.
+`;
+}
+
+/** The card's probe section: what each probe measures, then one table row per evaluation (the run's record last). */
+function probesSection(rows: Eval[]): string {
+  return `## Probes (held-out text; pipeline/train/probes.ts)
 - **val loss**: nats/token on held-out corpus windows.
 - **copy**: a random 5-digit number in held-out text, restated later; mean log-prob per token at the second
   occurrence minus at the first (target ≥ 3).
@@ -121,22 +134,16 @@ measures the trainer alone).
 
 | step | val loss | copy: 1st → 2nd (gain) | tool drop | unrelated | wrong result |
 |---|---|---|---|---|---|
-${rows.map((e) => {
+${rows.map(probeRow).join('\n')}`;
+}
+
+/** One evaluation's row of the probe table; a first-version probe's "unrelated" was the wrong-result variant (†). */
+function probeRow(e: Eval): string {
   const v1 = e.tool.medianWrongResultDrop === undefined;
   const unrelated = v1 ? '–' : f2(e.tool.medianUnrelatedDrop);
   const wrong = v1 ? `${f2(e.tool.medianUnrelatedDrop)} †` : f2(e.tool.medianWrongResultDrop!);
   return `| ${e.step} | ${f2(e.valLoss)} | ${f2(e.copy.first)} → ${f2(e.copy.second)} (**${f2(e.copy.gain)}**) | **${f2(e.tool.medianDrop)}** | ${unrelated} | ${wrong} |`;
-}).join('\n')}
-
-## Rebuild
-\`npm run train:model\` (pipeline/train/cli.ts; defaults are this model's recipe: tokenizer, construction,
-${o.steps} steps, export here): at this run's ${medianTps} tokens/s, about
-${Math.round((Number(o.steps) * Number(o.batch) * Number(o.seq)) / Math.max(1, medianTps) / 60) + 3} minutes on one core,
-start-up and evaluations included. Checkpoints go to
-\`.cache/train\` every ${o.ckptEvery} steps; \`--resume\` continues; \`--minutes N\` stops, checkpoints and exports.
-`;
 }
-
 
 /** Two decimals, or a dash where a probe is missing. */
 const f2OrDash = (x: unknown): string => (typeof x === 'number' ? x.toFixed(2) : '–');

@@ -45,6 +45,32 @@ function setTrials(p: ReportPaths, runs: Run[], file: string, dir: string): Tria
 }
 
 /**
+ * The section's opening: how the set was registered and what each column means, the fresh set's pretraining
+ * exposure (fresh-in-format-exposure.json, when written) and each base's pretraining progress.
+ */
+function doseIntro(p: ReportPaths, promptCount: number): string[] {
+  const L: string[] = [];
+  L.push('Registered in [preregistration.md](../preregistration.md) before the first step of a new base. Fresh set: ' +
+    `${promptCount} prompts cut from the held-out countries' own Factbook sections before a population, language, area, independence or ` +
+    'currency field (fresh-in-format.jsonl). Every cell: % over the finetune seeds (at 10×, both pretraining seeds), 95 % interval ' +
+    'clustered by prompt. "Tool\'s result right": the call (with tools) returned a result holding an accepted answer; "model copied it": that, ' +
+    'and the continuation holds the answer (scored correct).', '');
+  const exposure = readJson<{ total: { prompts: number; sourceInPretraining: number; answerWithSubjectInPretraining: number }; bases: Record<string, { naturalPasses: number }> }>(FRESH_EXPOSURE_FILE);
+  if (exposure) {
+    L.push(`Pretraining exposure (fresh-in-format-exposure.json): ${exposure.total.sourceInPretraining} of ${exposure.total.prompts} source sections are in ` +
+      `every base's pretraining text, ${exposure.total.answerWithSubjectInPretraining} prompts' answers appear there beside their subject; natural-text passes ` +
+      `over it: ${Object.entries(exposure.bases).map(([b, x]) => `${b} ${x.naturalPasses}`).join(', ')}. A gain with tools that came with a gain without tools would be memorisation.`, '');
+  }
+  const n = (x: number) => Math.round(x).toLocaleString('en-US');
+  const progress = (Object.keys(BASES) as BaseId[]).map((id) => {
+    const rec = readJson<{ step: number; tokensSeen: number; trainSeconds: number }>(join(p.baseCommitted(id), 'train-record.json'));
+    return `${id} ${rec ? `${n(rec.step)} of ${n(BASES[id].steps)} steps (${n(rec.tokensSeen)} tokens, ${n(rec.trainSeconds)} train-seconds)` : 'not started'}`;
+  });
+  L.push(`Pretraining (results/base-<id>/train-record.json): ${progress.join('; ')}.`, '');
+  return L;
+}
+
+/**
  * The section's lines and its numbers (summary.json `dose`): the per-run table on the fresh set, the primary
  * comparison per dose, the trend, the decision, the training-format cut and the per-relation table.
  */
@@ -68,24 +94,7 @@ export function doseSection(p: ReportPaths): { lines: string[]; rows: Record<str
   const pts = (x: number) => `${x >= 0 ? '+' : ''}${(100 * x).toFixed(1)}`;
   const showDiff = (d: DoseDiff | null) => (d ? `${pts(d.d)} [${pts(d.lo)}, ${pts(d.hi)}]` : '–');
 
-  const L: string[] = [];
-  L.push('Registered in [preregistration.md](../preregistration.md) before the first step of a new base. Fresh set: ' +
-    `${prompts.size} prompts cut from the held-out countries' own Factbook sections before a population, language, area, independence or ` +
-    'currency field (fresh-in-format.jsonl). Every cell: % over the finetune seeds (at 10×, both pretraining seeds), 95 % interval ' +
-    'clustered by prompt. "Tool\'s result right": the call (with tools) returned a result holding an accepted answer; "model copied it": that, ' +
-    'and the continuation holds the answer (scored correct).', '');
-  const exposure = readJson<{ total: { prompts: number; sourceInPretraining: number; answerWithSubjectInPretraining: number }; bases: Record<string, { naturalPasses: number }> }>(FRESH_EXPOSURE_FILE);
-  if (exposure) {
-    L.push(`Pretraining exposure (fresh-in-format-exposure.json): ${exposure.total.sourceInPretraining} of ${exposure.total.prompts} source sections are in ` +
-      `every base's pretraining text, ${exposure.total.answerWithSubjectInPretraining} prompts' answers appear there beside their subject; natural-text passes ` +
-      `over it: ${Object.entries(exposure.bases).map(([b, x]) => `${b} ${x.naturalPasses}`).join(', ')}. A gain with tools that came with a gain without tools would be memorisation.`, '');
-  }
-  const n = (x: number) => Math.round(x).toLocaleString('en-US');
-  const progress = (Object.keys(BASES) as BaseId[]).map((id) => {
-    const rec = readJson<{ step: number; tokensSeen: number; trainSeconds: number }>(join(p.baseCommitted(id), 'train-record.json'));
-    return `${id} ${rec ? `${n(rec.step)} of ${n(BASES[id].steps)} steps (${n(rec.tokensSeen)} tokens, ${n(rec.trainSeconds)} train-seconds)` : 'not started'}`;
-  });
-  L.push(`Pretraining (results/base-<id>/train-record.json): ${progress.join('; ')}.`, '');
+  const L: string[] = doseIntro(p, prompts.size);
   L.push('| dose | base | arm | seeds | with tools | without tools | tool\'s result right | model copied it | calls |', '|---|---|---|---|---|---|---|---|---|');
   const perRun: Record<string, unknown>[] = [];
   for (const level of levels) {

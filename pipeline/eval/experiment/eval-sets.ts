@@ -231,26 +231,52 @@ function randomIso(rng: Random, from: number, to: number): string {
 
 const FIXED_DATE = '2020-06-15';
 
-/** Every family's prompts, deterministic for a given corpus, KB, held-out lists and seed. */
-export function buildEvalSet(input: {
+/** The input of buildEvalSet: the KB, the held-out lists, the corpus and the tokenizer. */
+export interface EvalSetInput {
   kb: readonly KbFact[];
   heldOut: HeldOut;
   factbook: readonly CorpusDoc[];
   sotu: readonly CorpusDoc[];
   encode: (s: string) => number[];
   seed?: number;
-}): EvalSet {
-  const { kb, heldOut, encode } = input;
-  const rng = mulberry32(input.seed ?? EVAL_SEED);
+}
+
+/** A prompt as a family makes it: buildEvalSet gives it its id, and FIXED_DATE unless it has a date. */
+type NewPrompt = Omit<EvalPrompt, 'id' | 'date'> & { date?: string };
+
+/**
+ * What each family adds to, in family order (the order decides which draws of the one seeded `rng` each gets):
+ * `add` numbers a prompt within its family and dates it FIXED_DATE unless it has its own date.
+ */
+interface SetBuilder {
+  add: (p: NewPrompt) => void;
+  phrasings: Phrasing[];
+  rng: Random;
+}
+
+/** Every family's prompts, deterministic for a given corpus, KB, held-out lists and seed. */
+export function buildEvalSet(input: EvalSetInput): EvalSet {
   const prompts: EvalPrompt[] = [];
   const phrasings: Phrasing[] = [];
-  const add = (p: Omit<EvalPrompt, 'id' | 'date'> & { date?: string }) => {
+  const add = (p: NewPrompt) => {
     const n = prompts.filter((q) => q.family === p.family).length;
     prompts.push({ id: `${p.family}/${p.phrasing}/${n}`, date: FIXED_DATE, ...p });
   };
+  const b: SetBuilder = { add, phrasings, rng: mulberry32(input.seed ?? EVAL_SEED) };
+  addCapitals(b, input);
+  addElements(b, input.kb);
+  addArithmetic(b, input);
+  addDates(b);
+  addRelevance(b, input);
+  return { prompts, phrasings };
+}
 
-  // Capitals: every held-out subject with a KB capital, in two template phrasings each (round robin), plus the
-  // Factbook cloze of each held-out country.
+/**
+ * Capitals: every held-out subject with a KB capital, in two template phrasings each (round robin), plus the
+ * Factbook cloze of each held-out country.
+ */
+function addCapitals({ add, phrasings }: SetBuilder, input: EvalSetInput): void {
+  const { kb, heldOut, encode } = input;
   const capitalOf = new Map<string, string>();
   for (const f of kb) if (f.relation === 'capital' && f.object && !capitalOf.has(f.subject)) capitalOf.set(f.subject, f.object);
   const subjects = evalSubjects(heldOut).filter((s) => capitalOf.has(s));
@@ -271,8 +297,10 @@ export function buildEvalSet(input: {
     const answers = [...new Set([cloze.answer, capitalOf.get(country)].filter((a): a is string => !!a))];
     add({ family: 'capitals', phrasing: 'factbook-cloze', subject: country, prompt: cloze.prompt, answers, tool: qa.name, real: true, source: doc.id });
   }
+}
 
-  // Elements: every held-out element, each phrasing in turn (symbol and atomic-number phrasings alternate).
+/** Elements: every held-out element, each phrasing in turn (symbol and atomic-number phrasings alternate). */
+function addElements({ add, phrasings }: SetBuilder, kb: readonly KbFact[]): void {
   const els = elementSplit(kb).eval;
   const obj = (s: string, r: string) => kb.find((f) => f.subject === s && f.relation === r)?.object;
   for (const [name, template] of ELEMENT_TEMPLATES) phrasings.push({ family: 'elements', name, template, real: false });
@@ -283,8 +311,11 @@ export function buildEvalSet(input: {
       if (answer) add({ family: 'elements', phrasing: name, subject: el, prompt: template.replace('{S}', el), answers: [answer], tool: qa.name });
     }
   });
+}
 
-  // Arithmetic: 20 per template, then every SOTU cloze of the held-out addresses.
+/** Arithmetic: 20 per template, then every SOTU cloze of the held-out addresses. */
+function addArithmetic({ add, phrasings, rng }: SetBuilder, input: EvalSetInput): void {
+  const { heldOut, encode } = input;
   const seenTemplates = new Set<string>();
   for (let kind = 0; kind < 5; kind++) {
     for (let i = 0; i < 20; i++) {
@@ -303,7 +334,10 @@ export function buildEvalSet(input: {
       add({ family: 'arithmetic', phrasing: 'sotu-cloze', prompt: c.prompt, answers: [c.answer], tool: calculator.name, real: true, source: doc.id, note: c.relation });
     }
   }
+}
 
+/** Dates: about today (the Calendar's date, never written) and about a stated date (no call expected). */
+function addDates({ add, phrasings, rng }: SetBuilder): void {
   // Dates about today: 20 per phrasing, today's date drawn per prompt and never written.
   for (const t of TODAY_TEMPLATES) {
     phrasings.push({ family: 'dates', name: t.name, template: t.prompt, real: false });
@@ -321,8 +355,11 @@ export function buildEvalSet(input: {
       add({ family: 'dates-stated', phrasing: name, prompt: make(longDate(stated)), answers: [weekday(stated)], date: randomIso(rng, 1990, 2030) });
     }
   }
+}
 
-  // Relevance: two sets of templates and held-out prose from both sources.
+/** Relevance: prompts no tool helps with, from three sets of templates and held-out prose of both sources. */
+function addRelevance({ add, phrasings, rng }: SetBuilder, input: EvalSetInput): void {
+  const { heldOut, encode } = input;
   phrasings.push({ family: 'relevance', name: 'narrative', real: false }, { family: 'relevance', name: 'advice', real: false },
     { family: 'relevance', name: 'dialogue', real: false },
     { family: 'relevance', name: 'sotu-prose', real: true }, { family: 'relevance', name: 'factbook-prose', real: true });
@@ -338,5 +375,4 @@ export function buildEvalSet(input: {
   for (const d of intro) {
     for (const p of proseCuts(d, encode, rng, 1)) add({ family: 'relevance', phrasing: 'factbook-prose', prompt: p, answers: [], real: true, source: d.id });
   }
-  return { prompts, phrasings };
 }

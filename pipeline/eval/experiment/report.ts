@@ -25,6 +25,13 @@ type PhrasedPrompt = EvalPrompt & { phrasing: string };
 
 /** An annotation's yield as stats.json states it (the fields the report reads). */
 type AnnotationYield = { docsRead: number; docsWithKeptCall: number; tools: Record<string, { kept: number }> };
+/** Arm (f) as written (arms/f-removed.json): its records and calls, held-out calls removed. */
+type FullArm = { heldOutCallsRemoved: number; records: number; calls: Record<string, number> };
+/** The arms' files as the main lane wrote them (arms/stats.json). */
+type ArmStats = {
+  candidates: number; candidateReasons: Record<string, number>; heldOutCandidatesRemoved?: number; heldOutKeptCallsRemoved?: number | null;
+  arms: Record<string, { records: number; calls: Record<string, number> }>;
+};
 
 /**
  * Rewrites the report's files from what has finished, under the report lock ($EXPERIMENT_OUT/report.lock): the lanes
@@ -52,8 +59,8 @@ function writeReportFiles(p: ReportPaths): void {
   const kbStats = orCommitted(readJson<AnnotationYield>(join(p.annKb, 'stats.json')), 'kbAnnotation');
   // Arm (f)'s data: the whole-corpus annotation's stats, and the arm as written (held-out calls removed).
   const fullStats = orCommitted(readJson<AnnotationYield>(join(p.annFull, 'stats.json')), 'fullAnnotation');
-  const fullArm = orCommitted(readJson<{ heldOutCallsRemoved: number; records: number; calls: Record<string, number> }>(join(p.out, 'arms/f-removed.json')), 'fullArm');
-  const armStats = orCommitted(readJson<{ candidates: number; candidateReasons: Record<string, number>; heldOutCandidatesRemoved?: number; heldOutKeptCallsRemoved?: number | null; arms: Record<string, { records: number; calls: Record<string, number> }> }>(p.armStats), 'arms');
+  const fullArm = orCommitted(readJson<FullArm>(join(p.out, 'arms/f-removed.json')), 'fullArm');
+  const armStats = orCommitted(readJson<ArmStats>(p.armStats), 'arms');
   // The committed overlap is the final one (it is written only once the arms exist).
   const finalOverlap = orCommitted(readJson<OverlapReport>(p.overlap), 'overlap');
   const overlap = finalOverlap ?? readJson<OverlapReport>(p.overlapInputs);
@@ -76,36 +83,8 @@ function writeReportFiles(p: ReportPaths): void {
     '[results/reference/models-toolformer.md](reference/models-toolformer.md): capitals 7 % with tools [4–12] (template "Which city is the capital of X? The answer is" 43 %, ' +
     'the Factbook\'s own format 1 of 43 — Nigeria, whose section was in its C* — and mostly "What is the capital of Sea?"), arithmetic 0 %, dates about today 3 %, ' +
     'calls on 42 % of the stated-date prompts that need none.', '');
-  L.push('## Data', '');
-  if (stats) {
-    const kept = Object.entries(stats.tools).map(([t, s]) => `${t} ${s.kept}`).join(', ');
-    L.push(`- Annotated: ${stats.docsRead} corpus documents (plan: ${Object.entries(ANNOTATE).filter(([k]) => k !== 'seed').map(([k, v]) => `${k} ${v}`).join(', ')}; ` +
-      `held-out countries and addresses excluded), ${stats.docsWithKeptCall} with a kept call; kept calls: ${kept}.`);
-  } else L.push('- Corpus annotation not finished yet.');
-  if (kbStats) L.push(`- KB prose (arm e): ${kbStats.docsRead} texts, ${kbStats.docsWithKeptCall} with a kept call; kept: ${Object.entries(kbStats.tools).map(([t, s]) => `${t} ${s.kept}`).join(', ')}.`);
-  if (armStats) {
-    L.push(`- Candidates in calls.jsonl: ${armStats.candidates} (${Object.entries(armStats.candidateReasons).map(([k, v]) => `${k} ${v}`).join(', ')}).`);
-    L.push(`- Calls whose argument names a held-out subject, removed from every arm: ${armStats.heldOutKeptCallsRemoved ?? '?'} kept calls (arm a), ${armStats.heldOutCandidatesRemoved ?? '?'} candidates (the pool of b and c).`);
-    for (const [a, s] of Object.entries(armStats.arms)) L.push(`- Arm (${a}): ${s.records} records, calls ${Object.entries(s.calls).map(([t, n]) => `${t} ${n}`).join(', ') || 'none'}.`);
-  }
-  L.push(fullDataLine(fullStats, fullArm, armStats?.arms.a));
-  L.push('');
-
-  L.push('## Overlap of the eval set with every finetuning text', '');
-  if (overlap) {
-    L.push(finalOverlap
-      ? `${overlap.texts.toLocaleString('en-US')} texts (every arm's records with and without calls, the base-mixture corpus, the synthetic fact statements).`
-      : `Preliminary, before the arms exist: ${overlap.texts.toLocaleString('en-US')} plain texts (the documents to annotate, the KB prose, the base-mixture corpus, the synthetic fact statements); the calls the pipeline adds are checked once the arms are built.`, '');
-    L.push(`- Prompts found verbatim: ${overlap.prompts.n}${overlap.prompts.n ? ` (${overlap.prompts.ids.slice(0, 10).join(', ')})` : ''}.`);
-    L.push(`- Facts seen (subject and answer in one text): ${overlap.facts.prompts} of ${overlap.facts.of} fact prompts` +
-      `${overlap.facts.examples.length ? `; e.g. ${overlap.facts.examples.slice(0, 4).map((e) => `${e.subject} → ${e.answer} ("…${e.text}…")`).join('; ')}` : ''}.`);
-    L.push(`- Subjects named: ${overlap.subjects.subjects} of ${overlap.subjects.ofSubjects} subjects (${overlap.subjects.prompts} of ${overlap.subjects.of} fact prompts) appear by name in some text ` +
-      `(countries are named in SOTU addresses and in neighbours' Factbook sections), most: ${overlap.subjects.examples.slice(0, 6).map((e) => `${e.subject} ${e.texts}`).join(', ')}.`);
-    L.push('- Phrasings (texts in which the template occurs with any subject):', '');
-    L.push('| family | phrasing | texts |', '|---|---|---:|');
-    for (const ph of overlap.phrasings) L.push(`| ${ph.family} | ${ph.name}${ph.real ? ' (real format)' : ''} | ${ph.texts < 0 ? (ph.real ? 'corpus format (by design)' : 'fixed sentences (verbatim check above)') : ph.texts}${ph.example ? ` (e.g. "${ph.example}")` : ''} |`);
-  } else L.push('Computed after arms (b), (c), (e) are built.');
-  L.push('');
+  L.push(...dataSection(stats, kbStats, armStats, fullStats, fullArm));
+  L.push(...overlapSection(overlap, finalOverlap !== null));
 
   const { lines: pretrainingLines, pretraining } = pretrainingSection(prompts);
   L.push(...pretrainingLines, '');
@@ -141,6 +120,49 @@ function writeReportFiles(p: ReportPaths): void {
     return [runName(r), { model: relative(ROOT, p.model(r)), families: e?.families }];
   }));
   writeText(join(RESULTS, 'summary.json'), JSON.stringify(summary, null, 2) + '\n');
+}
+
+/** The data section: the annotations' yields, the arms' candidates and records, and arm (f)'s whole-corpus data. */
+function dataSection(
+  stats: AnnotationYield | null, kbStats: AnnotationYield | null, armStats: ArmStats | null, fullStats: AnnotationYield | null, fullArm: FullArm | null,
+): string[] {
+  const L: string[] = [];
+  L.push('## Data', '');
+  if (stats) {
+    const kept = Object.entries(stats.tools).map(([t, s]) => `${t} ${s.kept}`).join(', ');
+    L.push(`- Annotated: ${stats.docsRead} corpus documents (plan: ${Object.entries(ANNOTATE).filter(([k]) => k !== 'seed').map(([k, v]) => `${k} ${v}`).join(', ')}; ` +
+      `held-out countries and addresses excluded), ${stats.docsWithKeptCall} with a kept call; kept calls: ${kept}.`);
+  } else L.push('- Corpus annotation not finished yet.');
+  if (kbStats) L.push(`- KB prose (arm e): ${kbStats.docsRead} texts, ${kbStats.docsWithKeptCall} with a kept call; kept: ${Object.entries(kbStats.tools).map(([t, s]) => `${t} ${s.kept}`).join(', ')}.`);
+  if (armStats) {
+    L.push(`- Candidates in calls.jsonl: ${armStats.candidates} (${Object.entries(armStats.candidateReasons).map(([k, v]) => `${k} ${v}`).join(', ')}).`);
+    L.push(`- Calls whose argument names a held-out subject, removed from every arm: ${armStats.heldOutKeptCallsRemoved ?? '?'} kept calls (arm a), ${armStats.heldOutCandidatesRemoved ?? '?'} candidates (the pool of b and c).`);
+    for (const [a, s] of Object.entries(armStats.arms)) L.push(`- Arm (${a}): ${s.records} records, calls ${Object.entries(s.calls).map(([t, n]) => `${t} ${n}`).join(', ') || 'none'}.`);
+  }
+  L.push(fullDataLine(fullStats, fullArm, armStats?.arms.a));
+  L.push('');
+  return L;
+}
+
+/** The overlap section: the eval set against every finetuning text (`final`), or against the plain inputs before the arms exist. */
+function overlapSection(overlap: OverlapReport | null, final: boolean): string[] {
+  const L: string[] = [];
+  L.push('## Overlap of the eval set with every finetuning text', '');
+  if (overlap) {
+    L.push(final
+      ? `${overlap.texts.toLocaleString('en-US')} texts (every arm's records with and without calls, the base-mixture corpus, the synthetic fact statements).`
+      : `Preliminary, before the arms exist: ${overlap.texts.toLocaleString('en-US')} plain texts (the documents to annotate, the KB prose, the base-mixture corpus, the synthetic fact statements); the calls the pipeline adds are checked once the arms are built.`, '');
+    L.push(`- Prompts found verbatim: ${overlap.prompts.n}${overlap.prompts.n ? ` (${overlap.prompts.ids.slice(0, 10).join(', ')})` : ''}.`);
+    L.push(`- Facts seen (subject and answer in one text): ${overlap.facts.prompts} of ${overlap.facts.of} fact prompts` +
+      `${overlap.facts.examples.length ? `; e.g. ${overlap.facts.examples.slice(0, 4).map((e) => `${e.subject} → ${e.answer} ("…${e.text}…")`).join('; ')}` : ''}.`);
+    L.push(`- Subjects named: ${overlap.subjects.subjects} of ${overlap.subjects.ofSubjects} subjects (${overlap.subjects.prompts} of ${overlap.subjects.of} fact prompts) appear by name in some text ` +
+      `(countries are named in SOTU addresses and in neighbours' Factbook sections), most: ${overlap.subjects.examples.slice(0, 6).map((e) => `${e.subject} ${e.texts}`).join(', ')}.`);
+    L.push('- Phrasings (texts in which the template occurs with any subject):', '');
+    L.push('| family | phrasing | texts |', '|---|---|---:|');
+    for (const ph of overlap.phrasings) L.push(`| ${ph.family} | ${ph.name}${ph.real ? ' (real format)' : ''} | ${ph.texts < 0 ? (ph.real ? 'corpus format (by design)' : 'fixed sentences (verbatim check above)') : ph.texts}${ph.example ? ` (e.g. "${ph.example}")` : ''} |`);
+  } else L.push('Computed after arms (b), (c), (e) are built.');
+  L.push('');
+  return L;
 }
 
 /** Accuracy per family and per phrasing, the subject-length split and the call rates, over the finished arms. */
@@ -265,7 +287,7 @@ function lossSection(runs: Run[], losses: Map<string, RunLoss>): string[] {
 /** The Data section's line on arm (f): the whole-corpus annotation's yield and the arm's calls, against (a)'s. */
 function fullDataLine(
   stats: AnnotationYield | null,
-  arm: { heldOutCallsRemoved: number; records: number; calls: Record<string, number> } | null,
+  arm: FullArm | null,
   armA: { records: number; calls: Record<string, number> } | undefined,
 ): string {
   if (!stats) return '- Whole-corpus annotation (arm f): not finished yet.';

@@ -52,13 +52,6 @@ function longFunctionsUnder(root: string, max: number): { files: number; found: 
  */
 const STILL_LONG = new Set([
   'pipeline/bench/run.ts: benchScoring',
-  'pipeline/data/build-kb.ts: buildKnowledgeBase',
-  'pipeline/train/construct.ts: constructInduction',
-  'pipeline/train/finetune.ts: finetuneHeld',
-  'pipeline/train/model-card.ts: scratchCard',
-  'pipeline/eval/experiment/dose.ts: doseSection',
-  'pipeline/eval/experiment/eval-sets.ts: buildEvalSet',
-  'pipeline/eval/experiment/report.ts: writeReportFiles',
   'web/src/ui/inference.ts: mountInference',
   'web/src/ui/line-chart.ts: drawLineChart',
   'web/src/ui/toolkens.ts: mountToolkens',
