@@ -10,7 +10,6 @@
  * - `sequences` parallel sequences in one context, so requests (score) and sample rows are decoded in shared
  *   batches; their count and the batch size follow the machine and the model (`contextPlan`).
  */
-import { availableParallelism } from 'node:os';
 import { LlamaCppLM, type LlamaCppModule } from './llama-cpp-lm.ts';
 
 export type LlamaCppDevice = 'cpu' | 'vulkan' | 'cuda' | 'metal' | 'auto';
@@ -19,7 +18,11 @@ export const LLAMA_CPP_DEVICES: readonly LlamaCppDevice[] = ['cpu', 'vulkan', 'c
 export interface LlamaCppOptions {
   /** @default 'cpu' */
   device?: LlamaCppDevice;
-  /** CPU threads for evaluation. @default os.availableParallelism() */
+  /**
+   * CPU threads for evaluation. @default 1 — as ONNX Runtime's here: on a shared 2-core machine two llama.cpp threads
+   * spin-wait on each other (measured: score() 3× the CPU and 3× the wall time of one thread; `annotate --max-docs 2`
+   * on models/default 124 CPU s with two threads, 5 with one).
+   */
   threads?: number;
   /** Parallel sequences (requests or sample rows decoded in one batch). @default from the KV cache size (contextPlan) */
   sequences?: number;
@@ -87,5 +90,5 @@ export async function loadLlamaCpp(path: string, options: LlamaCppOptions = {}):
   } catch (error) {
     throw new Error(`${path}: llama.cpp cannot load it (${(error as Error).message.split('\n')[0]})`);
   }
-  return LlamaCppLM.create(lib, llama, model, { ...options, id: options.id ?? path, threads: options.threads ?? availableParallelism() }, contextPlan);
+  return LlamaCppLM.create(lib, llama, model, { ...options, id: options.id ?? path, threads: options.threads ?? 1 }, contextPlan);
 }
