@@ -15,12 +15,13 @@
  * same — which is the only part of the per-position cost the package lets a caller avoid (no call returns logits or
  * the probabilities of chosen tokens only).
  *
- * - score(): each request on its own sequence of the context (requests in flight together are decoded in shared
- *   batches); a sequence keeps its KV cache between requests and re-evaluates only past the longest common prefix
- *   with the previous request (capped at the first position whose probabilities are needed).
+ * - score(): each request on its own sequence of the context, evaluated one at a time (oneAtATime: node-llama-cpp's
+ *   shared batches gave a request another's probabilities); a sequence keeps its KV cache between requests and
+ *   re-evaluates only past the longest common prefix with the previous request (capped at the first position whose
+ *   probabilities are needed).
  * - sample(): rows spread over the sequences, each sequence evaluating the prompt once; each step draws from the
  *   row's own seeded stream (token-math pickToken on the log-probabilities, the same draws as the ONNX backend),
- *   rows of one step evaluated in one batch.
+ *   one evaluation at a time.
  * - openDecoder(): one sequence held until release(); `logits` are the next token's log-probabilities (a shift of
  *   the logits: the same softmax, argmax and top k).
  * Hidden states (HiddenStateLM) are not offered: the API gives the LM head's input only through a separate
@@ -71,6 +72,8 @@ export class LlamaCppLM implements CausalLM {
   readonly bosId: number | undefined;
   readonly maxLength: number;
   private readonly vocabSize: number;
+  /** The last evaluation started (oneAtATime). */
+  private evaluating: Promise<unknown> = Promise.resolve();
 
   private constructor(
     readonly id: string,
@@ -156,7 +159,25 @@ export class LlamaCppLM implements CausalLM {
    * Puts `ids` in `seq` (reusing its cached common prefix, up to `first`) and returns the next-token probabilities
    * at positions first..ids.length − 1.
    */
-  private async evaluate(seq: LlamaContextSequence, ids: readonly number[], first: number): Promise<Distribution[]> {
+  private evaluate(seq: LlamaContextSequence, ids: readonly number[], first: number): Promise<Distribution[]> {
+    return this.oneAtATime(() => this.evaluateNow(seq, ids, first));
+  }
+
+  /**
+   * Runs `f` (a sequence's erase and evaluation) after every evaluation started before it has finished. node-llama-cpp
+   * 3.21.1 decodes the evaluations of several sequences in flight together in one shared batch, and there a
+   * sequence's probabilities were intermittently not its own: p_i of one document's windows changed with the
+   * documents scored beside it, by factors of 3 to 16 (measured against ONNX Runtime over corpus/sample.jsonl with 8
+   * sequences: 1 to 6 documents of 30 wrong per pass, a different set each pass; with 1 sequence, or one evaluation at
+   * a time, none). The sequences stay: each keeps its own KV cache, reused past the common prefix.
+   */
+  private oneAtATime<T>(f: () => Promise<T>): Promise<T> {
+    const run = this.evaluating.then(f, f);
+    this.evaluating = run.catch(() => undefined);
+    return run;
+  }
+
+  private async evaluateNow(seq: LlamaContextSequence, ids: readonly number[], first: number): Promise<Distribution[]> {
     const cached = seq.contextTokens as unknown as number[];
     let common = 0;
     while (common < first && common < cached.length && cached[common] === ids[common]) common++;
@@ -186,7 +207,7 @@ export class LlamaCppLM implements CausalLM {
       continuation: continuationDecoder(this, prompt), eosTokenIds: this.eosIds, hasToken: (id) => this.hasToken(id),
     };
     // Row r runs on lane r mod lanes; each lane decodes its rows one after another on one sequence, the lanes in
-    // parallel (their steps share llama.cpp batches).
+    // turn (oneAtATime: one evaluation at a time).
     const lanes = Math.min(n, this.pool.size);
     await Promise.all(Array.from({ length: lanes }, (_, lane) => this.pool.with(async (seq) => {
       for (let row = lane; row < n; row += lanes) await this.sampleRow(seq, prompt, row, steps, state);
@@ -201,7 +222,7 @@ export class LlamaCppLM implements CausalLM {
     for (let step = 0; step < steps; step++) {
       const token = stepSampleRow(row, logProbRow(probabilities, this.vocabSize), state);
       if (token === undefined || step === steps - 1) return;
-      const out = await seq.controlledEvaluate([[token as Token, { generateNext: { probabilities: true } }]]);
+      const out = await this.oneAtATime(() => seq.controlledEvaluate([[token as Token, { generateNext: { probabilities: true } }]]));
       probabilities = distribution(out[0], seq.nextTokenIndex - 1);
     }
   }
@@ -234,7 +255,7 @@ export class LlamaCppLM implements CausalLM {
       },
     };
     try {
-      await seq.clearHistory();
+      await this.oneAtATime(() => seq.clearHistory());
       await state.feed(prompt);
     } catch (error) {
       state.release();

@@ -16,6 +16,8 @@ import { convertCommand } from '../../commands/convert-command.ts';
 import { loadModel } from '../load-model.ts';
 import { ROOT } from '../../testing/cli-child.ts';
 import { loadLlamaCpp } from './llama-cpp.ts';
+import { positionScores } from '../../../core/sampling/positions.ts';
+import { calculator } from '../../../core/tools/calculator/index.ts';
 import { exportLlama } from '../../../onnx-export/export-llama.ts';
 import { randomLlamaWeights } from '../../../onnx-export/llama-weights.ts';
 import { tinyChatTokenizer, tinyLlamaConfig } from '../../../onnx-export/tiny-llama.ts';
@@ -86,6 +88,19 @@ describe.each(['tiny-llama', 'tiny-qwen2'])('%s: the GGUF through llama.cpp comp
       for (let t = 40; t < r.ids.length; t++) expect(b.tokenLogProbs[t]).toBe(0); // past upTo: left 0
     }
   }, 120_000);
+
+  it('score(): requests in flight together on several sequences each get their own log-probs (p_i of every sample document, as annotate asks)', async () => {
+    // annotate's p_i requests: a tool prompt around each window, 16 windows at a time over the context's sequences.
+    // Decoded in node-llama-cpp's shared batches, a request's probabilities were intermittently another's (p off by
+    // factors of 3–16 on 1 to 6 documents of 30 per pass); llama-cpp-lm.ts evaluates one request at a time since.
+    expect((cpp as unknown as { pool: { size: number } }).pool.size).toBeGreaterThan(1);
+    let worst = 0;
+    for (const text of sample) {
+      const [a, b] = [await positionScores(ort, text, calculator.prompt, { batchSize: 16 }), await positionScores(cpp, text, calculator.prompt, { batchSize: 16 })];
+      a.p.forEach((x, i) => (worst = Math.max(worst, Math.abs(x - b.p[i]) / Math.max(x, b.p[i], 1e-30))));
+    }
+    expect(worst).toBeLessThan(1e-3);
+  }, 300_000);
 
   it('sample(): the same continuations for a seed (row streams independent of n), stop string honoured', async () => {
     const prompt = [ort.bosId!, ...ort.encode(sample[3])].slice(0, 40);

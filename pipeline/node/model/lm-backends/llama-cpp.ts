@@ -7,8 +7,8 @@
  * - the KV cache in float32 (node-llama-cpp's default is float16, which moves log-probs by ~1e-3) and flash attention
  *   off (its CPU kernel rounds Q to float16);
  * - a context of the model's training length (GPT-2's position table has no rows past it);
- * - `sequences` parallel sequences in one context, so requests (score) and sample rows are decoded in shared
- *   batches; their count and the batch size follow the machine and the model (`contextPlan`).
+ * - `sequences` sequences in one context, each keeping its own KV cache (requests and sample rows are evaluated one at
+ *   a time: llama-cpp-lm.ts oneAtATime); their count and the batch size follow the machine and the model (`contextPlan`).
  */
 import { LlamaCppLM, type LlamaCppModule } from './llama-cpp-lm.ts';
 
@@ -24,7 +24,7 @@ export interface LlamaCppOptions {
    * on models/default 124 CPU s with two threads, 5 with one).
    */
   threads?: number;
-  /** Parallel sequences (requests or sample rows decoded in one batch). @default from the KV cache size (contextPlan) */
+  /** Sequences, each with its own KV cache (requests and sample rows). @default from the KV cache size (contextPlan) */
   sequences?: number;
   /** Most tokens per llama.cpp decode call. @default from the vocabulary size (contextPlan) */
   batchSize?: number;
