@@ -117,16 +117,7 @@ export function mountInference(root: HTMLElement, client: ModelClient, ready: Pr
     const toolkens = view.callsFrom.value === 'toolkens' ? state.toolkens : null;
     Object.assign(state, { phase: 'running', progress: null, prompt: view.prompt.value, pieces: [], result: null, error: null, shownMode: toolkens ? 'toolkens' : 'bracket' });
     render();
-    const params: GenerateParams = {
-      modelUrl: toolkens ? null : modelUrl, prompt: view.prompt.value, tools: toolkens !== null || view.tools.checked,
-      topK: Math.max(1, Number(view.topK.value) || 10), maxNewTokens: MAX_NEW_TOKENS, date: view.date.value || todayIso(),
-      ...(toolkens ? {
-        toolkens: {
-          rows: toolkens.rows, modelDigest: toolkens.modelDigest, bias: Number.isFinite(view.bias.valueAsNumber) ? view.bias.valueAsNumber : 0,
-          mode: view.toolMode.value as ToolModeKind,
-        },
-      } : {}),
-    };
+    const params = generateParams(view, toolkens, modelUrl);
     const shownName = toolkens ? shortModelName(toolkens.model) : modelName;
     try {
       const result = await generateIn(client, shownName, params, (line) => {
@@ -177,6 +168,23 @@ export function mountInference(root: HTMLElement, client: ModelClient, ready: Pr
       state.toolkens = toolkens;
       renderToolkens(view, state, modelUrl);
     },
+  };
+}
+
+/**
+ * The worker's generate request from the panel's inputs: with `toolkens`, calls come from them on the page's own
+ * model (modelUrl null); else from " [" on the model at `modelUrl`.
+ */
+function generateParams(view: InferenceView, toolkens: InferenceToolkens | null, modelUrl: string | null): GenerateParams {
+  return {
+    modelUrl: toolkens ? null : modelUrl, prompt: view.prompt.value, tools: toolkens !== null || view.tools.checked,
+    topK: Math.max(1, Number(view.topK.value) || 10), maxNewTokens: MAX_NEW_TOKENS, date: view.date.value || todayIso(),
+    ...(toolkens ? {
+      toolkens: {
+        rows: toolkens.rows, modelDigest: toolkens.modelDigest, bias: Number.isFinite(view.bias.valueAsNumber) ? view.bias.valueAsNumber : 0,
+        mode: view.toolMode.value as ToolModeKind,
+      },
+    } : {}),
   };
 }
 

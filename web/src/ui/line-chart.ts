@@ -3,7 +3,7 @@
  * from 0 to thousands: y is drawn at log10(1 + y), so 0 sits on the axis and 1, 10, 100, 1000 are evenly spaced), a
  * vertical marker (the current τ_f) with each series' marker shape where it crosses it, and — unless the caller
  * shows one of its own (`legend: false`) — a legend giving each series' value at the marker.
- * Hand-written (~120 lines) rather than a charting dependency: one chart type, no interaction beyond redraws.
+ * Hand-written (~130 lines) rather than a charting dependency: one chart type, no interaction beyond redraws.
  */
 import { markerPath, seriesColor, TOTAL_COLOR, type SeriesStyle } from './colors.ts';
 
@@ -43,36 +43,7 @@ export function drawLineChart(
   const sx = (x: number) => pad.l + ((x - xMin) / (xMax - xMin || 1)) * W;
   const sy = (y: number) => pad.t + H - (ly(y) / decades) * H;
 
-  // Axes, grid and ticks: x every 0.5, y at 0, 1, 10, 100, …
-  ctx.font = '12px system-ui, sans-serif';
-  ctx.lineWidth = 1;
-  ctx.strokeStyle = '#e3e7eb';
-  ctx.fillStyle = '#5b6570';
-  ctx.textAlign = 'center';
-  for (let x = Math.ceil(xMin * 2) / 2; x <= xMax + 1e-9; x += 0.5) {
-    ctx.beginPath();
-    ctx.moveTo(sx(x), pad.t);
-    ctx.lineTo(sx(x), pad.t + H);
-    ctx.stroke();
-    ctx.fillText(x.toFixed(1), sx(x), pad.t + H + 15);
-  }
-  ctx.fillText(opts.xLabel, pad.l + W / 2, pad.t + H + 33);
-  ctx.textAlign = 'right';
-  for (const y of [0, ...Array.from({ length: decades }, (_, i) => 10 ** i)]) {
-    ctx.beginPath();
-    ctx.moveTo(pad.l, sy(y));
-    ctx.lineTo(pad.l + W, sy(y));
-    ctx.stroke();
-    ctx.fillText(y.toLocaleString('en'), pad.l - 6, sy(y) + 4);
-  }
-  ctx.strokeStyle = '#98a2ad';
-  ctx.strokeRect(pad.l, pad.t, W, H);
-  ctx.save();
-  ctx.translate(14, pad.t + H / 2);
-  ctx.rotate(-Math.PI / 2);
-  ctx.textAlign = 'center';
-  ctx.fillText(opts.yLabel, 0, 0);
-  ctx.restore();
+  drawAxes(ctx, { pad, W, H, sx, sy, xMin, xMax, decades }, opts);
 
   if (opts.marker !== undefined && opts.marker >= xMin && opts.marker <= xMax) {
     ctx.strokeStyle = '#e69f00';
@@ -112,4 +83,54 @@ export function drawLineChart(
     ctx.fillStyle = '#1b1f24';
     ctx.fillText(`${s.label}${at ? `: ${at.y.toLocaleString('en')}` : ''}`, pad.l + W + 32, pad.t + 12 + i * 18);
   });
+}
+
+/** Where the plot sits in the canvas (CSS pixels) and how data maps into it. */
+interface Frame {
+  pad: { l: number; r: number; t: number; b: number };
+  /** The plot area's width and height. */
+  W: number;
+  H: number;
+  /** Data x and y (a count, drawn at log10(1 + y)) → canvas x and y. */
+  sx: (x: number) => number;
+  sy: (y: number) => number;
+  xMin: number;
+  xMax: number;
+  /** Powers of ten on the y axis. */
+  decades: number;
+}
+
+/** Axes, grid and ticks (x every 0.5, y at 0, 1, 10, 100, …), the frame and both axis labels. */
+function drawAxes(
+  ctx: CanvasRenderingContext2D, { pad, W, H, sx, sy, xMin, xMax, decades }: Frame, opts: { xLabel: string; yLabel: string },
+): void {
+  ctx.font = '12px system-ui, sans-serif';
+  ctx.lineWidth = 1;
+  ctx.strokeStyle = '#e3e7eb';
+  ctx.fillStyle = '#5b6570';
+  ctx.textAlign = 'center';
+  for (let x = Math.ceil(xMin * 2) / 2; x <= xMax + 1e-9; x += 0.5) {
+    ctx.beginPath();
+    ctx.moveTo(sx(x), pad.t);
+    ctx.lineTo(sx(x), pad.t + H);
+    ctx.stroke();
+    ctx.fillText(x.toFixed(1), sx(x), pad.t + H + 15);
+  }
+  ctx.fillText(opts.xLabel, pad.l + W / 2, pad.t + H + 33);
+  ctx.textAlign = 'right';
+  for (const y of [0, ...Array.from({ length: decades }, (_, i) => 10 ** i)]) {
+    ctx.beginPath();
+    ctx.moveTo(pad.l, sy(y));
+    ctx.lineTo(pad.l + W, sy(y));
+    ctx.stroke();
+    ctx.fillText(y.toLocaleString('en'), pad.l - 6, sy(y) + 4);
+  }
+  ctx.strokeStyle = '#98a2ad';
+  ctx.strokeRect(pad.l, pad.t, W, H);
+  ctx.save();
+  ctx.translate(14, pad.t + H / 2);
+  ctx.rotate(-Math.PI / 2);
+  ctx.textAlign = 'center';
+  ctx.fillText(opts.yLabel, 0, 0);
+  ctx.restore();
 }

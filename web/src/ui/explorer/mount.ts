@@ -3,7 +3,7 @@
  * positions, every candidate call with its result, losses, usefulness and verdict, and the text with kept calls
  * inlined. τ_s and τ_f re-judge the stored numbers on the page (rejudge.ts); text, tools, k and m re-run the model.
  * The model scores L_b only where L_a − L_c reaches the τ_f of the run (two-pass scoring); a τ_f below that asks the
- * worker for the missing L_b of those calls only (fill()).
+ * worker for the missing L_b of those calls only (fillCallOnlyLosses()).
  *
  * Shape: the state (state.ts) is one object; the DOM is built once (view.ts); each handler below changes the state
  * and calls the render function of the section that changed (render.ts); the worker is reached only through
@@ -14,7 +14,7 @@ import { isCancelled, type ModelClient } from '../../model-client.ts';
 import { mountToolRanking } from '../tool-ranking.ts';
 import { renderOwnCall, renderResults, renderSamples, renderStatus, renderTauSRange, renderTextInputs, renderTools } from './render.ts';
 import { applyTools, type ExplorerModel, type ExplorerState, type ToolInfo } from './state.ts';
-import { buildView, type ExplorerHandlers } from './view.ts';
+import { buildView, type ExplorerHandlers, type ExplorerView } from './view.ts';
 import { analyze, fillCallOnly, loadSamples, sampleText } from './worker-calls.ts';
 import { fmt } from '../dom.ts';
 
@@ -36,11 +36,8 @@ export function mountExplorer(root: HTMLElement, client: ModelClient, ready: Pro
   const model: ExplorerModel = { settings: initial, tools: null, job: { phase: 'waiting' }, lastDone: null, analysis: null, filled: 0, tablePage: 0 };
   const { settings } = model;
   let samples: Doc[] = [];
-  let runCounter = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let fillTimer: ReturnType<typeof setTimeout> | undefined;
-  /** Whether a fillCallOnly job is out (one at a time; when it ends, the slider's latest value is checked again). */
-  let filling = false;
 
   /** Re-run the model after a pause in typing or sliding — once the tools are known or a first run exists. */
   const rerunSoon = (ms = 400): void => {
@@ -84,7 +81,7 @@ export function mountExplorer(root: HTMLElement, client: ModelClient, ready: Pro
     cancel: () => {
       clearTimeout(timer);
       clearTimeout(fillTimer);
-      // Rejects the running analyze (or L_b job) with a CancelledError; run() or fill() then marks the job idle.
+      // Rejects the running analyze (or L_b job) with a CancelledError; runAnalysis() or fillCallOnlyLosses() then marks the job idle.
       client.cancel('analyze');
       client.cancel('fillCallOnly');
     },
@@ -93,91 +90,44 @@ export function mountExplorer(root: HTMLElement, client: ModelClient, ready: Pro
   // The tools that fit the text, by BM25 (no model): beside the model's run, never waiting for it.
   const ranking = mountToolRanking(view.ranking, settings.text);
   renderStatus(view, model);
-
-  async function run(): Promise<void> {
+  const jobs: Jobs = { model, view, client, on, runCounter: 0, filling: false, onResult: (text) => explorer.onResult?.(text) };
+  const run = (): Promise<void> => {
     clearTimeout(timer);
-    const id = ++runCounter;
-    const text = settings.text.trim();
-    if (!text) {
-      model.job = { phase: 'idle', note: 'Type some text first.' };
-      renderStatus(view, model);
-      return;
-    }
-    model.job = { phase: 'running', id, done: 0, total: 0 };
-    renderStatus(view, model);
-    try {
-      const result = await analyze(client, settings, text, (stage, done, total) => {
-        if (id !== runCounter) return;
-        model.job = { phase: 'running', id, stage, done, total };
-        renderStatus(view, model);
-      });
-      if (id !== runCounter) return; // a newer run superseded this one
-      model.analysis = result;
-      model.filled = 0;
-      model.lastDone = id;
-      model.job = { phase: 'done', id };
-      model.tablePage = 0;
-      renderStatus(view, model);
-      renderTauSRange(view, result);
-      renderResults(view, model, on);
-      explorer.onResult?.(result.text);
-    } catch (e) {
-      if (id !== runCounter) return;
-      model.job = isCancelled(e)
-        ? { phase: 'idle', note: `Cancelled.${model.analysis ? ' The last finished result stays below.' : ''}` }
-        : { phase: 'failed', id, message: e instanceof Error ? e.message : String(e) };
-      renderStatus(view, model);
-    }
-  }
+    return runAnalysis(jobs);
+  };
 
   const fillSoon = (ms = 300): void => {
     clearTimeout(fillTimer);
-    fillTimer = setTimeout(() => void fill(), ms);
+    fillTimer = setTimeout(() => void fillCallOnlyLosses(jobs), ms);
   };
-
-  /**
-   * τ_f is below the analysis' τ_min: the worker scores L_b for the calls whose bound L_a − L_c reaches τ_f (and the
-   * control and verdict for those), the page merges them and re-judges. A newer run supersedes it.
-   */
-  async function fill(): Promise<void> {
-    const a = model.analysis;
-    if (filling || !a || !(settings.tauF < a.tauMin)) return;
-    filling = true;
-    const id = runCounter;
-    const mine = () => id === runCounter && model.analysis === a;
-    model.job = { phase: 'running', id, stage: `L_b for τ_f below ${fmt(a.tauMin)}`, done: 0, total: 0 };
-    renderStatus(view, model);
-    try {
-      const r = await fillCallOnly(client, a, settings.tauF, (stage, done, total) => {
-        if (!mine()) return;
-        model.job = { phase: 'running', id, stage, done, total };
-        renderStatus(view, model);
-      });
-      if (model.analysis !== a) return;
-      for (const u of r.updates) a.candidates[u.index] = u.candidate;
-      a.tauMin = r.tauMin;
-      model.filled += r.callOnlyScored;
-      if (id === runCounter) model.job = { phase: 'done', id: model.lastDone! };
-      renderStatus(view, model);
-      rejudge();
-    } catch (e) {
-      if (!mine()) return;
-      model.job = isCancelled(e)
-        ? { phase: 'idle', note: 'Cancelled: calls whose L_b is not scored stay undecided below τ_min.' }
-        : { phase: 'failed', id, message: e instanceof Error ? e.message : String(e) };
-      renderStatus(view, model);
-    } finally {
-      filling = false;
-    }
-    // The slider may have gone lower meanwhile.
-    if (mine()) void fill();
-  }
 
   loadSamples().then((docs) => {
     samples = docs;
     renderSamples(view, docs);
   }, () => {});
 
+  whenModelReady(jobs, ready, run);
+  const explorer: Explorer = { rerun: () => void run(), toolkenSlot: view.toolkenStrips, shownText: () => model.analysis?.text ?? null, onResult: null };
+  return explorer;
+}
+
+/** What the explorer's model jobs share: its state and DOM, the worker, and which run is the latest. */
+interface Jobs {
+  model: ExplorerModel;
+  view: ExplorerView;
+  client: ModelClient;
+  on: ExplorerHandlers;
+  /** Counts the runs started; a run whose id is no longer the count was superseded and shows nothing. */
+  runCounter: number;
+  /** Whether a fillCallOnly job is out (one at a time; when it ends, the slider's latest value is checked again). */
+  filling: boolean;
+  /** Told the text of each finished result (Explorer.onResult). */
+  onResult: (text: string) => void;
+}
+
+/** Once the model is loaded: its tools shown and applied to the settings, then the first run; else "no model". */
+function whenModelReady({ model, view, on }: Jobs, ready: Promise<ToolInfo[]>, run: () => Promise<void>): void {
+  const { settings } = model;
   void ready.then(
     (tools) => {
       model.tools = tools;
@@ -192,6 +142,82 @@ export function mountExplorer(root: HTMLElement, client: ModelClient, ready: Pro
       renderStatus(view, model);
     },
   );
-  const explorer: Explorer = { rerun: () => void run(), toolkenSlot: view.toolkenStrips, shownText: () => model.analysis?.text ?? null, onResult: null };
-  return explorer;
+}
+
+/** Runs the pipeline's stages in the worker on the current settings and shows the result (or why there is none). */
+async function runAnalysis(jobs: Jobs): Promise<void> {
+  const { model, view, client, on } = jobs;
+  const { settings } = model;
+  const id = ++jobs.runCounter;
+  const text = settings.text.trim();
+  if (!text) {
+    model.job = { phase: 'idle', note: 'Type some text first.' };
+    renderStatus(view, model);
+    return;
+  }
+  model.job = { phase: 'running', id, done: 0, total: 0 };
+  renderStatus(view, model);
+  try {
+    const result = await analyze(client, settings, text, (stage, done, total) => {
+      if (id !== jobs.runCounter) return;
+      model.job = { phase: 'running', id, stage, done, total };
+      renderStatus(view, model);
+    });
+    if (id !== jobs.runCounter) return; // a newer run superseded this one
+    model.analysis = result;
+    model.filled = 0;
+    model.lastDone = id;
+    model.job = { phase: 'done', id };
+    model.tablePage = 0;
+    renderStatus(view, model);
+    renderTauSRange(view, result);
+    renderResults(view, model, on);
+    jobs.onResult(result.text);
+  } catch (e) {
+    if (id !== jobs.runCounter) return;
+    model.job = isCancelled(e)
+      ? { phase: 'idle', note: `Cancelled.${model.analysis ? ' The last finished result stays below.' : ''}` }
+      : { phase: 'failed', id, message: e instanceof Error ? e.message : String(e) };
+    renderStatus(view, model);
+  }
+}
+
+/**
+ * τ_f is below the analysis' τ_min: the worker scores L_b for the calls whose bound L_a − L_c reaches τ_f (and the
+ * control and verdict for those), the page merges them and re-judges. A newer run supersedes it.
+ */
+async function fillCallOnlyLosses(jobs: Jobs): Promise<void> {
+  const { model, view, client } = jobs;
+  const { settings } = model;
+  const a = model.analysis;
+  if (jobs.filling || !a || !(settings.tauF < a.tauMin)) return;
+  jobs.filling = true;
+  const id = jobs.runCounter;
+  const mine = () => id === jobs.runCounter && model.analysis === a;
+  model.job = { phase: 'running', id, stage: `L_b for τ_f below ${fmt(a.tauMin)}`, done: 0, total: 0 };
+  renderStatus(view, model);
+  try {
+    const r = await fillCallOnly(client, a, settings.tauF, (stage, done, total) => {
+      if (!mine()) return;
+      model.job = { phase: 'running', id, stage, done, total };
+      renderStatus(view, model);
+    });
+    if (model.analysis !== a) return;
+    for (const u of r.updates) a.candidates[u.index] = u.candidate;
+    a.tauMin = r.tauMin;
+    model.filled += r.callOnlyScored;
+    if (id === jobs.runCounter) model.job = { phase: 'done', id: model.lastDone! };
+    renderStatus(view, model);
+    renderResults(view, model, jobs.on);
+  } catch (e) {
+    if (!mine()) return;
+    model.job = isCancelled(e)
+      ? { phase: 'idle', note: 'Cancelled: calls whose L_b is not scored stay undecided below τ_min.' }
+      : { phase: 'failed', id, message: e instanceof Error ? e.message : String(e) };
+    renderStatus(view, model);
+  } finally {
+    jobs.filling = false;
+  }
+  // The slider may have gone lower meanwhile.
+  if (mine()) void fillCallOnlyLosses(jobs);
 }

@@ -78,12 +78,7 @@ export function buildView(root: HTMLElement, settings: ExplorerState, on: Explor
   });
   const toolSet = h('fieldset', { class: 'tools' }, h('legend', {}, 'Tools'));
 
-  const ownTool = h('select', { id: 'ex-own-tool', 'data-testid': 'ex-own-tool' }, h('option', { value: '' }, 'none'));
-  const ownInput = h('input', { type: 'text', id: 'ex-own-input', 'data-testid': 'ex-own-input', value: settings.own?.input ?? '', size: 28 });
-  const ownAt = h('input', { type: 'number', id: 'ex-own-at', 'data-testid': 'ex-own-at', min: 0, value: settings.own?.at ?? 0 });
-  const readOwn = () =>
-    on.own(ownTool.value.trim() ? { tool: ownTool.value.trim(), input: ownInput.value, at: ownAt.valueAsNumber || 0 } : null);
-  for (const el of [ownTool, ownInput, ownAt]) el.addEventListener('input', readOwn);
+  const { ownTool, ownInput, ownAt } = ownCallInputs(settings, on);
 
   const runButton = h('button', { type: 'button', 'data-testid': 'ex-run', disabled: true }, 'Score with the model');
   runButton.addEventListener('click', () => on.run());
@@ -103,36 +98,11 @@ export function buildView(root: HTMLElement, settings: ExplorerState, on: Explor
   const control = h('label', { class: 'inline', for: 'ex-control', title: 'A call kept at τ_f must also beat a wrong result of the same tool (a distractor) by its margin in L_c' },
     controlBox, ' counterfactual control (the pipeline\'s margins)');
 
-  const contextSelect = h('select', { id: 'ex-lm-context', 'data-testid': 'ex-lm-context' },
-    h('option', { value: 'prompt', selected: settings.lmContext === 'prompt' }, 'each tool\'s prompt P(x)'),
-    h('option', { value: 'bare', selected: settings.lmContext === 'bare' }, 'the bare text (a model finetuned on calls)'));
-  contextSelect.addEventListener('change', () => on.lmContext(contextSelect.value === 'bare' ? 'bare' : 'prompt'));
-  const lmContext = h('label', { for: 'ex-lm-context', title: 'What the LM\'s p_i(" [") and sampled calls condition on (annotate --lm-context)' }, 'LM context ', contextSelect);
-  const programmaticBox = h('input', { type: 'checkbox', id: 'ex-programmatic', 'data-testid': 'ex-programmatic', checked: settings.programmatic });
-  programmaticBox.addEventListener('change', () => on.programmatic(programmaticBox.checked));
-  const programmatic = h('label', { class: 'inline', for: 'ex-programmatic', title: 'Heuristic positions and the tools\' own proposers beside the LM\'s samples (annotate --no-programmatic: off)' },
-    programmaticBox, ' programmatic proposers (your own call is one)');
+  const { lmContext, programmatic } = proposeControls(settings, on);
 
-  const strips = h('div', { 'data-testid': 'ex-strips' });
-  const toolkenStrips = h('div', { 'data-testid': 'ex-toolkens' });
-  const table = h('table', { 'data-testid': 'ex-candidates', class: 'candidates' });
-  const tableSummary = h('summary', { 'data-testid': 'ex-table-summary' });
-  const pager = h('div', { class: 'pager', 'data-testid': 'ex-pager' });
-  const rejectedSummary = h('summary', {});
-  const rejectedTable = h('table', { 'data-testid': 'ex-rejected', class: 'candidates' });
-  const rejectedDetails = h('details', { 'data-testid': 'ex-rejected-details' }, rejectedSummary, h('div', { class: 'table-scroll' }, rejectedTable));
-  const inlined = h('p', { class: 'annotated', 'data-testid': 'ex-inlined' });
   const scatter = createScatter();
   const scatterHolder = h('div', { class: 'scatter-holder', hidden: true, 'data-testid': 'ex-scatter-holder' }, scatter.root);
-  const results = h('div', { class: 'results', hidden: true, 'data-testid': 'ex-results' },
-    h('details', { 'data-testid': 'ex-table-details' }, tableSummary, pager, h('div', { class: 'table-scroll' }, table)),
-    rejectedDetails,
-    h('h3', {}, 'Text with the kept calls inlined'),
-    inlined,
-    h('h3', {}, 'Where calls may start: p_i(" [")'),
-    strips,
-    toolkenStrips,
-  );
+  const out = resultOutputs();
 
   const ranking = h('div', { 'data-testid': 'ex-ranking' });
   // Wide screens: the text and its controls on the left, the filter's picture on the right, both in the first
@@ -165,12 +135,60 @@ export function buildView(root: HTMLElement, settings: ExplorerState, on: Explor
             h('label', { for: 'ex-own-input' }, 'Argument', ownInput),
             h('label', { for: 'ex-own-at' }, 'Before character', ownAt))))),
     ranking,
-    results,
+    out.results,
   );
   return {
     textArea, sampleSelect, dateInput, toolSet, ownTool, ownInput, ownAt, runButton, cancelButton, progress, status,
-    results, strips, toolkenStrips, scatter, scatterHolder, tauS, tableSummary, table, pager, rejectedDetails, rejectedSummary, rejectedTable, inlined, ranking,
+    ...out, scatter, scatterHolder, tauS, ranking,
   };
+}
+
+/** The own call's inputs (tool, argument, position); any input reports the whole call, or null with no tool. */
+function ownCallInputs(settings: ExplorerState, on: Pick<ExplorerHandlers, 'own'>) {
+  const ownTool = h('select', { id: 'ex-own-tool', 'data-testid': 'ex-own-tool' }, h('option', { value: '' }, 'none'));
+  const ownInput = h('input', { type: 'text', id: 'ex-own-input', 'data-testid': 'ex-own-input', value: settings.own?.input ?? '', size: 28 });
+  const ownAt = h('input', { type: 'number', id: 'ex-own-at', 'data-testid': 'ex-own-at', min: 0, value: settings.own?.at ?? 0 });
+  const readOwn = () =>
+    on.own(ownTool.value.trim() ? { tool: ownTool.value.trim(), input: ownInput.value, at: ownAt.valueAsNumber || 0 } : null);
+  for (const el of [ownTool, ownInput, ownAt]) el.addEventListener('input', readOwn);
+  return { ownTool, ownInput, ownAt };
+}
+
+/** The proposal settings beside k and m: what the LM conditions on, and whether programmatic proposers run. */
+function proposeControls(settings: ExplorerState, on: Pick<ExplorerHandlers, 'lmContext' | 'programmatic'>) {
+  const contextSelect = h('select', { id: 'ex-lm-context', 'data-testid': 'ex-lm-context' },
+    h('option', { value: 'prompt', selected: settings.lmContext === 'prompt' }, 'each tool\'s prompt P(x)'),
+    h('option', { value: 'bare', selected: settings.lmContext === 'bare' }, 'the bare text (a model finetuned on calls)'));
+  contextSelect.addEventListener('change', () => on.lmContext(contextSelect.value === 'bare' ? 'bare' : 'prompt'));
+  const lmContext = h('label', { for: 'ex-lm-context', title: 'What the LM\'s p_i(" [") and sampled calls condition on (annotate --lm-context)' }, 'LM context ', contextSelect);
+  const programmaticBox = h('input', { type: 'checkbox', id: 'ex-programmatic', 'data-testid': 'ex-programmatic', checked: settings.programmatic });
+  programmaticBox.addEventListener('change', () => on.programmatic(programmaticBox.checked));
+  const programmatic = h('label', { class: 'inline', for: 'ex-programmatic', title: 'Heuristic positions and the tools\' own proposers beside the LM\'s samples (annotate --no-programmatic: off)' },
+    programmaticBox, ' programmatic proposers (your own call is one)');
+  return { lmContext, programmatic };
+}
+
+/** The outputs a finished run fills (render.ts), inside `results`, hidden until the first run. */
+function resultOutputs() {
+  const strips = h('div', { 'data-testid': 'ex-strips' });
+  const toolkenStrips = h('div', { 'data-testid': 'ex-toolkens' });
+  const table = h('table', { 'data-testid': 'ex-candidates', class: 'candidates' });
+  const tableSummary = h('summary', { 'data-testid': 'ex-table-summary' });
+  const pager = h('div', { class: 'pager', 'data-testid': 'ex-pager' });
+  const rejectedSummary = h('summary', {});
+  const rejectedTable = h('table', { 'data-testid': 'ex-rejected', class: 'candidates' });
+  const rejectedDetails = h('details', { 'data-testid': 'ex-rejected-details' }, rejectedSummary, h('div', { class: 'table-scroll' }, rejectedTable));
+  const inlined = h('p', { class: 'annotated', 'data-testid': 'ex-inlined' });
+  const results = h('div', { class: 'results', hidden: true, 'data-testid': 'ex-results' },
+    h('details', { 'data-testid': 'ex-table-details' }, tableSummary, pager, h('div', { class: 'table-scroll' }, table)),
+    rejectedDetails,
+    h('h3', {}, 'Text with the kept calls inlined'),
+    inlined,
+    h('h3', {}, 'Where calls may start: p_i(" [")'),
+    strips,
+    toolkenStrips,
+  );
+  return { results, strips, toolkenStrips, table, tableSummary, pager, rejectedDetails, rejectedSummary, rejectedTable, inlined };
 }
 
 /** One checkbox per tool, checked when the settings run it. */
