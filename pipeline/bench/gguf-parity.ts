@@ -1,40 +1,49 @@
 /**
- * The same weights through ONNX Runtime and through llama.cpp (issue 45's parity must-show): models/default converted
- * to GGUF at f32, f16 and q8_0 (`toolformer convert`), then
- * - the worked cases (`toolformer score`'s: the README's India QA call, a Calculator call): L_a, L_b, L_c per runtime;
- * - `npm start`'s annotate of corpus/sample.jsonl (its settings; the start-up probes' verdicts from the ONNX model for
- *   every runtime), in process: every scored call
- *   matched by (document, position, tool, input), the largest |Δ| of its three losses (as calls.jsonl rounds them,
- *   to 1e-4), the verdicts that flip, and how many calls sit within that |Δ| of τ_f (where a flip is possible);
- *   whether the kept calls and train.jsonl are identical.
- * Writes results/gguf-parity.json; `--markdown` renders it and gguf-parity-quantized.json into gguf-parity.md, the
- * README's block.
+ * The same weights through every LM backend (issue 45's parity must-show): models/default through ONNX Runtime,
+ * through `toolformer serve` over HTTP (the server backend), converted to GGUF at f32, f16 and q8_0 through llama.cpp's
+ * CPU build, the f32 GGUF through llama.cpp's Vulkan build on Mesa's lavapipe, and — the control that names the cause
+ * of the GPT-2 gap — ONNX Runtime on the same weights with llama.cpp's float16 GELU table written into the graph
+ * (gelu-table.ts). Each run is `npm start`'s (`toolformer annotate corpus/sample.jsonl`, a child process per run, its
+ * own start-up probes) with `--model` naming the backend. Reported:
+ * - `toolformer score`'s worked cases (the README's India QA call, a Calculator call): L_a, L_b, L_c per runtime;
+ * - every scored call of each run paired with the reference run's by identity (parity-compare.ts): max |Δ| of L_a,
+ *   L_b, L_c, the verdict flips with their distance to τ_f, whether the kept calls and train.jsonl are identical —
+ *   against ONNX Runtime, and the quantized and Vulkan runs also against the f32 GGUF on the CPU;
+ * - the first parity run's pairing replayed (calls keyed without their result): the whole-nat L_c "differences".
+ * Writes results/gguf-parity.json; `--markdown` renders it into gguf-parity.md, the README's block.
  *
- *   npx tsx pipeline/bench/gguf-parity.ts [--device cpu|vulkan] [--dtypes f32,f16,q8_0] [--out file]
+ *   npx tsx pipeline/bench/gguf-parity.ts [--work dir] [--runs ort,served,…] [--docs f16=10,…] [--vulkan-icd manifest.json]
  *   npx tsx pipeline/bench/gguf-parity.ts --markdown
+ * --work: where the runs go (kept; a run whose folder already holds stats.json is reused, and said so).
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Command } from 'commander';
 import type { CausalLM } from '../core/lm/lm.ts';
 import { calculator } from '../core/tools/calculator/index.ts';
 import { qa } from '../core/tools/qa/index.ts';
-import { withVerdicts, type ProbeOutcome } from '../core/run-plan.ts';
-import { configFromFlags, type AnnotateFlags } from '../node/commands/annotate-command.ts';
-import { runAnnotate } from '../node/run/annotate-run.ts';
-import { addRunCommands } from '../node/cli/cli-run-commands.ts';
 import { convertCommand } from '../node/commands/convert-command.ts';
-import { loadModel } from '../node/model/load-model.ts';
-import { DEFAULT_MODEL, PACKAGE_ROOT } from '../node/system/package-paths.ts';
-import { createNodeParts } from '../node/tools/parts.ts';
-import { cachedProbes } from '../node/run/probe-cache.ts';
+import { configFromFlags } from '../node/commands/annotate-command.ts';
 import { scoreCall } from '../node/commands/score-command.ts';
-import { loadLlamaCpp, type LlamaCppDevice } from '../node/model/lm-backends/llama-cpp.ts';
-import { GGUF_DTYPES, type GgufDtype } from '../gguf/gguf-tensors.ts';
+import { openLM } from '../node/model/lm-backends/registry.ts';
+import { DEFAULT_MODEL, PACKAGE_ROOT } from '../node/system/package-paths.ts';
+import { Command } from 'commander';
+import { addRunCommands } from '../node/cli/cli-run-commands.ts';
+import type { AnnotateFlags } from '../node/commands/annotate-command.ts';
+import { geluEvidence, ggmlGeluModel } from './gelu-table.ts';
+import { compareRuns, oldKeyPairing } from './parity-compare.ts';
+import { parityMarkdown } from './gguf-parity-format.ts';
 
 const SAMPLE = join(PACKAGE_ROOT, 'corpus/sample.jsonl');
+/**
+ * The Vulkan driver of the vulkan run, by its manifest's path (`--vulkan-icd`): Debian mesa-vulkan-drivers' lavapipe
+ * (llama.cpp cannot use chromium's SwiftShader). GGML_VK_VISIBLE_DEVICES=0 lets ggml-vulkan use a CPU-type device.
+ */
+const vulkanIcd = process.argv.includes('--vulkan-icd') ? process.argv[process.argv.indexOf('--vulkan-icd') + 1] : '/usr/share/vulkan/icd.d/lvp_icd.x86_64.json';
+const BIN = join(PACKAGE_ROOT, 'pipeline/node/bin.mjs');
+export const RESULT = join(import.meta.dirname, 'results/gguf-parity.json');
 
 /** The worked cases of device.test.ts / the README: the longest call npm start keeps, and a Calculator call. */
 export function workedCases() {
@@ -46,8 +55,21 @@ export function workedCases() {
   ];
 }
 
+/** The flags `npm start` runs annotate with, defaults from the CLI itself. */
+async function npmStartFlags(): Promise<AnnotateFlags> {
+  const program = new Command('toolformer').exitOverride();
+  addRunCommands(program);
+  let flags: AnnotateFlags | undefined;
+  program.commands.find((c) => c.name() === 'annotate')!.action((_inputs: string[], opts: AnnotateFlags) => {
+    flags = opts;
+  });
+  await program.parseAsync(['annotate', SAMPLE, '--out', 'unused', '--quiet'], { from: 'user' });
+  return flags!;
+}
+
+/** [case][L_a, L_b, L_c] of the worked cases on `lm`, with `npm start`'s settings. */
 export async function workedLosses(lm: CausalLM): Promise<number[][]> {
-  const config = configFromFlags(await npmStartFlags('unused'));
+  const config = configFromFlags(await npmStartFlags());
   const out: number[][] = [];
   for (const c of workedCases()) {
     const { losses } = await scoreCall(lm, config, c.text, c.at, c.call);
@@ -56,190 +78,152 @@ export async function workedLosses(lm: CausalLM): Promise<number[][]> {
   return out;
 }
 
-/** The flags `npm start` runs annotate with (`annotate corpus/sample.jsonl --out <out>`), defaults from the CLI itself. */
-async function npmStartFlags(out: string): Promise<AnnotateFlags> {
-  const program = new Command('toolformer').exitOverride();
-  addRunCommands(program);
-  let flags: AnnotateFlags | undefined;
-  program.commands.find((c) => c.name() === 'annotate')!.action((_inputs: string[], opts: AnnotateFlags) => {
-    flags = opts;
+/** One annotate run: the --model it names, its device, the environment it needs, and what it is compared with. */
+interface RunSpec {
+  name: string;
+  what: string;
+  model: (work: string) => Promise<string>;
+  extra?: string[];
+  env?: NodeJS.ProcessEnv;
+  /**
+   * Run on one core (`taskset -c 0`): llama.cpp's threads default to os.availableParallelism(), which follows the
+   * affinity. On this loaded 2-core machine its spinning thread pool made a scored request 20× slower with 2 threads
+   * than with 1 (1.6 s against 80 ms, measured); the numbers do not depend on it.
+   */
+  oneCore?: boolean;
+  /** Runs it is compared with (`ort` always). */
+  against: string[];
+  /** In-process model for the worked cases (undefined: none, e.g. a device chosen per process). */
+  worked?: (model: string) => Promise<CausalLM & { release?(): Promise<void> }>;
+}
+
+const gguf = (dtype: string) => async (work: string) => {
+  const out = join(work, `default-${dtype}.gguf`);
+  return existsSync(out) ? out : convertCommand(DEFAULT_MODEL, { to: 'gguf', dtype: dtype as 'f32', out });
+};
+const open = (model: string) => openLM(model, { threads: 1 });
+
+export const RUNS: RunSpec[] = [
+  { name: 'ort', what: 'ONNX Runtime (models/default)', model: async () => DEFAULT_MODEL, against: [], worked: open },
+  { name: 'served', what: '`toolformer serve` over HTTP (models/default on ONNX Runtime)', model: async () => DEFAULT_MODEL, against: ['ort'] },
+  { name: 'f32', what: 'llama.cpp f32 (CPU)', model: gguf('f32'), oneCore: true, against: ['ort'], worked: open },
+  { name: 'ggml-gelu', what: "ONNX Runtime with ggml-cpu's float16 GELU table in the graph", model: async (work) => ggmlGeluModel(DEFAULT_MODEL, join(work, 'ggml-gelu-model')), against: ['ort', 'f32'], worked: open },
+  { name: 'f16', what: 'llama.cpp f16 (CPU)', model: gguf('f16'), oneCore: true, against: ['ort', 'f32'], worked: open },
+  { name: 'q8_0', what: 'llama.cpp q8_0 (CPU)', model: gguf('q8_0'), oneCore: true, against: ['ort', 'f32'], worked: open },
+  { name: 'vulkan-f32', what: `llama.cpp f32, Vulkan on Mesa lavapipe (VK_ICD_FILENAMES=${vulkanIcd})`, model: gguf('f32'), extra: ['--device', 'vulkan'], env: { ...process.env, VK_ICD_FILENAMES: vulkanIcd, GGML_VK_VISIBLE_DEVICES: '0' }, against: ['ort', 'f32'] },
+];
+
+/** `toolformer <args>` as a child process; resolves with its stderr, rejects with it on a non-zero exit. */
+function toolformer(args: string[], env: NodeJS.ProcessEnv = process.env, oneCore = false): Promise<string> {
+  return new Promise((done, fail) => {
+    const [command, ...rest] = [...(oneCore ? ['taskset', '-c', '0'] : []), process.execPath, BIN, ...args];
+    const child = spawn(command, rest, { cwd: PACKAGE_ROOT, env, stdio: ['ignore', 'inherit', 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (d: Buffer) => {
+      stderr += d;
+      process.stderr.write(d);
+    });
+    child.on('close', (code) => (code === 0 ? done(stderr) : fail(new Error(`toolformer ${args.slice(0, 2).join(' ')} exited ${code}: ${stderr.trim().split('\n').pop()}`))));
   });
-  await program.parseAsync(['annotate', SAMPLE, '--out', out, '--quiet'], { from: 'user' });
-  return flags!;
 }
 
-/**
- * `npm start`'s run of corpus/sample.jsonl on `lm` in process into `dir`. The start-up probes' verdicts are computed
- * once, on the ONNX model, and given to every runtime's run (`verdicts`): they choose which tools sample calls from the
- * LM, so every runtime scores the same plan; the probes sample hundreds of rows, minutes per run on llama.cpp here.
- */
-export async function annotateSample(lm: CausalLM, dir: string, maxDocs: number | undefined, verdicts: ProbeOutcome): Promise<void> {
-  const config = configFromFlags(await npmStartFlags(dir));
-  const { parts } = await createNodeParts(lm, config);
-  await runAnnotate(parts, { inputs: [SAMPLE], outDir: dir, meta: {}, config: withVerdicts(config, verdicts), maxDocs });
+/** `toolformer serve --model <model> --port 0`; resolves with the child and its /v1 URL once it prints it. */
+function serve(model: string): Promise<{ url: string; stop: () => void }> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--model', model, '--port', '0', '--quiet'], { cwd: PACKAGE_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  return new Promise((done, fail) => {
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d;
+      const url = /at (http:\/\/\S+\/v1)/.exec(out)?.[1];
+      if (url) done({ url, stop: () => child.kill('SIGTERM') });
+    });
+    child.on('exit', (code) => fail(new Error(`serve exited ${code}`)));
+  });
 }
 
-/** The start-up probes' verdicts of `npm start` on `lm`. */
-export async function probeVerdicts(lm: CausalLM): Promise<ProbeOutcome> {
-  const config = configFromFlags(await npmStartFlags('unused'));
-  const { parts } = await createNodeParts(lm, config);
-  return (await cachedProbes(parts, config, { lmContextFlag: undefined, modelDigest: () => undefined, dtype: 'fp32', use: false, notice: () => {}, warn: () => {} })).verdicts;
+/** The annotate run of `spec` into work/<name> (reused when complete); its command line and seconds. */
+async function annotate(spec: RunSpec, work: string, maxDocs: number | undefined, model: string, url?: string) {
+  const dir = join(work, spec.name);
+  const args = ['annotate', SAMPLE, '--out', dir, '--overwrite', '--quiet', '--model', url ?? model, ...(url ? ['--tokenizer', model] : []), ...(spec.extra ?? []), ...(maxDocs ? ['--max-docs', String(maxDocs)] : [])];
+  const command = `${spec.env?.VK_ICD_FILENAMES ? `VK_ICD_FILENAMES=${spec.env.VK_ICD_FILENAMES} GGML_VK_VISIBLE_DEVICES=0 ` : ''}${spec.oneCore ? 'taskset -c 0 ' : ''}toolformer ${args.join(' ')}`.replaceAll(work, '<work>').replaceAll(PACKAGE_ROOT + '/', '');
+  // A finished run left its record beside its files (bench-run.json): a later invocation reuses both.
+  const record = join(dir, 'bench-run.json');
+  if (existsSync(record) && existsSync(join(dir, 'stats.json'))) return { dir, ...JSON.parse(readFileSync(record, 'utf8')) };
+  const started = performance.now();
+  const stderr = await toolformer(args, spec.env, spec.oneCore);
+  const run = { command, seconds: Math.round((performance.now() - started) / 1000), probes: stderr.split('\n').filter((l) => / of 100 calls sampled /.test(l)) };
+  writeFileSync(record, JSON.stringify(run));
+  return { dir, ...run };
 }
 
-interface CallRow {
-  docId: string;
-  at: number;
-  tool: string;
-  input: string;
-  losses?: { noCall: number; callOnly?: number; withResult: number };
-  usefulness?: number;
-  kept: boolean;
+/** The first `n` document ids of the sample (a run cut by --max-docs covers these), or all of them. */
+function sampleDocs(n: number | undefined): Set<string> | undefined {
+  if (n === undefined) return undefined;
+  return new Set(readFileSync(SAMPLE, 'utf8').trim().split('\n').slice(0, n).map((l) => (JSON.parse(l) as { id: string }).id));
 }
 
-const keyOf = (c: CallRow) => `${c.docId}@${c.at} ${c.tool}(${c.input})`;
-const readCalls = (dir: string): CallRow[] => readFileSync(join(dir, 'calls.jsonl'), 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
-
-/**
- * One runtime's run against the ORT run. A call's losses depend on its window, which the score stage plans beside the
- * longest call scored at the same position, so losses are compared only at positions where both runs scored the same
- * calls (`samePlanCalls`); there the largest |Δ| of a loss, the verdict flips, and how many calls sit within 2·|Δ| of
- * τ_f (usefulness = min(L_a, L_b) − L_c moves by at most twice a loss's |Δ|), where a flip is possible.
- */
-export function compareRuns(ortDir: string, otherDir: string, tauF: (tool: string) => number) {
-  const ortCalls = readCalls(ortDir);
-  const other = readCalls(otherDir);
-  const ort = new Map(ortCalls.map((c) => [keyOf(c), c]));
-  const plan = (calls: CallRow[]) => {
-    const at = new Map<string, string[]>();
-    for (const c of calls) at.set(`${c.docId}@${c.at}`, [...(at.get(`${c.docId}@${c.at}`) ?? []), `${c.tool}(${c.input})`]);
-    return new Map([...at].map(([k, v]) => [k, v.sort().join('\n')]));
-  };
-  const [ortPlan, otherPlan] = [plan(ortCalls), plan(other)];
-  let maxAbsDelta = 0;
-  const same: [CallRow, CallRow][] = [];
-  const flips: string[] = [];
-  for (const c of other) {
-    const o = ort.get(keyOf(c));
-    if (!o) continue;
-    if (o.kept !== c.kept) flips.push(keyOf(c));
-    const position = `${c.docId}@${c.at}`;
-    if (ortPlan.get(position) !== otherPlan.get(position) || !o.losses || !c.losses) continue;
-    same.push([o, c]);
-    for (const k of ['noCall', 'callOnly', 'withResult'] as const) {
-      if (o.losses[k] !== undefined && c.losses[k] !== undefined) maxAbsDelta = Math.max(maxAbsDelta, Math.abs(o.losses[k]! - c.losses[k]!));
+async function measure(spec: RunSpec, work: string, maxDocs: number | undefined) {
+  const model = await spec.model(work);
+  const server = spec.name === 'served' ? await serve(model) : undefined;
+  try {
+    let worked: number[][] | undefined;
+    const lm = server ? await openLM(server.url, { tokenizer: model }) : spec.worked ? await spec.worked(model) : undefined;
+    if (lm) {
+      worked = (await workedLosses(lm)).map((row) => row.map((x) => Number(x.toFixed(6))));
+      await (lm as { release?(): Promise<void> }).release?.();
     }
+    return { what: spec.what, documents: maxDocs ?? 'all', workedLosses: worked, ...(await annotate(spec, work, maxDocs, model, server?.url)) };
+  } finally {
+    server?.stop();
   }
-  const near = same.filter(([o]) => o.usefulness !== undefined && Math.abs(o.usefulness - tauF(o.tool)) <= 2 * maxAbsDelta).length;
-  const kept = (rows: Iterable<CallRow>) => [...rows].filter((c) => c.kept).map(keyOf).sort();
-  return {
-    calls: other.length,
-    ortCalls: ortCalls.length,
-    matched: other.filter((c) => ort.has(keyOf(c))).length,
-    samePlanCalls: same.length,
-    maxAbsDelta: Number(maxAbsDelta.toFixed(4)),
-    flips: flips.length,
-    flipped: flips,
-    withinTwoDeltaOfTauF: near,
-    kept: kept(other).length,
-    ortKept: kept(ort.values()).length,
-    keptIdentical: JSON.stringify(kept(other)) === JSON.stringify(kept(ort.values())),
-    trainIdentical: readFileSync(join(ortDir, 'train.jsonl'), 'utf8') === readFileSync(join(otherDir, 'train.jsonl'), 'utf8'),
-  };
 }
 
-/** Documents per dtype: f32 the whole sample (npm start's run), f16 and q8_0 its first 8 (llama.cpp is slow here). */
-const DOCS: Record<string, number | undefined> = { f32: undefined, f16: 8, q8_0: 8 };
+/** `spec`'s run against ONNX Runtime's and the others it names, over the documents both covered. */
+function compareWith(spec: RunSpec, work: string, runs: Record<string, { documents: number | 'all' }>) {
+  const comparisons: Record<string, unknown> = {};
+  const done = (name: string) => existsSync(join(work, name, 'stats.json'));
+  for (const against of spec.name === 'ort' ? [] : ['ort', ...spec.against.filter((a) => a !== 'ort')]) {
+    if (!done(spec.name) || !done(against)) continue;
+    const counts = [runs[spec.name].documents, runs[against]?.documents].filter((n): n is number => typeof n === 'number');
+    const subset = sampleDocs(counts.length ? Math.min(...counts) : undefined);
+    comparisons[against] = { documents: subset?.size ?? 'all', ...compareRuns(join(work, against), join(work, spec.name), subset), keyedWithoutResult: oldKeyPairing(join(work, against), join(work, spec.name), subset) };
+  }
+  return comparisons;
+}
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { device: { type: 'string', default: 'cpu' }, dtypes: { type: 'string', default: GGUF_DTYPES.join(',') }, docs: { type: 'string' }, reuse: { type: 'string' }, out: { type: 'string' } } });
-  // --docs n: every dtype's run on the first n documents; --reuse dir: the (one) dtype's llama.cpp run is already in dir
-  // (a run cut short at its checkpoint: its files truncated to the checkpoint's bytes).
-  const docsOf = (dtype: string) => (values.docs ? Number(values.docs) : DOCS[dtype]);
-  const dtypes = values.dtypes!.split(',') as GgufDtype[];
-  const device = values.device as LlamaCppDevice;
-  const out = resolve(values.out ?? join(import.meta.dirname, 'results', device === 'cpu' ? 'gguf-parity.json' : `gguf-parity-${device}.json`));
-  const work = mkdtempSync(join(tmpdir(), 'gguf-parity-'));
-  try {
-    const ort = await loadModel(DEFAULT_MODEL);
-    const ortWorked = await workedLosses(ort);
-    const { parts } = await createNodeParts(ort, configFromFlags(await npmStartFlags('unused')));
-    const tauF = (tool: string) => parts.registry.get(tool)!.thresholds.tauF;
-    const verdicts = await probeVerdicts(ort);
-    const ortRun = async (docs: number | undefined) => {
-      const dir = join(work, `ort-${docs ?? 'all'}`);
-      if (!existsSync(dir)) await annotateSample(ort, dir, docs, verdicts);
-      return dir;
-    };
-    const runtimes: Record<string, unknown> = {};
-    const result = {
-      measured: new Date().toISOString(),
-      command: `npx tsx pipeline/bench/gguf-parity.ts --device ${device} --dtypes ${dtypes.join(',')}`,
-      machine: { cores: availableParallelism(), cpu: cpus()[0]?.model, loadAverage: Number(loadavg()[0].toFixed(1)) },
-      model: 'models/default (GPT-2, 2 layers, 256 wide, vocab 1024)',
-      device,
-      workedCases: workedCases().map((c) => `${c.name}: ${c.call.tool}(${c.call.input}) at ${c.at}`),
-      ort: { workedLosses: ortWorked.map((row) => row.map((x) => Number(x.toFixed(6)))) },
-      llamaCpp: runtimes,
-    };
-    for (const dtype of dtypes) {
-      const file = await convertCommand(DEFAULT_MODEL, { to: 'gguf', dtype, out: join(work, `default-${dtype}.gguf`) });
-      const lm = await loadLlamaCpp(file, { device });
-      const worked = await workedLosses(lm);
-      const started = performance.now();
-      const run = values.reuse ?? join(work, dtype);
-      if (!values.reuse) await annotateSample(lm, run, docsOf(dtype), verdicts);
-      const seconds = (performance.now() - started) / 1000;
-      const deltas = worked.flat().map((x, i) => Math.abs(x - ortWorked.flat()[i]));
-      runtimes[dtype] = {
-        workedLosses: worked.map((row) => row.map((x) => Number(x.toFixed(6)))),
-        workedMaxAbsDelta: Number(Math.max(...deltas).toExponential(2)),
-        annotate: {
-          documents: docsOf(dtype) ?? 'all',
-          ...compareRuns(await ortRun(docsOf(dtype)), run, tauF),
-          ...(values.reuse ? { probes: 'the llama.cpp run\'s own start-up probes (the ONNX run: ONNX Runtime\'s)' } : { llamaCppSeconds: Number(seconds.toFixed(1)) }),
-        },
-      };
-      await lm.release();
-      console.log(dtype, JSON.stringify(runtimes[dtype]));
-      mkdirSync(dirname(out), { recursive: true });
-      writeFileSync(out, JSON.stringify(result, null, 2) + '\n'); // after each dtype: a cut-short run keeps what it measured
-    }
-    console.log(`wrote ${out}`);
-  } finally {
-    if (!process.env.KEEP_PARITY_WORK) rmSync(work, { recursive: true, force: true });
-    else console.log(`kept ${work}`);
+  const { values } = parseArgs({ options: { 'vulkan-icd': { type: 'string' }, work: { type: 'string' }, runs: { type: 'string' }, docs: { type: 'string' }, out: { type: 'string' } } });
+  const work = resolve(values.work ?? join(tmpdir(), 'gguf-parity'));
+  mkdirSync(work, { recursive: true });
+  const names = values.runs ? values.runs.split(',') : [...RUNS.map((r) => r.name), 'gelu-tokens'];
+  const docs = Object.fromEntries((values.docs ?? '').split(',').filter(Boolean).map((kv) => [kv.split('=')[0], Number(kv.split('=')[1])]));
+  const out = resolve(values.out ?? RESULT);
+  const previous = existsSync(out) && JSON.parse(readFileSync(out, 'utf8')).runs ? JSON.parse(readFileSync(out, 'utf8')) : { runs: {} };
+  const result = {
+    measured: new Date().toISOString(),
+    // Every invocation that measured what the file holds (a run is reused from --work by later ones).
+    commands: [...new Set([...(previous.commands ?? (previous.command ? [previous.command] : [])), `npx tsx pipeline/bench/gguf-parity.ts${values.runs ? ` --runs ${values.runs}` : ''}${values.docs ? ` --docs ${values.docs}` : ''}`])],
+    machine: { cores: availableParallelism(), cpu: cpus()[0]?.model, loadAverage: Number(loadavg()[0].toFixed(1)) },
+    model: 'models/default (GPT-2, 2 layers, 256 wide, vocab 1024)',
+    workedCases: workedCases().map((c) => `${c.name}: ${c.call.tool}(${c.call.input}) at ${c.at}`),
+    runs: previous.runs as Record<string, any>,
+    geluTable: previous.geluTable as unknown,
+  };
+  if (names.includes('gelu-tokens')) {
+    result.geluTable = await geluEvidence(SAMPLE, DEFAULT_MODEL, await gguf('f32')(work), work, open);
+    console.log('gelu-tokens', JSON.stringify(result.geluTable));
   }
-}
-
-const RESULTS = join(import.meta.dirname, 'results');
-const PARTS = ['gguf-parity.json', 'gguf-parity-quantized.json'];
-
-/** results/gguf-parity.md from the committed JSON files: the README's block (`npm run docs`). */
-export function parityMarkdown(files: Record<string, any>[]): string {
-  const f = (x: number) => x.toFixed(4);
-  const ort = files[0].ort.workedLosses as number[][];
-  const rows = [`| ONNX Runtime (models/default) | ${ort.map((r) => r.map(f).join(', ')).join(' · ')} | — | — | — | — | — | — |`];
-  for (const file of files) {
-    for (const [dtype, r] of Object.entries(file.llamaCpp as Record<string, any>)) {
-      const a = r.annotate;
-      rows.push(
-        `| llama.cpp ${dtype} (${file.device}) | ${(r.workedLosses as number[][]).map((x) => x.map(f).join(', ')).join(' · ')} | ${r.workedMaxAbsDelta} | ` +
-          `${a.documents === 'all' ? 30 : a.documents} docs: ${a.calls} calls (ORT ${a.ortCalls}), ${a.samePlanCalls === undefined ? `${a.scoredBoth} scored in both (windows may differ)` : `${a.samePlanCalls} scored alike`} | ${a.maxAbsDelta} | ${a.flips} | ${a.withinTwoDeltaOfTauF ?? `${a.withinDeltaOfTauF} (within 1·|Δ|)`} | ${a.kept} vs ${a.ortKept ?? '?'}: ${a.keptIdentical ? 'yes' : 'no'}, ${a.trainIdentical ? 'yes' : 'no'} |`,
-      );
-    }
+  for (const spec of RUNS.filter((r) => names.includes(r.name))) {
+    const { dir: _, ...run } = await measure(spec, work, docs[spec.name]);
+    result.runs[spec.name] = run;
+    writeFileSync(out, JSON.stringify(result, null, 2) + '\n'); // after each run: a cut-short bench keeps what it measured
   }
-  return [
-    `The same weights through ONNX Runtime and llama.cpp (\`${files.map((x) => x.command).join('`, `')}\`; ${files.map((x) => x.measured.slice(0, 10)).join(', ')}; ${files[0].machine.cores} cores, load ${files.map((x) => x.machine.loadAverage).join(' / ')}).`,
-    '',
-    `| runtime | worked cases L_a, L_b, L_c (India ${qa.name} · ${calculator.name}) | max \\|Δ\\| there | annotate of corpus/sample.jsonl | max \\|Δ\\| of a loss (same plan) | verdict flips | calls within 2\\|Δ\\| of τ_f | kept calls (llama.cpp vs ORT): identical, train.jsonl identical |`,
-    '|---|---|---|---|---|---|---|---|',
-    ...rows,
-    '',
-  ].join('\n');
+  for (const spec of RUNS.filter((r) => result.runs[r.name])) result.runs[spec.name].comparisons = compareWith(spec, work, result.runs);
+  writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
+  console.log(`wrote ${out}`);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  if (process.argv.includes('--markdown')) {
-    writeFileSync(join(RESULTS, 'gguf-parity.md'), parityMarkdown(PARTS.map((p) => JSON.parse(readFileSync(join(RESULTS, p), 'utf8')))));
-  } else await main();
+  if (process.argv.includes('--markdown')) writeFileSync(join(import.meta.dirname, 'results/gguf-parity.md'), parityMarkdown(JSON.parse(readFileSync(RESULT, 'utf8'))));
+  else await main();
 }
