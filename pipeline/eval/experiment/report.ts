@@ -165,11 +165,17 @@ function overlapSection(overlap: OverlapReport | null, final: boolean): string[]
   return L;
 }
 
+/** The eval set's families in order, and whether a family is one whose prompts need no call (no tool expected). */
+function familiesOf(prompts: PhrasedPrompt[]) {
+  const families = [...new Set(prompts.map((q) => q.family))];
+  const noCallFamily = (f: string) => prompts.filter((q) => q.family === f).every((q) => !q.tool);
+  return { families, noCallFamily };
+}
+
 /** Accuracy per family and per phrasing, the subject-length split and the call rates, over the finished arms. */
 function accuracySection(arms: ArmKey[], byArm: ByArm, prompts: PhrasedPrompt[]): string[] {
   const L: string[] = [];
-  const families = [...new Set(prompts.map((q) => q.family))];
-  const noCallFamily = (f: string) => prompts.filter((q) => q.family === f).every((q) => !q.tool);
+  const { families, noCallFamily } = familiesOf(prompts);
   const majority = (sel: typeof prompts) => {
     const counts = new Map<string, number>();
     for (const q of sel) for (const a of new Set(q.answers.map((x) => x.toLowerCase()))) counts.set(a, (counts.get(a) ?? 0) + 1);
@@ -228,8 +234,7 @@ function accuracySection(arms: ArmKey[], byArm: ByArm, prompts: PhrasedPrompt[])
 /** The "must show" comparisons, pooled over the seeds both arms have finished. */
 function comparisonsSection(arms: ArmKey[], byArm: ByArm, prompts: PhrasedPrompt[]): string[] {
   const L: string[] = [];
-  const families = [...new Set(prompts.map((q) => q.family))];
-  const noCallFamily = (f: string) => prompts.filter((q) => q.family === f).every((q) => !q.tool);
+  const { families, noCallFamily } = familiesOf(prompts);
 
   // The "must show" comparisons, pooled over the seeds both arms have finished.
   if (arms.length > 0) {
