@@ -75,6 +75,23 @@ function today(): string {
   return new Date().toISOString().slice(0, 10);
 }
 
+/**
+ * The continuation's text as it grows: `textOf(ids)` decodes it incrementally (the prompt's tail as context, as the
+ * sampler does), and `emit(kind)` hands `onText` what `generated` decodes to beyond the last emit, as one piece.
+ */
+export function textStream(
+  lm: Pick<CausalLM, 'decode'>, head: readonly number[], generated: readonly number[], onText?: (piece: GeneratedPiece) => void,
+) {
+  const textOf = continuationDecoder(lm, head);
+  let emitted = '';
+  const emit = (kind: GeneratedPiece['kind']): void => {
+    const now = textOf(generated);
+    if (now.length > emitted.length) onText?.({ kind, text: now.slice(emitted.length) });
+    emitted = now;
+  };
+  return { textOf, emit };
+}
+
 export async function generate(lm: CausalLM, executor: ToolExecutor | null, prompt: string, options: GenerateOptions = {}): Promise<Generation> {
   if (!lm.openDecoder) throw new Error(`generate: the model ${lm.id} has no KV-cache decoder`);
   const maxNew = options.maxNewTokens ?? 32;
@@ -98,14 +115,7 @@ export async function generate(lm: CausalLM, executor: ToolExecutor | null, prom
   try {
     const generated: number[] = [];
     const calls: GeneratedCall[] = [];
-    // Decoded text of the continuation, tracked incrementally (the prompt's tail as context, as the sampler does).
-    const textOf = continuationDecoder(lm, head);
-    let emitted = '';
-    const emit = (kind: GeneratedPiece['kind']): void => {
-      const now = textOf(generated);
-      if (now.length > emitted.length) options.onText?.({ kind, text: now.slice(emitted.length) });
-      emitted = now;
-    };
+    const { textOf, emit } = textStream(lm, head, generated, options.onText);
     const full = () => state.length >= lm.maxLength;
     let stopped: Generation['stopped'] = 'max_tokens';
 

@@ -15,9 +15,8 @@
  */
 import { formatCall, parseCall } from '../call-syntax.ts';
 import type { GeneratedCall, GeneratedPiece, Generation, GenerationOptions } from '../generate/generate.ts';
-import { stripCalls } from '../generate/generate.ts';
+import { stripCalls, textStream } from '../generate/generate.ts';
 import type { HiddenStateLM } from '../lm/lm.ts';
-import { continuationDecoder } from '../lm/tokens.ts';
 import type { ToolExecutor } from '../stages/execute.ts';
 import type { ToolSpec } from '../tools/spec.ts';
 import { toolkenLogits, type Toolkens } from './file.ts';
@@ -136,13 +135,7 @@ export async function generateWithToolkens(lm: HiddenStateLM, executor: ToolExec
   try {
     const generated: number[] = [];
     const calls: ToolkenCall[] = [];
-    const textOf = continuationDecoder(lm, head);
-    let emitted = '';
-    const emit = (kind: GeneratedPiece['kind']) => {
-      const now = textOf(generated);
-      if (now.length > emitted.length) options.onText?.({ kind, text: now.slice(emitted.length) });
-      emitted = now;
-    };
+    const { textOf, emit } = textStream(lm, head, generated, options.onText);
     let stopped: Generation['stopped'] = 'max_tokens';
     let toolkenWins = 0;
     const V = state.logits.length;
