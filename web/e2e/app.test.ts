@@ -12,9 +12,10 @@ import type { Page } from 'playwright-core';
 import { loadModel } from '../../pipeline/node/model/load-model.ts';
 import type { GoldenResult } from '../src/analysis-types.ts';
 import { GOLDEN_CASES, scoreGolden } from '../src/golden.ts';
-import { skipWithoutChromium, launch, openPage, setSlider, textOf, scoreGoldenInPage, FUNNEL } from './browser.ts';
+import { skipWithoutChromium, openPage, setSlider, textOf, scoreGoldenInPage, FUNNEL, withBrowser } from './browser.ts';
 import { buildAndServe, repoRoot, type Served } from './serve.ts';
 import { TEST_CAP_MS, waitWhileProgressing } from './progress-wait.ts';
+import { expectCleanPage } from './suite.ts';
 
 const OUT = join(repoRoot, 'out/web-test');
 const MODEL = 'tiny-random';
@@ -50,8 +51,7 @@ describe.skipIf(skipWithoutChromium('web app in headless Chromium'))('web app in
 
   for (const backend of ['wasm', 'webgpu'] as const) {
     it(`runs the loss filter on ${backend}`, async () => {
-      const browser = await launch({ webgpu: backend === 'webgpu' });
-      try {
+      await withBrowser({ webgpu: backend === 'webgpu' }, async (browser) => {
         // Small explorer settings: one tool, k 2; LM sampling only on WASM (SwiftShader decodes ~10 tokens/s).
         const m = backend === 'wasm' ? 1 : 0;
         const url = `${served.url}?model=${MODEL}&backend=${backend}&tools=Calculator&k=2&m=${m}&tauF=0.5`;
@@ -142,11 +142,8 @@ describe.skipIf(skipWithoutChromium('web app in headless Chromium'))('web app in
 
         await setSlider(page, 'ex-tau-f', 0.5);
         await page.screenshot({ path: join(OUT, `${backend}.png`), fullPage: true });
-        expect(errors).toEqual([]);
-        expect(foreign).toEqual([]);
-      } finally {
-        await browser.close();
-      }
+        expectCleanPage({ errors, foreign });
+      });
     }, TEST_CAP_MS);
   }
 
@@ -154,8 +151,7 @@ describe.skipIf(skipWithoutChromium('web app in headless Chromium'))('web app in
   // makes a QA call whose result (from the bundled knowledge base) is inserted and highlighted.
   for (const backend of ['wasm', 'webgpu'] as const) {
     it(`generates with a live tool call on ${backend}`, async () => {
-      const browser = await launch({ webgpu: backend === 'webgpu' });
-      try {
+      await withBrowser({ webgpu: backend === 'webgpu' }, async (browser) => {
         // The page's own model stays tiny-random (the explorer's first run is cheap: one tool, k 1, no sampling).
         const url = `${served.url}?model=${MODEL}&backend=${backend}&tools=Calculator&k=1&m=0`;
         const { page, errors, foreign } = await openPage(browser, url);
@@ -176,11 +172,8 @@ describe.skipIf(skipWithoutChromium('web app in headless Chromium'))('web app in
         expect(await page.locator('[data-testid="inf-call"]').count()).toBe(0);
         expect(await text(page, 'inf-status')).toMatch(/^0 calls/);
         await page.screenshot({ path: join(OUT, `inference-${backend}.png`), fullPage: true });
-        expect(errors).toEqual([]);
-        expect(foreign).toEqual([]);
-      } finally {
-        await browser.close();
-      }
+        expectCleanPage({ errors, foreign });
+      });
     }, TEST_CAP_MS);
   }
 });

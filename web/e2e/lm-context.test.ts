@@ -5,7 +5,7 @@
  * pipeline's business (core/stages/propose-stage.test.ts); here, that the page runs what it shows.
  */
 import { describe, expect, it } from 'vitest';
-import { launch, openPage, skipWithoutChromium } from './browser.ts';
+import { openPage, skipWithoutChromium, withBrowser } from './browser.ts';
 import { servedForSuite } from './suite.ts';
 import { TEST_CAP_MS, waitWhileProgressing } from './progress-wait.ts';
 
@@ -17,8 +17,7 @@ describe.skipIf(skipWithoutChromium('explorer LM context in headless Chromium'))
   const served = servedForSuite('lm-context');
 
   it('bare context without proposers: every candidate is an LM sample; proposers back on: theirs appear beside', async () => {
-    const browser = await launch({ webgpu: false });
-    try {
+    await withBrowser({ webgpu: false }, async (browser) => {
       const url = `${served.url}?model=tiny-random&backend=wasm&tools=Calculator&k=2&m=2&lmContext=bare&programmatic=0`;
       const { page, errors } = await openPage(browser, url);
       await waitWhileProgressing(page, doneAfter(null));
@@ -36,8 +35,6 @@ describe.skipIf(skipWithoutChromium('explorer LM context in headless Chromium'))
       expect(both).toContain('LM sample');
       expect(both.some((p) => p === 'proposer' || p === 'yours')).toBe(true);
       expect(errors).toEqual([]);
-    } finally {
-      await browser.close();
-    }
+    });
   }, TEST_CAP_MS);
 });

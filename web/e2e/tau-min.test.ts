@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { launch, openPage, setSlider, skipWithoutChromium, textOf } from './browser.ts';
+import { openPage, setSlider, skipWithoutChromium, textOf, withBrowser } from './browser.ts';
 import { TEST_CAP_MS, waitWhileProgressing } from './progress-wait.ts';
 import { servedForSuite } from './suite.ts';
 
@@ -37,8 +37,7 @@ describe.skipIf(skipWithoutChromium(GROUP))(GROUP, () => {
   const served = servedForSuite('tau-min');
 
   it('scores L_b below τ_min on demand, only for the calls whose bound reaches τ_f, then equals a full scoring', async () => {
-    const browser = await launch({ webgpu: false });
-    try {
+    await withBrowser({ webgpu: false }, async (browser) => {
       const { page, errors } = await openPage(browser, `${served.url}?backend=wasm`);
       await waitWhileProgressing(page, () => document.querySelector('[data-testid="ex-status"]')?.getAttribute('data-done'));
       expect(await page.getAttribute('[data-testid="ex-status"]', 'data-tau-min')).toBe('0.5');
@@ -82,8 +81,6 @@ describe.skipIf(skipWithoutChromium(GROUP))(GROUP, () => {
       });
       expect(second.errors).toEqual([]);
       expect(errors).toEqual([]);
-    } finally {
-      await browser.close();
-    }
+    });
   }, TEST_CAP_MS);
 });

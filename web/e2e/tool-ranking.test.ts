@@ -14,8 +14,9 @@ import { Bm25Retriever } from '../../pipeline/core/retrieval/bm25.ts';
 import type { RankedTool } from '../../pipeline/core/retrieval/retriever.ts';
 import { mathjsSpecs } from '../../pipeline/core/tools/catalogs/mathjs/index.ts';
 import { TOOL_SPECS } from '../../pipeline/core/tools/registry.ts';
-import { launch, openPage, skipWithoutChromium } from './browser.ts';
+import { openPage, skipWithoutChromium, withBrowser } from './browser.ts';
 import { buildApp, repoRoot, serveApp, type Served } from './serve.ts';
+import { expectCleanPage } from './suite.ts';
 
 /** Tools the panel shows (tool-ranking.ts SHOWN). */
 const SHOWN = 8;
@@ -50,8 +51,7 @@ describe.skipIf(skipWithoutChromium('tool ranking in the browser (headless Chrom
     expect(texts.length).toBeGreaterThanOrEqual(19);
     const withCatalog = new Bm25Retriever([...TOOL_SPECS, ...mathjsSpecs()]);
     const builtIn = new Bm25Retriever(TOOL_SPECS);
-    const browser = await launch({ webgpu: false });
-    try {
+    await withBrowser({ webgpu: false }, async (browser) => {
       const { page, errors, foreign } = await openPage(browser, `${served.url}?model=none`);
       // Folded, the panel loads nothing; opened, it loads the tools and ranks the text in the box.
       expect(await page.getAttribute('[data-testid="tr-status"]', 'data-tools')).toBeNull();
@@ -87,10 +87,7 @@ describe.skipIf(skipWithoutChromium('tool ranking in the browser (headless Chrom
       await page.waitForFunction((n) => document.querySelector('[data-testid="tr-status"]')?.getAttribute('data-tools') === n, String(TOOL_SPECS.length));
       const question = 'What is the capital of France, and what is 18 times 12?';
       expect(await rankInPage(page, question)).toEqual(builtIn.rankNow(question, SHOWN));
-      expect(errors).toEqual([]);
-      expect(foreign).toEqual([]);
-    } finally {
-      await browser.close();
-    }
+      expectCleanPage({ errors, foreign });
+    });
   }, 300_000);
 });
