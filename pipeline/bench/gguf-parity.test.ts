@@ -127,6 +127,14 @@ describe('results/gguf-parity.json', () => {
     expect(Math.max(...Object.values(c.maxAbsDelta as Record<string, number>))).toBeLessThan(GELU_GAP);
   });
 
+  it('Vulkan on lavapipe and f16 on the whole sample: the CPU f32 run’s kept calls and finetuning data, no flip', () => {
+    for (const name of ['vulkan-f32', 'f16']) {
+      const c = result.runs[name].comparisons.f32;
+      expect(c.documents).toBe('all');
+      expect([c.keptIdentical, c.trainIdenticalButLosses, c.flips.length]).toEqual([true, true, 0]);
+    }
+  });
+
   it('a flip across τ_f lies within the largest |Δ| of usefulness from it (a verdict cannot move further than its usefulness)', () => {
     for (const run of Object.values(result.runs)) {
       for (const c of Object.values(run.comparisons ?? {}) as any[]) for (const f of c.flips) if (f.reasons.includes('below_tau_f')) expect(f.distanceToTauF).toBeLessThanOrEqual(c.maxAbsDeltaUsefulness);
