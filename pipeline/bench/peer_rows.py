@@ -1,4 +1,5 @@
-"""The PyTorch peer at a real model's size (pipeline/bench/real-size.ts): the Llama / SmolLM2 forward written in
+"""The PyTorch peer at a real model's size (pipeline/bench/real-size.ts; backends.ts also at the bundled GPT-2, through
+make_goldens' batched gpt2_forward): the Llama / SmolLM2 forward written in
 plain PyTorch the way a user would batch it, on the weights of the very ONNX file the scorer runs, timed on the
 scorer's two workloads. CPU, float32, one thread, process CPU time (as onnxruntime-node runs in the bench).
 
@@ -128,27 +129,36 @@ def timed(fn, repeats):
 def main(request_path, result_path):
     request = json.load(open(request_path))
     torch.set_num_threads(1)
-    cfg, w, linears = load_llama(request['model'])
     rows = torch.tensor(request['rows'], dtype=torch.long)
     R, L = rows.shape
     start, probe, repeats = request['from'], request['probe'], request['repeats']
+    if json.load(open(os.path.join(request['model'], 'config.json')))['model_type'] == 'gpt2':
+        # GPT-2 (the bundled model): make_goldens' batched forward, the head at every position.
+        from make_goldens import gpt2_forward, load_weights
+        cfg, w = load_weights(request['model'])
+        linears = 0
+        logits_of = lambda r: gpt2_forward(w, cfg, r)
+        hidden_then_head = lambda r, a, b: gpt2_forward(w, cfg, r)[:, a:b]
+    else:
+        cfg, w, linears = load_llama(request['model'])
+        logits_of = lambda r: hidden_states(w, cfg, r) @ w['head']
+        hidden_then_head = lambda r, a, b: hidden_states(w, cfg, r)[:, a:b] @ w['head']
 
     with torch.inference_mode():
         def forward():
-            return hidden_states(w, cfg, rows) @ w['head']
+            return logits_of(rows)
 
         def losses():  # log p(ids[t] | ids[<t]) for t in [start, L): the head at positions t - 1 only
-            h = hidden_states(w, cfg, rows)[:, start - 1:L - 1]
-            return (h @ w['head']).log_softmax(-1).gather(-1, rows[:, start:, None])[..., 0]
+            return hidden_then_head(rows, start - 1, L - 1).log_softmax(-1).gather(-1, rows[:, start:, None])[..., 0]
 
         def probes():  # every position: log p(next id) and log p(probe)
-            lp = (hidden_states(w, cfg, rows) @ w['head']).log_softmax(-1)
+            lp = logits_of(rows).log_softmax(-1)
             return lp[:, :-1].gather(-1, rows[:, 1:, None])[..., 0], lp[..., probe]
 
         check = request['check']
         c = check['rows']
         ort_logits = torch.from_numpy(np.fromfile(check['logits'], dtype=np.float32).reshape(c, L, -1))
-        ours = hidden_states(w, cfg, rows[:c]) @ w['head']
+        ours = logits_of(rows[:c])
         logit_diff = (ours - ort_logits).abs().max().item()
         logprob_diff = (ours.log_softmax(-1) - ort_logits.log_softmax(-1)).abs().max().item()
         del ours, ort_logits

@@ -51,33 +51,40 @@ const OUT = join(ROOT, 'pipeline/bench/results');
 
 /** Writes the fp32 model (and the other dtypes' files) once; same code → same files. */
 export async function ensureRealSizeModel(dtypes: readonly Dtype[], log: (...x: unknown[]) => void): Promise<void> {
-  if (!existsSync(join(REAL_SIZE_DIR, 'onnx/model.onnx'))) {
-    log('writing the SmolLM2-135M-shape model (random weights) to', REAL_SIZE_DIR);
-    const rng = mulberry32(135);
-    const weights = new Map<string, Float32Array>();
-    for (const [name, dims] of llamaWeightShapes(SMOLLM2_135M)) {
-      const data = new Float32Array(dims.reduce((a, b) => a * b, 1));
-      if (/norm\.weight$/.test(name)) data.fill(1);
-      else for (let i = 0; i < data.length; i++) data[i] = 0.02 * rng.normal();
-      weights.set(name, data);
-    }
-    const tokenizer = tinyChatTokenizer(); // 266 byte-level tokens; ids past them are never fed, the head is 49,152 wide
-    await exportLlama(REAL_SIZE_DIR, {
-      config: SMOLLM2_135M,
-      weights,
-      tokenizer: tokenizer.json,
-      special: { bos: '<|endoftext|>', eos: '<|endoftext|>', pad: '<|endoftext|>' },
-      extra: { _generated_by: 'pipeline/bench/real-size.ts (SmolLM2-135M shape, random weights, seed 135; for benchmarks only)' },
-    });
-    const file = join(REAL_SIZE_DIR, 'onnx/model.onnx');
-    writeFileSync(file, foldWeightTransposes(readFileSync(file)));
-  }
+  if (!existsSync(join(REAL_SIZE_DIR, 'onnx/model.onnx'))) await writeRealSizeModel(REAL_SIZE_DIR, { optimumLayout: true }, log);
   for (const dtype of dtypes) {
     const file = join(REAL_SIZE_DIR, 'onnx', DTYPE_FILES[dtype]);
     if (existsSync(file)) continue;
     log(`writing ${DTYPE_FILES[dtype]}`);
     writeFileSync(file, VARIANT_WRITERS[dtype](readFileSync(join(REAL_SIZE_DIR, 'onnx/model.onnx'))));
   }
+}
+
+/**
+ * The fp32 SmolLM2-135M-shape model (seed 135: the same weights every time) in `dir`: in the published Optimum layout
+ * (MatMul weights [in, out], what real-size.ts measures), or in this project's own layout (named [out, in] weights +
+ * Transpose), which `toolformer convert --to gguf` reads (the backends bench, backends.ts).
+ */
+export async function writeRealSizeModel(dir: string, { optimumLayout }: { optimumLayout: boolean }, log: (...x: unknown[]) => void): Promise<void> {
+  log('writing the SmolLM2-135M-shape model (random weights) to', dir);
+  const rng = mulberry32(135);
+  const weights = new Map<string, Float32Array>();
+  for (const [name, dims] of llamaWeightShapes(SMOLLM2_135M)) {
+    const data = new Float32Array(dims.reduce((a, b) => a * b, 1));
+    if (/norm\.weight$/.test(name)) data.fill(1);
+    else for (let i = 0; i < data.length; i++) data[i] = 0.02 * rng.normal();
+    weights.set(name, data);
+  }
+  const tokenizer = tinyChatTokenizer(); // 266 byte-level tokens; ids past them are never fed, the head is 49,152 wide
+  await exportLlama(dir, {
+    config: SMOLLM2_135M,
+    weights,
+    tokenizer: tokenizer.json,
+    special: { bos: '<|endoftext|>', eos: '<|endoftext|>', pad: '<|endoftext|>' },
+    extra: { _generated_by: 'pipeline/bench/real-size.ts (SmolLM2-135M shape, random weights, seed 135; for benchmarks only)' },
+  });
+  const file = join(dir, 'onnx/model.onnx');
+  if (optimumLayout) writeFileSync(file, foldWeightTransposes(readFileSync(file)));
 }
 
 interface ChildResult {

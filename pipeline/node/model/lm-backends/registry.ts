@@ -4,6 +4,7 @@
  *   an ONNX folder (or org/name in the local Hugging Face cache)  → onnx       (onnxruntime-node, in this process)
  *   a `.gguf` file                                              → llama.cpp  (node-llama-cpp, in this process)
  *   an `http(s)://…/v1` base URL                                → server     (an OpenAI-compatible server with prompt log-probs)
+ *   `auto:<folder or .gguf>` (a model in both forms)            → onnx or llama.cpp, whichever scored faster here (auto.ts)
  *
  * Every backend gives the same CausalLM (core/lm/lm.ts), so the pipeline, its losses and its kept calls do not know
  * which ran. A backend lists the devices it runs on; any other `--device` is one line naming those.
@@ -11,6 +12,7 @@
 import { relative, resolve } from 'node:path';
 import type { Device } from '../../../core/lm/devices.ts';
 import type { LMBackend, LoadedLM, ModelRef, OpenLMOptions } from './types.ts';
+import { AUTO_PREFIX, pickRuntime, type AutoPick } from './auto.ts';
 
 export type { LMBackend, LoadedLM, ModelOpen, ModelRef, OpenLMOptions } from './types.ts';
 
@@ -66,8 +68,36 @@ const llamaCppBackend: LMBackend = {
   },
 };
 
+/** auto:… resolved once per process; the pick is said in one line (stderr) the first time. */
+const picks = new Map<string, AutoPick>();
+function picked(model: string): AutoPick {
+  let pick = picks.get(model);
+  if (!pick) {
+    pick = pickRuntime(model);
+    picks.set(model, pick);
+    console.error(`toolformer: ${pick.line}`);
+  }
+  return pick;
+}
+
+const autoBackend: LMBackend = {
+  name: 'auto',
+  names: 'auto:<folder or .gguf>, a model in both forms (an ONNX folder and its .gguf): the runtime measured faster runs it',
+  claims: (model) => model.startsWith(AUTO_PREFIX),
+  // Both runtimes it chooses between run on the CPU; a GPU device is asked of the form itself.
+  devices: ['cpu', 'auto'],
+  open: async (model, o) => {
+    const { path } = picked(model);
+    return backendFor(path).open(path, o);
+  },
+  ref: async (model, o) => {
+    const { path } = picked(model);
+    return backendFor(path).ref(path, o);
+  },
+};
+
 /** First match wins: the ONNX folder, which claims whatever else is named, comes last. */
-export const LM_BACKENDS: readonly LMBackend[] = [serverBackend, llamaCppBackend, onnxBackend];
+export const LM_BACKENDS: readonly LMBackend[] = [autoBackend, serverBackend, llamaCppBackend, onnxBackend];
 
 export function backendFor(model: string): LMBackend {
   return LM_BACKENDS.find((b) => b.claims(model))!;
