@@ -19,6 +19,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
+import type { CausalLM } from '../core/lm/lm.ts';
 import type { OrtModule, OrtSession } from '../core/lm/ort-lm.ts';
 import { scorePositions, type PositionToScore } from '../core/scoring/scoring.ts';
 import { loadModel } from '../node/model/load-model.ts';
@@ -65,33 +66,15 @@ const log = (...xs: unknown[]) => console.error(`[bench ${new Date().toISOString
 
 type Variant = 'limit' | 'scorer' | 'scorerLogitsInJs' | 'scorerPerDoc' | 'reference';
 
-/** Sections 1–3 for one model: limit, scorer, reference. */
-async function benchScoring(model: BenchModel) {
-  log('model:', model.description);
-  const lm = await loadModel(model.dir);
-  /** The scorer as it was before this benchmark's changes: full logits back to JS, then a log-softmax graph. */
-  const lmLogitsInJs = await loadModel(model.dir, { lm: { logProbs: 'graph' } });
-  const ortModule = ort as unknown as OrtModule;
-  const bare: OrtSession = await ort.InferenceSession.create(readFileSync(join(model.dir, 'onnx/model.onnx')), SESSION_OPTIONS);
-  const vocab = (JSON.parse(readFileSync(join(model.dir, 'config.json'), 'utf8')) as { vocab_size: number }).vocab_size;
-
-  const docs = [...corpusDocs('corpus/factbook.jsonl', DOCS / 2, 37), ...corpusDocs('corpus/sotu.jsonl', DOCS / 2, 401)];
-  const workload = await buildWorkload(lm, docs);
-  const positions = workload.docs.flatMap((d) => d.positions);
-  const calls = workload.calls;
-  log(`workload: ${docs.length} docs → ${workload.positions} positions, ${calls} calls`);
-
-  // The reference runs on an evenly spread sample of positions (it is slow); rates are per call, so they compare.
-  const stride = Math.max(1, Math.round(positions.length / Math.max(1, (REFERENCE_CALLS * positions.length) / calls)));
-  const refIndex = positions.map((_, i) => i).filter((i) => i % stride === 0);
-  const refPositions: PositionToScore[] = refIndex.map((i) => positions[i]);
-  const refCalls = refPositions.reduce((s, p) => s + p.calls.length, 0);
-
-  // Whole sequences: each distinct sequence forwarded once, up to its last scored token, no padding. With a cache,
-  // the common token prefix of a call's L_b and L_c ("[bos] [Tool(input") could be forwarded once: the least.
+/**
+ * Tokens the scorer could not do with fewer of: whole sequences (each distinct sequence forwarded once, up to its last
+ * scored token, no padding) and the least (with a cache, the common token prefix of a call's L_b and L_c,
+ * "[bos] [Tool(input", forwarded once).
+ */
+function sequenceTokens(lm: CausalLM, positions: PositionToScore[]): { wholeTokens: number; minimumTokens: number } {
   const bos = lm.bosId === undefined ? 0 : 1;
   let wholeTokens = 0;
-  let minimumTokens = 0;
+  let shared = 0;
   for (const p of positions) {
     const text = p.window.prefix.length + p.window.next.length;
     wholeTokens += bos + text - 1;
@@ -100,71 +83,57 @@ async function benchScoring(model: BenchModel) {
       wholeTokens += 2 * (bos + text - 1) + a.length + b.length;
       let common = 0;
       while (a[common] === b[common]) common++;
-      minimumTokens -= bos + common;
+      shared += bos + common;
     }
   }
-  minimumTokens += wholeTokens;
+  return { wholeTokens, minimumTokens: wholeTokens - shared };
+}
 
-  // Warm-up pass; it also records the batch shapes the limit replays.
-  const shapes: { rows: number; length: number; tokens: number }[] = [];
-  lm.onScoreBatch = (b) => shapes.push(b);
-  const scored = await scorePositions(lm, positions);
-  lm.onScoreBatch = undefined;
-  const forwarded = shapes.reduce((s, b) => s + b.rows * b.length, 0);
-  const real = shapes.reduce((s, b) => s + b.tokens, 0);
-  log(`scorer: ${shapes.length} forward passes, ${forwarded} tokens forwarded (${real} real; whole sequences ${wholeTokens}, least ${minimumTokens})`);
+type ScoredLosses = { losses: { noCall: number; callOnly: number; withResult: number }[] };
 
-  const reference = referenceScorer(ortModule, bare, lm, lm.spec);
-  const refScored = await reference.score(refPositions);
-  const refCounts = { ...reference.counts };
+/** The largest |loss difference| between the reference's scores and the scorer's for the same positions (nats). */
+function largestLossDifference(reference: ScoredLosses[], scorer: ScoredLosses[]): number {
   let maxDiff = 0;
-  refScored.forEach((r, i) =>
+  reference.forEach((r, i) =>
     r.losses.forEach((l, j) => {
-      const s = scored[refIndex[i]].losses[j];
+      const s = scorer[i].losses[j];
       for (const k of ['noCall', 'callOnly', 'withResult'] as const) maxDiff = Math.max(maxDiff, Math.abs(l[k] - s[k]));
     }),
   );
-  log(`reference: ${refCalls} calls, ${refCounts.forwards} forward passes; max |loss difference| ${maxDiff.toExponential(2)}`);
+  return maxDiff;
+}
 
-  /** The bare runtime on the scorer's own batch shapes: ids, a full mask, logits fetched — nothing else. */
-  async function limitPass(): Promise<void> {
-    for (const { rows, length } of shapes) {
-      const ids = BigInt64Array.from({ length: rows * length }, (_, i) => BigInt((i * 7919) % vocab));
-      await bare.run(bareFeeds(ortModule, bare, lm.spec, ids, rows, length), ['logits']);
-    }
-  }
-
-  const variants: Record<Variant, () => Promise<unknown>> = {
-    limit: limitPass,
-    scorer: () => scorePositions(lm, positions),
-    scorerLogitsInJs: () => scorePositions(lmLogitsInJs, positions),
-    scorerPerDoc: async () => {
-      for (const d of workload.docs) await scorePositions(lm, d.positions);
-    },
-    reference: () => reference.score(refPositions),
-  };
-  await limitPass(); // warm-up: the bare session has not seen these shapes yet
-  let forwardedBefore = 0;
-  lmLogitsInJs.onScoreBatch = (b) => (forwardedBefore += b.rows * b.length);
-  await variants.scorerLogitsInJs();
-  lmLogitsInJs.onScoreBatch = undefined;
+/** ROUNDS interleaved rounds of every variant; each variant's timings, and their medians (s). */
+async function timeRounds(variants: Record<Variant, () => Promise<unknown>>) {
   const times = Object.fromEntries(Object.keys(variants).map((k) => [k, [] as Timing[]])) as Record<Variant, Timing[]>;
   for (let r = 0; r < ROUNDS; r++) {
     for (const [k, f] of Object.entries(variants) as [Variant, () => Promise<unknown>][]) times[k].push(await timed(f));
     log(`round ${r + 1}/${ROUNDS} (cpu s):`, Object.entries(times).map(([k, v]) => `${k} ${v[r].cpu.toFixed(2)}`).join(', '));
   }
-  const cpu = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v.map((x) => x.cpu))])) as Record<Variant, number>;
-  const wall = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v.map((x) => x.wall))])) as Record<Variant, number>;
-  await lm.release();
-  await lmLogitsInJs.release();
-  await bare.release();
+  const medians = (of: 'cpu' | 'wall') =>
+    Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v.map((x) => x[of]))])) as Record<Variant, number>;
+  return { times, cpu: medians('cpu'), wall: medians('wall') };
+}
 
+/** One model's scoring sections as the result file records them: rates per CPU second and their ratios. */
+function scoringRecord({ model, workload, tokens, maxDiff, timings }: {
+  model: BenchModel & { onnxSha256: string };
+  workload: { docs: number; positions: number; calls: number; referenceCalls: number };
+  tokens: {
+    forwardPasses: number; forwarded: number; real: number; whole: number; minimum: number; forwardedBefore: number;
+    reference: { forwards: number; tokens: number };
+  };
+  maxDiff: number;
+  timings: Awaited<ReturnType<typeof timeRounds>>;
+}) {
+  const { calls, referenceCalls: refCalls } = workload;
+  const { forwarded, real, whole: wholeTokens, minimum: minimumTokens, forwardedBefore, reference: refCounts } = tokens;
+  const { times, cpu, wall } = timings;
   const rate = (n: number, s: number) => n / s;
-  const onnxSha256 = createHash('sha256').update(readFileSync(join(model.dir, 'onnx/model.onnx'))).digest('hex').slice(0, 16);
   return {
-    model: { ...model, dir: model.dir.replace(`${ROOT}/`, ''), onnxSha256 },
-    workload: { docs: docs.length, positions: workload.positions, calls, referenceCalls: refCalls },
-    limit: { forwardPasses: shapes.length, tokensForwarded: forwarded, tokensPerSecond: rate(forwarded, cpu.limit) },
+    model,
+    workload,
+    limit: { forwardPasses: tokens.forwardPasses, tokensForwarded: forwarded, tokensPerSecond: rate(forwarded, cpu.limit) },
     scorer: {
       callsPerSecond: rate(calls, cpu.scorer),
       tokensForwardedPerSecond: rate(forwarded, cpu.scorer),
@@ -199,6 +168,82 @@ async function benchScoring(model: BenchModel) {
     },
     seconds: { cpu, wall, rounds: times },
   };
+}
+
+/** Sections 1–3 for one model: limit, scorer, reference. */
+async function benchScoring(model: BenchModel) {
+  log('model:', model.description);
+  const lm = await loadModel(model.dir);
+  /** The scorer as it was before this benchmark's changes: full logits back to JS, then a log-softmax graph. */
+  const lmLogitsInJs = await loadModel(model.dir, { lm: { logProbs: 'graph' } });
+  const ortModule = ort as unknown as OrtModule;
+  const bare: OrtSession = await ort.InferenceSession.create(readFileSync(join(model.dir, 'onnx/model.onnx')), SESSION_OPTIONS);
+  const vocab = (JSON.parse(readFileSync(join(model.dir, 'config.json'), 'utf8')) as { vocab_size: number }).vocab_size;
+
+  const docs = [...corpusDocs('corpus/factbook.jsonl', DOCS / 2, 37), ...corpusDocs('corpus/sotu.jsonl', DOCS / 2, 401)];
+  const workload = await buildWorkload(lm, docs);
+  const positions = workload.docs.flatMap((d) => d.positions);
+  const calls = workload.calls;
+  log(`workload: ${docs.length} docs → ${workload.positions} positions, ${calls} calls`);
+
+  // The reference runs on an evenly spread sample of positions (it is slow); rates are per call, so they compare.
+  const stride = Math.max(1, Math.round(positions.length / Math.max(1, (REFERENCE_CALLS * positions.length) / calls)));
+  const refIndex = positions.map((_, i) => i).filter((i) => i % stride === 0);
+  const refPositions: PositionToScore[] = refIndex.map((i) => positions[i]);
+  const refCalls = refPositions.reduce((s, p) => s + p.calls.length, 0);
+
+  const { wholeTokens, minimumTokens } = sequenceTokens(lm, positions);
+
+  // Warm-up pass; it also records the batch shapes the limit replays.
+  const shapes: { rows: number; length: number; tokens: number }[] = [];
+  lm.onScoreBatch = (b) => shapes.push(b);
+  const scored = await scorePositions(lm, positions);
+  lm.onScoreBatch = undefined;
+  const forwarded = shapes.reduce((s, b) => s + b.rows * b.length, 0);
+  const real = shapes.reduce((s, b) => s + b.tokens, 0);
+  log(`scorer: ${shapes.length} forward passes, ${forwarded} tokens forwarded (${real} real; whole sequences ${wholeTokens}, least ${minimumTokens})`);
+
+  const reference = referenceScorer(ortModule, bare, lm, lm.spec);
+  const refScored = await reference.score(refPositions);
+  const refCounts = { ...reference.counts };
+  const maxDiff = largestLossDifference(refScored, refIndex.map((i) => scored[i]));
+  log(`reference: ${refCalls} calls, ${refCounts.forwards} forward passes; max |loss difference| ${maxDiff.toExponential(2)}`);
+
+  /** The bare runtime on the scorer's own batch shapes: ids, a full mask, logits fetched — nothing else. */
+  async function limitPass(): Promise<void> {
+    for (const { rows, length } of shapes) {
+      const ids = BigInt64Array.from({ length: rows * length }, (_, i) => BigInt((i * 7919) % vocab));
+      await bare.run(bareFeeds(ortModule, bare, lm.spec, ids, rows, length), ['logits']);
+    }
+  }
+
+  const variants: Record<Variant, () => Promise<unknown>> = {
+    limit: limitPass,
+    scorer: () => scorePositions(lm, positions),
+    scorerLogitsInJs: () => scorePositions(lmLogitsInJs, positions),
+    scorerPerDoc: async () => {
+      for (const d of workload.docs) await scorePositions(lm, d.positions);
+    },
+    reference: () => reference.score(refPositions),
+  };
+  await limitPass(); // warm-up: the bare session has not seen these shapes yet
+  let forwardedBefore = 0;
+  lmLogitsInJs.onScoreBatch = (b) => (forwardedBefore += b.rows * b.length);
+  await variants.scorerLogitsInJs();
+  lmLogitsInJs.onScoreBatch = undefined;
+  const { times, cpu, wall } = await timeRounds(variants);
+  await lm.release();
+  await lmLogitsInJs.release();
+  await bare.release();
+
+  const onnxSha256 = createHash('sha256').update(readFileSync(join(model.dir, 'onnx/model.onnx'))).digest('hex').slice(0, 16);
+  return scoringRecord({
+    model: { ...model, dir: model.dir.replace(`${ROOT}/`, ''), onnxSha256 },
+    workload: { docs: docs.length, positions: workload.positions, calls, referenceCalls: refCalls },
+    tokens: { forwardPasses: shapes.length, forwarded, real, whole: wholeTokens, minimum: minimumTokens, forwardedBefore, reference: refCounts },
+    maxDiff,
+    timings: { times, cpu, wall },
+  });
 }
 
 /** Section 4: annotate end to end in child processes (independent peaks). */
