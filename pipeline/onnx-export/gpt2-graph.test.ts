@@ -103,6 +103,20 @@ describe('buildGpt2Onnx', () => {
     expect(() => checkGpt2Weights(config, broken)).toThrow(/wpe\.weight has 3 values, \[24,16\] needs 384; missing h\.1\.mlp\.c_fc\.bias/);
   });
 
+  it('names the first few problems of a foreign layout and counts the rest, in one short line', () => {
+    const foreign = new Map([...weights.values()].map((w, i) => [`onnx::MatMul_${i}`, w]));
+    let message = '';
+    try {
+      checkGpt2Weights(config, foreign);
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).toMatch(/none of the weights is there by name: not a layout this project writes/);
+    expect(message).toMatch(new RegExp(`… ${2 * weights.size - 5} more \\(${weights.size} of ${weights.size} weights missing\\)$`));
+    expect(message.length).toBeLessThan(600);
+    expect(message).not.toContain('\n');
+  });
+
   it('declares the Optimum / Transformers.js decoder inputs and outputs', async () => {
     const s = await session();
     expect(s.inputNames).toEqual([

@@ -9,16 +9,28 @@ export type WeightShapes = Map<string, number[]>;
 
 const count = (dims: readonly number[]) => dims.reduce((a, b) => a * b, 1);
 
-/** Throws one Error (prefixed by `what`) listing every missing, unexpected or wrongly sized weight. */
+/** How many problems one error names before it counts the rest (a foreign layout misses hundreds of weights). */
+const PROBLEMS_NAMED = 5;
+
+/**
+ * Throws one Error (prefixed by `what`) naming the first missing, unexpected or wrongly sized weights and counting
+ * the rest; when no expected weight is there at all it says the file is another layout (an Optimum export names its
+ * initializers by graph node, not by weight).
+ */
 export function checkWeightShapes(what: string, shapes: WeightShapes, weights: WeightMap): void {
   const problems: string[] = [];
+  let missing = 0;
   for (const [name, dims] of shapes) {
     const w = weights.get(name);
-    if (!w) problems.push(`missing ${name} [${dims}]`);
+    if (!w) missing++, problems.push(`missing ${name} [${dims}]`);
     else if (w.length !== count(dims)) problems.push(`${name} has ${w.length} values, [${dims}] needs ${count(dims)}`);
   }
   for (const name of weights.keys()) if (!shapes.has(name)) problems.push(`unexpected ${name}`);
-  if (problems.length > 0) throw new Error(`${what} do not match the config: ${problems.join('; ')}`);
+  if (problems.length === 0) return;
+  const named = problems.slice(0, PROBLEMS_NAMED).join('; ');
+  const rest = problems.length > PROBLEMS_NAMED ? `; … ${problems.length - PROBLEMS_NAMED} more (${missing} of ${shapes.size} weights missing)` : '';
+  const layout = missing === shapes.size ? ' — none of the weights is there by name: not a layout this project writes' : '';
+  throw new Error(`${what} do not match the config${layout}: ${named}${rest}`);
 }
 
 /**
