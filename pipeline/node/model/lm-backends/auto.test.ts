@@ -2,6 +2,8 @@
  * `--model auto:…` (auto.ts) on the bundled model in both forms: the ONNX folder and its f32 GGUF beside it.
  * - the pick is the runtime the committed bench measured faster, from either form's name, said in one line, and the
  *   opened model scores exactly as that form opened directly;
+ * - with a --device one runtime runs on only, that one; on a GPU both run on (cuda), llama.cpp; a form opened on a
+ *   device its backend lacks is refused by that backend;
  * - one form only: that form runs; two GGUF files in the folder, or nothing there: one line each;
  * - the committed measurement (pipeline/bench/results/backends.json) still agrees with FASTER_RUNTIME at every shape
  *   (and the check fails on a measurement that says otherwise).
@@ -13,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { convertCommand } from '../../commands/convert-command.ts';
 import { ROOT } from '../../testing/cli-child.ts';
 import { FASTER_RUNTIME, pickRuntime } from './auto.ts';
-import { openLM, type LoadedLM } from './registry.ts';
+import { LM_BACKENDS, openLM, type LoadedLM } from './registry.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'lm-auto-test-'));
 const folder = join(work, 'default');
@@ -65,6 +67,22 @@ describe('--model auto:…', () => {
       await direct?.release?.();
     }
   }, 120_000);
+
+  it('a --device one runtime runs on picks that runtime; cuda picks llama.cpp; the CPU picks the measured one', async () => {
+    const runsOn = (runtime: string, device: string) => LM_BACKENDS.find((b) => b.name === runtime)!.devices.includes(device as never);
+    const pick = (device?: 'cpu' | 'auto' | 'vulkan' | 'metal' | 'webgpu' | 'cuda') => pickRuntime(`auto:${folder}`, device, runsOn);
+    expect([pick('vulkan'), pick('metal')].map((p) => [p.runtime, p.path, p.line.replace(/.*: /, '')])).toEqual([
+      ['llama.cpp', `${folder}.gguf`, '--device vulkan runs on llama.cpp only'],
+      ['llama.cpp', `${folder}.gguf`, '--device metal runs on llama.cpp only'],
+    ]);
+    expect([pick('webgpu').runtime, pick('webgpu').path]).toEqual(['onnx', folder]);
+    expect(pick('cuda')).toMatchObject({ runtime: 'llama.cpp', line: expect.stringMatching(/both run on cuda; llama\.cpp's npm packages carry/) });
+    for (const device of [undefined, 'cpu', 'auto'] as const) expect(pick(device).runtime).toBe(FASTER_RUNTIME);
+    // With one form only, the device is that form's backend's to refuse, in one line.
+    const lone = join(work, 'lone-onnx');
+    cpSync(join(ROOT, 'models/default'), lone, { recursive: true });
+    await expect(openLM(`auto:${lone}`, { device: 'vulkan' })).rejects.toThrow(/^--device vulkan: the onnx backend .* runs on cpu, webgpu, cuda, auto; vulkan is for llama\.cpp/);
+  });
 
   it('one form only runs that form; two GGUF files or nothing there is one line', () => {
     expect(pickRuntime(`auto:${join(ROOT, 'models/default')}`)).toMatchObject({ runtime: 'onnx', line: expect.stringMatching(/no \.gguf beside or inside it\)$/) });

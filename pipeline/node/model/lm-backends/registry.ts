@@ -4,7 +4,7 @@
  *   an ONNX folder (or org/name in the local Hugging Face cache)  → onnx       (onnxruntime-node, in this process)
  *   a `.gguf` file                                              → llama.cpp  (node-llama-cpp, in this process)
  *   an `http(s)://…/v1` base URL                                → server     (an OpenAI-compatible server with prompt log-probs)
- *   `auto:<folder or .gguf>` (a model in both forms)            → onnx or llama.cpp, whichever scored faster here (auto.ts)
+ *   `auto:<folder or .gguf>` (a model in both forms)            → onnx or llama.cpp: the one for --device, else the faster (auto.ts)
  *
  * Every backend gives the same CausalLM (core/lm/lm.ts), so the pipeline, its losses and its kept calls do not know
  * which ran. A backend lists the devices it runs on; any other `--device` is one line naming those.
@@ -12,7 +12,7 @@
 import { relative, resolve } from 'node:path';
 import type { Device } from '../../../core/lm/devices.ts';
 import type { LMBackend, LoadedLM, ModelRef, OpenLMOptions } from './types.ts';
-import { AUTO_PREFIX, pickRuntime, type AutoPick } from './auto.ts';
+import { AUTO_PREFIX, pickRuntime, type AutoPick, type RunsOn } from './auto.ts';
 
 export type { LMBackend, LoadedLM, ModelOpen, ModelRef, OpenLMOptions } from './types.ts';
 
@@ -68,13 +68,17 @@ const llamaCppBackend: LMBackend = {
   },
 };
 
-/** auto:… resolved once per process; the pick is said in one line (stderr) the first time. */
+/** Whether a runtime's backend runs on a device (its `devices` list). */
+const runsOn: RunsOn = (runtime, device) => (runtime === 'onnx' ? onnxBackend : llamaCppBackend).devices.includes(device);
+
+/** auto:… resolved once per process and device; the pick is said in one line (stderr) the first time. */
 const picks = new Map<string, AutoPick>();
-function picked(model: string): AutoPick {
-  let pick = picks.get(model);
+function picked(model: string, device: Device | undefined): AutoPick {
+  const key = `${device ?? ''}\u0000${model}`;
+  let pick = picks.get(key);
   if (!pick) {
-    pick = pickRuntime(model);
-    picks.set(model, pick);
+    pick = pickRuntime(model, device, runsOn);
+    picks.set(key, pick);
     console.error(`toolformer: ${pick.line}`);
   }
   return pick;
@@ -82,18 +86,12 @@ function picked(model: string): AutoPick {
 
 const autoBackend: LMBackend = {
   name: 'auto',
-  names: 'auto:<folder or .gguf>, a model in both forms (an ONNX folder and its .gguf): the runtime measured faster runs it',
+  names: 'auto:<folder or .gguf>, a model in both forms (an ONNX folder and its .gguf): the runtime for --device, measured faster on the CPU',
   claims: (model) => model.startsWith(AUTO_PREFIX),
-  // Both runtimes it chooses between run on the CPU; a GPU device is asked of the form itself.
-  devices: ['cpu', 'auto'],
-  open: async (model, o) => {
-    const { path } = picked(model);
-    return backendFor(path).open(path, o);
-  },
-  ref: async (model, o) => {
-    const { path } = picked(model);
-    return backendFor(path).ref(path, o);
-  },
+  // Any device either runtime runs on; the form picked checks it again when it opens.
+  devices: [...new Set([...onnxBackend.devices, ...llamaCppBackend.devices])],
+  open: async (model, o) => openLM(picked(model, o.device).path, o),
+  ref: async (model, o) => modelRef(picked(model, o.device).path, o),
 };
 
 /** First match wins: the ONNX folder, which claims whatever else is named, comes last. */
@@ -117,8 +115,8 @@ export async function openLM(model: string, options: OpenLMOptions = {}): Promis
   return backend.open(model, options);
 }
 
-/** Which backend a device belongs to, for the refusal. */
+/** Which backend a device belongs to, for the refusal (auto:… only borrows its two runtimes' devices). */
 function deviceHint(device: Device): string {
-  const owners = LM_BACKENDS.filter((b) => b.devices.includes(device)).map((b) => `${b.name} (${b.names})`);
+  const owners = LM_BACKENDS.filter((b) => b !== autoBackend && b.devices.includes(device)).map((b) => `${b.name} (${b.names})`);
   return owners.length > 0 ? `${device} is for ${owners.join('; ')}` : `no backend here runs on ${device}`;
 }
