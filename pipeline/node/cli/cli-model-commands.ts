@@ -77,8 +77,8 @@ function defineGenerate(program: Command): void {
     .command('generate')
     .description("generate with live tools (the paper's inference): a call starts when \" [\" is in the top k")
     .argument('[prompt]', 'the prompt (or --input)');
-  const modelRole = '; the default is models/toolformer, the bundled model finetuned to write calls';
-  addOptions(generate, decodingOptions({ modelRole, modelDefault: DEFAULT_GENERATE_MODEL, maxNewTokens: 32, temperature: 0, toolkenCalls: 'calls' }))
+  const modelRole = '; models/toolformer is the bundled model finetuned to write calls; --toolkens needs an ONNX folder';
+  addOptions(generate, decodingOptions({ modelRole, modelDefault: DEFAULT_GENERATE_MODEL, maxNewTokens: 32, temperature: 0, toolkenCalls: 'calls', anyBackend: true }))
     .option('--no-tools', 'mask " [": the model answers alone')
     .option('--max-calls <n>', 'calls per input', integer('--max-calls'), 1)
     .addOption(seedOption(0, 'sampling seed'))

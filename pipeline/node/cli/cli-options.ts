@@ -137,8 +137,12 @@ const toolkenOptions = (calls: string) => [
  * `modelRole` after its help, `modelDefault` its default), --device, --max-new-tokens, --top-k, --temperature
  * (`sampled` says what is sampled) and the toolken options (`toolkenCalls` says which calls come from toolkens).
  */
-export const decodingOptions = (o: { modelRole: string; modelDefault: string; maxNewTokens: number; temperature: number; sampled?: string; toolkenCalls: string }) => [
-  onnxModelOption(o.modelRole, o.modelDefault),
+export const decodingOptions = (o: {
+  modelRole: string; modelDefault: string; maxNewTokens: number; temperature: number; sampled?: string; toolkenCalls: string;
+  /** --model names any LM backend (generate without toolkens), not only an ONNX folder. */
+  anyBackend?: boolean;
+}) => [
+  o.anyBackend ? new Option('--model <model>', `${modelHelp(o.modelDefault)}${o.modelRole}`).default(o.modelDefault) : onnxModelOption(o.modelRole, o.modelDefault),
   deviceOption(),
   maxNewTokensOption(o.maxNewTokens),
   callTopKOption(),

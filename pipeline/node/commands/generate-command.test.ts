@@ -22,6 +22,17 @@ describe('toolformer generate', () => {
     expect(JSON.parse(off.stdout).text).not.toContain('[');
   }, 120_000);
 
+  it('--model <.gguf>: the same weights through llama.cpp generate the same greedy text and call', async () => {
+    const gguf = join(tmp, 'toolformer.gguf');
+    const converted = await runCli(['convert', MODEL, '--to', 'gguf', '--out', gguf], tmp);
+    expect(converted.code, converted.stderr).toBe(0);
+    const prompt = 'The capital of Peru is';
+    const [onnx, llama] = [await runCli(['generate', prompt, '--json'], tmp), await runCli(['generate', prompt, '--json', '--model', gguf], tmp)];
+    expect(llama.code, llama.stderr).toBe(0);
+    expect(JSON.parse(llama.stdout)).toEqual(JSON.parse(onnx.stdout));
+    expect(JSON.parse(llama.stdout).calls).toEqual([{ tool: 'QA', input: 'What is the capital of Peru?', result: 'Lima' }]);
+  }, 240_000);
+
   it('--input/--out: results in input order, bad lines on stderr with their line numbers, the rest still run', async () => {
     writeFileSync(join(tmp, 'p.jsonl'), [
       '{"id":"a","prompt":"The capital of Peru is"}',

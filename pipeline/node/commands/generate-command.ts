@@ -13,7 +13,7 @@ import { defaultConfig } from '../../core/default-config.ts';
 import { ToolExecutor } from '../../core/stages/execute.ts';
 import { generate as generateWithTools, type GenerateOptions, type Generation } from '../../core/generate/generate.ts';
 import type { Device } from '../../core/lm/devices.ts';
-import type { CausalLM } from '../../core/lm/lm.ts';
+import { openLM, type LoadedLM } from '../model/lm-backends/registry.ts';
 import { TOOL_SPECS, ToolRegistry } from '../../core/tools/registry.ts';
 import { createApertiumEngine } from '../tools/apertium.ts';
 import { loadModel } from '../model/load-model.ts';
@@ -56,15 +56,17 @@ export async function generateCommand(prompt: string | undefined, o: GenerateCom
   if ((prompt === undefined) === (o.input === undefined)) throw new Error('generate: pass a prompt or --input prompts.jsonl (not both)');
   if (o.input !== undefined && o.out === undefined) throw new Error('generate: --input needs --out results.jsonl');
   const toolkens = o.toolkens ? await readToolkens(o.toolkens, o.model) : null;
-  const model = await loadModel(o.model, { device: o.device, ...(toolkens ? { lm: { hiddenStates: true } } : {}) });
-  const lm: CausalLM = model;
+  // Toolkens read the ONNX model's hidden states in this process; plain generation runs on any LM backend
+  // (an ONNX folder, a .gguf through llama.cpp, auto:…) that has a KV-cache decoder.
+  const model = toolkens ? await loadModel(o.model, { device: o.device, lm: { hiddenStates: true } }) : null;
+  const lm: LoadedLM = model ?? (await openLM(o.model, { device: o.device }));
   const executor = o.tools ? await createNodeExecutor() : null;
   const base: GenerateOptions = {
     tools: o.tools, maxNewTokens: o.maxNewTokens, topK: o.topK, maxCalls: o.maxCalls, temperature: o.temperature, seed: o.seed,
   };
   const specs = new Map(TOOL_SPECS.map((s) => [s.name, s]));
   const generate = (text: string, more: Pick<GenerateOptions, 'doc' | 'onText'>): Promise<Generation> =>
-    toolkens && executor
+    toolkens && executor && model
       ? generateWithToolkens(model, executor, text, { toolkens, specs, mode: o.toolkenMode, bias: o.toolkenBias, maxNewTokens: o.maxNewTokens, maxCalls: o.maxCalls, ...more })
       : generateWithTools(lm, executor, text, { ...base, ...more });
   if (prompt !== undefined) {
