@@ -88,7 +88,7 @@ async function holdChild(name: string, args: string[], server?: ChildProcess): P
   };
 }
 
-/** `toolformer serve --model <onnx folder>` on a free port; resolves with its /v1 URL. */
+/** `toolformer serve --model <model>` on a free port; resolves with the child and its /v1 URL once it prints it. */
 export function startServe(model: string): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, [BIN, 'serve', '--model', model, '--port', '0', '--quiet'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';

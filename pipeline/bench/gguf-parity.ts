@@ -34,6 +34,7 @@ import { addRunCommands } from '../node/cli/cli-run-commands.ts';
 import type { AnnotateFlags } from '../node/commands/annotate-command.ts';
 import { geluEvidence, ggmlGeluModel } from './gelu-table.ts';
 import { compareRuns, oldKeyPairing } from './parity-compare.ts';
+import { startServe } from './backends-rows.ts';
 import { parityMarkdown } from './gguf-parity-format.ts';
 
 const SAMPLE = join(PACKAGE_ROOT, 'corpus/sample.jsonl');
@@ -127,18 +128,10 @@ function toolformer(args: string[], env: NodeJS.ProcessEnv = process.env, oneCor
   });
 }
 
-/** `toolformer serve --model <model> --port 0`; resolves with the child and its /v1 URL once it prints it. */
-function serve(model: string): Promise<{ url: string; stop: () => void }> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--model', model, '--port', '0', '--quiet'], { cwd: PACKAGE_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  return new Promise((done, fail) => {
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d;
-      const url = /at (http:\/\/\S+\/v1)/.exec(out)?.[1];
-      if (url) done({ url, stop: () => child.kill('SIGTERM') });
-    });
-    child.on('exit', (code) => fail(new Error(`serve exited ${code}`)));
-  });
+/** `toolformer serve --model <model> --port 0` (backends-rows.ts startServe); its /v1 URL and how to stop it. */
+async function serve(model: string): Promise<{ url: string; stop: () => void }> {
+  const { child, url } = await startServe(model);
+  return { url, stop: () => child.kill('SIGTERM') };
 }
 
 /** The annotate run of `spec` into work/<name> (reused when complete); its command line and seconds. */
