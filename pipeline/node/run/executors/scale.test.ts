@@ -56,7 +56,8 @@ describe('scale out on one machine', () => {
   }, TEST_CAP_MS);
 
   it('--workers 2 killed with SIGKILL after its first chunk: no worker process alive 15 s later; --resume: the same files', async () => {
-    const { child, done } = spawnCli(args('killed', '--workers', '2'), tmp);
+    const killedArgs = [...args('killed', '--workers', '2'), '--chunk', '1']; // twelve chunks: see the SIGTERM case
+    const { child, done } = spawnCli(killedArgs, tmp);
     const watch = new DescendantWatch(child.pid!);
     watched.push(watch);
     const poll = setInterval(() => existsSync(join(tmp, 'killed/checkpoint.json')) && child.kill('SIGKILL'), 5);
@@ -69,20 +70,24 @@ describe('scale out on one machine', () => {
     await done;
     const checkpoint = JSON.parse(read('killed', 'checkpoint.json'));
     expect(checkpoint.items).toBeLessThan(12);
-    const resumed = await runCli(args('killed', '--workers', '2', '--resume'), tmp);
+    const resumed = await runCli([...killedArgs, '--resume'], tmp);
     expect(resumed.code).toBe(0);
     expectSameAsOne('killed');
   }, TEST_CAP_MS);
 
   it('--workers 2 SIGTERMed after its first chunk: every descendant gone within 5 s, exit 143, one line; --resume: the same files', async () => {
-    const { child, done } = spawnCli(args('stopped', '--workers', '2'), tmp);
+    // One-item chunks (12): chunks commit in order, so with four a slow first chunk could be committed last, after
+    // the other worker had done the rest, and the run would end before the signal (a fresh-clone CI run saw exit 0).
+    // With twelve, the first checkpoint leaves work for both workers. The files do not depend on the chunk size.
+    const stoppedArgs = [...args('stopped', '--workers', '2'), '--chunk', '1'];
+    const { child, done } = spawnCli(stoppedArgs, tmp);
     const watch = new DescendantWatch(child.pid!);
     watched.push(watch);
     let tree: Proc[] = [];
     const poll = setInterval(() => {
       if (!existsSync(join(tmp, 'stopped/checkpoint.json')) || tree.length > 0) return;
+      child.kill('SIGTERM'); // first, then the tree: the watch has seen the workers since they started
       tree = watch.look();
-      child.kill('SIGTERM');
     }, 5);
     const stopped = await exitOf(child).finally(() => clearInterval(poll)); // not `done`: see exitOf
     expect(tree.filter((p) => p.command.includes('pool-child.mjs'))).toHaveLength(2);
@@ -93,7 +98,7 @@ describe('scale out on one machine', () => {
     const committed = JSON.parse(read('stopped', 'checkpoint.json')).items;
     expect(committed).toBeGreaterThan(0);
     expect(committed).toBeLessThan(12);
-    const resumed = await runCli(args('stopped', '--workers', '2', '--resume'), tmp);
+    const resumed = await runCli([...stoppedArgs, '--resume'], tmp);
     expect(resumed.stderr).not.toContain('no checkpoint');
     expect(resumed.code).toBe(0);
     expectSameAsOne('stopped');
