@@ -1,15 +1,15 @@
 // `toolformer serve` and `annotate --model http://…/v1` as a user runs them, each a child process: the served run
 // writes the in-process run's files byte for byte; a server killed mid-run ends the run with one line, and the run
 // resumes against the restarted server to the same bytes.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT, runCli, spawnCli } from '../testing/cli-child.ts';
 import { TEST_CAP_MS } from '../testing/progress.ts';
+import { startServe } from '../testing/serving-url.ts';
 
-const BIN = resolve(ROOT, 'pipeline/node/bin.mjs');
 const OUTPUTS = ['train.jsonl', 'calls.jsonl', 'errors.jsonl', 'stats.json'];
 const work = mkdtempSync(join(tmpdir(), 'serve-cli-'));
 const servers: ChildProcess[] = [];
@@ -18,21 +18,11 @@ afterAll(() => {
   rmSync(work, { recursive: true, force: true });
 });
 
-/** Starts `toolformer serve` on `port` (0: any) and resolves its /v1 URL once it prints it. */
-function startServe(port = 0): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--model', 'models/default', '--port', String(port), '--quiet'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts `toolformer serve` on models/default at `port` (0: any); its child (killed after the tests) and /v1 URL. */
+async function startDefaultServe(port = 0): Promise<{ child: ChildProcess; url: string }> {
+  const { child, url } = startServe('models/default', port);
   servers.push(child);
-  let out = '';
-  let err = '';
-  child.stderr!.on('data', (d: Buffer) => (err += d));
-  return new Promise((done, fail) => {
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d;
-      const url = /at (http:\/\/\S+\/v1)/.exec(out)?.[1];
-      if (url) done({ child, url });
-    });
-    child.on('exit', (code) => fail(new Error(`serve exited ${code}: ${err}`)));
-  });
+  return { child, url: await url };
 }
 
 const ANNOTATE = ['annotate', 'corpus/sample.jsonl', '--max-docs', '8', '--workers', '1', '--quiet'];
@@ -46,7 +36,7 @@ describe('toolformer serve: a served model annotates as the model in-process', (
       const first = await runCli([...ANNOTATE, '--out', local], ROOT);
       expect(first.code, first.stderr).toBe(0);
 
-      const { child, url } = await startServe();
+      const { child, url } = await startDefaultServe();
       const served = join(work, 'served');
       const viaServer = await runCli([...ANNOTATE, '--model', url, '--tokenizer', 'models/default', '--out', served], ROOT);
       expect(viaServer.code, viaServer.stderr).toBe(0);
@@ -64,7 +54,7 @@ describe('toolformer serve: a served model annotates as the model in-process', (
       expect(last).toMatch(/^toolformer: (POST|GET) http:\/\/127\.0\.0\.1:\d+\/v1\/completions: (connection refused|the connection was closed).*\(after \d+ attempts\)$/);
 
       const port = Number(new URL(url).port);
-      const again = await startServe(port);
+      const again = await startDefaultServe(port);
       expect(again.url).toBe(url);
       const resumed = await runCli([...ANNOTATE, '--model', url, '--tokenizer', 'models/default', '--out', killed, '--resume'], ROOT);
       expect(resumed.code, resumed.stderr).toBe(0);

@@ -26,7 +26,7 @@ const stopAll = (starter: typeof testStarter, watches: DescendantWatch[]) => {
 afterEach(() => stopAll(testStarter, watched));
 
 const GROUP = 'no child outlives its worker (Redis + BullMQ)';
-const { noRedis, redis } = queueRuns(GROUP, tmp, () => stopAll(fileStarter, watchedForFile));
+const { noRedis, redis } = queueRuns(GROUP, tmp, { cleanUp: () => stopAll(fileStarter, watchedForFile) });
 
 /** A CLI child with its descendants watched from its start (stopped after the test, or after the file: `forFile`). */
 function startWatched(args: string[], forFile = false) {
