@@ -108,3 +108,19 @@ export async function geluEvidence(samplePath: string, modelDir: string, ggufF32
     ortWithTableVsNudgedByOneUlp: difference(table, nudged),
   };
 }
+
+/**
+ * The exact-GELU llama.cpp build (`--llama-gelu exact`) on the same documents: against ONNX Runtime (what is left
+ * once the table is gone) and against the prebuilt table build (the table's size, seen from llama.cpp's side).
+ */
+export async function exactBuildEvidence(samplePath: string, modelDir: string, ggufF32: string, load: (model: string, exact: boolean) => Promise<CausalLM & { release?(): Promise<void> }>, documents?: number) {
+  const texts = readFileSync(samplePath, 'utf8').trim().split('\n').slice(0, documents).map((l) => (JSON.parse(l) as { text: string }).text);
+  const scores: ScoreResult[][] = [];
+  for (const [model, exact] of [[modelDir, false], [ggufF32, true], [ggufF32, false]] as const) {
+    const lm = await load(model, exact);
+    scores.push(await scoreSample(lm, texts));
+    await lm.release?.();
+  }
+  const [ort, exact, table] = scores;
+  return { documents: texts.length, ortVsExactBuild: difference(ort, exact), exactBuildVsTableBuild: difference(exact, table) };
+}

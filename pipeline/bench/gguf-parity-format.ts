@@ -58,7 +58,26 @@ function geluLines(g: Record<string, { maxAbsDelta: number; tokensOver1e4: numbe
       `ONNX Runtime against llama.cpp f32, max |Δ| ${d('ortVsLlamaCpp')}; ONNX Runtime with that table written into its graph (bench/gelu-table.ts) against llama.cpp, ${d('ortWithTableVsLlamaCpp')}; ` +
       `ONNX Runtime against itself with the table, ${d('ortVsOrtWithTable')} — the size of the gap. What is left is the table's own amplification of float32 ` +
       `summation order: the table's graph against the same with its input nudged by one float32 ulp, ${d('ortWithTableVsNudgedByOneUlp')}. The prebuilt binaries ` +
-      'cannot be told otherwise, so GPT-2 through llama.cpp\'s CPU build is not within 1e-4 of ONNX Runtime; Llama and Qwen2 (SiLU, no table) are.',
+      'cannot be told otherwise, so GPT-2 through llama.cpp\'s prebuilt CPU build is not within 1e-4 of ONNX Runtime; Llama and Qwen2 (SiLU, no table) are.',
+    '',
+  ];
+}
+
+type TokenDelta = { maxAbsDelta: number; tokensOver1e4: number; tokens: number };
+/** The exact-GELU build's paragraph: its build, its tokens against ONNX Runtime and the table build, its run's calls. */
+function exactBuildLines(e: { build: { wallSeconds: number; cores: number; loadAverage: number[] } | null; documents: number; ortVsExactBuild: TokenDelta; exactBuildVsTableBuild: TokenDelta } | undefined, run: Record<string, any> | undefined): string[] {
+  if (!e) return [];
+  const d = (t: TokenDelta) => `${t.maxAbsDelta} (${t.tokensOver1e4} of ${t.tokens} token log-probs off by more than 1e-4)`;
+  const c = run?.comparisons?.ort as Comparison | undefined;
+  const worst = c ? Math.max(c.maxAbsDelta.noCall, c.maxAbsDelta.callOnly, c.maxAbsDelta.withResult) : undefined;
+  const built = e.build ? ` Built here in ${(e.build.wallSeconds / 60).toFixed(1)} min of wall time (${e.build.cores} shared cores, load ${e.build.loadAverage.join(' → ')}).` : '';
+  return [
+    "**The exact-GELU build takes the table away** (`npx toolformer build-llama --gelu exact`, then `--llama-gelu exact`: llama.cpp compiled by node-llama-cpp from the source it ships, " +
+      `CPU only, with vec.h's \`#define GGML_GELU_FP16\` behind \`#ifndef TOOLFORMER_GELU_EXACT\`, so GELU is computed in float32).${built} ` +
+      `Over the same ${e.documents} documents' tokens: against ONNX Runtime, max |Δ| ${d(e.ortVsExactBuild)}; against the prebuilt table build, ${d(e.exactBuildVsTableBuild)}.` +
+      (c && worst !== undefined
+        ? ` On \`npm start\`'s scored calls (its row above): ${c.paired} paired, max |Δ| L_a, L_b, L_c ${deltas(c)} — ${worst <= 1e-4 ? 'within' : '**not** within'} 1e-4 nats of ONNX Runtime; kept calls ${c.keptIdentical ? 'identical' : '**not** identical'}, train.jsonl ${c.trainIdentical ? 'identical' : c.trainIdenticalButLosses ? 'identical but for the losses it records' : '**different**'}.`
+        : ''),
     '',
   ];
 }
@@ -83,5 +102,6 @@ export function parityMarkdown(result: Record<string, any>): string {
         ]
       : []),
     ...geluLines(result.geluTable),
+    ...exactBuildLines(result.geluExactBuild, runs['f32-exact-gelu']),
   ].join('\n');
 }

@@ -10,9 +10,10 @@
  *   L_b, L_c, the verdict flips with their distance to τ_f, whether the kept calls and train.jsonl are identical —
  *   against ONNX Runtime, and the quantized and Vulkan runs also against the f32 GGUF on the CPU;
  * - the first parity run's pairing replayed (calls keyed without their result): the whole-nat L_c "differences".
+ * - the exact-GELU llama.cpp build (`--llama-gelu exact`), the f32 GGUF again, as a run and on the sample's tokens.
  * Writes results/gguf-parity.json; `--markdown` renders it into gguf-parity.md, the README's block.
  *
- *   npx tsx pipeline/bench/gguf-parity.ts [--work dir] [--runs ort,served,…] [--docs f16=10,…] [--vulkan-icd manifest.json]
+ *   npx tsx pipeline/bench/gguf-parity.ts [--work dir] [--runs ort,served,…,gelu-tokens,gelu-exact-tokens] [--docs f16=10,…] [--vulkan-icd manifest.json]
  *   npx tsx pipeline/bench/gguf-parity.ts --markdown
  * --work: where the runs go (kept; a run whose folder already holds stats.json is reused, and said so).
  */
@@ -27,12 +28,13 @@ import { qa } from '../core/tools/qa/index.ts';
 import { convertCommand } from '../node/commands/convert-command.ts';
 import { configFromFlags } from '../node/commands/annotate-command.ts';
 import { scoreCall } from '../node/commands/score-command.ts';
+import { BUILD_RECORD, exactGeluBuildFolder } from '../node/model/lm-backends/llama-gelu-build.ts';
 import { openLM } from '../node/model/lm-backends/registry.ts';
 import { DEFAULT_MODEL, PACKAGE_ROOT } from '../node/system/package-paths.ts';
 import { Command } from 'commander';
 import { addRunCommands } from '../node/cli/cli-run-commands.ts';
 import type { AnnotateFlags } from '../node/commands/annotate-command.ts';
-import { geluEvidence, ggmlGeluModel } from './gelu-table.ts';
+import { exactBuildEvidence, geluEvidence, ggmlGeluModel } from './gelu-table.ts';
 import { compareRuns, oldKeyPairing } from './parity-compare.ts';
 import { startServe } from './backends-rows.ts';
 import { parityMarkdown } from './gguf-parity-format.ts';
@@ -103,6 +105,8 @@ const gguf = (dtype: string) => async (work: string) => {
   return existsSync(out) ? out : convertCommand(DEFAULT_MODEL, { to: 'gguf', dtype: dtype as 'f32', out });
 };
 const open = (model: string) => openLM(model, { threads: 1 });
+/** The exact-GELU llama.cpp build (`npx toolformer build-llama --gelu exact` made it; lm-backends/llama-gelu.ts). */
+const openExact = (model: string) => openLM(model, { threads: 1, llamaGelu: 'exact' });
 
 export const RUNS: RunSpec[] = [
   { name: 'ort', what: 'ONNX Runtime (models/default)', model: async () => DEFAULT_MODEL, against: [], worked: open },
@@ -111,6 +115,7 @@ export const RUNS: RunSpec[] = [
   { name: 'ggml-gelu', what: "ONNX Runtime with ggml-cpu's float16 GELU table in the graph", model: async (work) => ggmlGeluModel(DEFAULT_MODEL, join(work, 'ggml-gelu-model')), against: ['ort', 'f32'], worked: open },
   { name: 'f16', what: 'llama.cpp f16 (CPU)', model: gguf('f16'), oneCore: true, against: ['ort', 'f32'], worked: open },
   { name: 'q8_0', what: 'llama.cpp q8_0 (CPU)', model: gguf('q8_0'), oneCore: true, against: ['ort', 'f32'], worked: open },
+  { name: 'f32-exact-gelu', what: 'llama.cpp f32, the exact-GELU build (CPU; `--llama-gelu exact`)', model: gguf('f32'), extra: ['--llama-gelu', 'exact'], oneCore: true, against: ['ort', 'f32'], worked: openExact },
   { name: 'vulkan-f32', what: `llama.cpp f32, Vulkan on Mesa lavapipe (VK_ICD_FILENAMES=${vulkanIcd})`, model: gguf('f32'), extra: ['--device', 'vulkan'], env: { ...process.env, VK_ICD_FILENAMES: vulkanIcd, GGML_VK_VISIBLE_DEVICES: '0' }, against: ['ort', 'f32'] },
 ];
 
@@ -188,7 +193,7 @@ async function main(): Promise<void> {
   const { values } = parseArgs({ options: { 'vulkan-icd': { type: 'string' }, work: { type: 'string' }, runs: { type: 'string' }, docs: { type: 'string' }, out: { type: 'string' } } });
   const work = resolve(values.work ?? join(tmpdir(), 'gguf-parity'));
   mkdirSync(work, { recursive: true });
-  const names = values.runs ? values.runs.split(',') : [...RUNS.map((r) => r.name), 'gelu-tokens'];
+  const names = values.runs ? values.runs.split(',') : [...RUNS.map((r) => r.name), 'gelu-tokens', 'gelu-exact-tokens'];
   const docs = Object.fromEntries((values.docs ?? '').split(',').filter(Boolean).map((kv) => [kv.split('=')[0], Number(kv.split('=')[1])]));
   const out = resolve(values.out ?? RESULT);
   const previous = existsSync(out) && JSON.parse(readFileSync(out, 'utf8')).runs ? JSON.parse(readFileSync(out, 'utf8')) : { runs: {} };
@@ -201,17 +206,25 @@ async function main(): Promise<void> {
     workedCases: workedCases().map((c) => `${c.name}: ${c.call.tool}(${c.call.input}) at ${c.at}`),
     runs: previous.runs as Record<string, any>,
     geluTable: previous.geluTable as unknown,
+    geluExactBuild: previous.geluExactBuild as unknown,
   };
   if (names.includes('gelu-tokens')) {
     result.geluTable = await geluEvidence(SAMPLE, DEFAULT_MODEL, await gguf('f32')(work), work, open);
     console.log('gelu-tokens', JSON.stringify(result.geluTable));
+  }
+  if (names.includes('gelu-exact-tokens')) {
+    const folder = exactGeluBuildFolder();
+    const build = folder && existsSync(join(folder, BUILD_RECORD)) ? JSON.parse(readFileSync(join(folder, BUILD_RECORD), 'utf8')) : null;
+    result.geluExactBuild = { build, ...(await exactBuildEvidence(SAMPLE, DEFAULT_MODEL, await gguf('f32')(work), (model, exact) => (exact ? openExact(model) : open(model)))) };
+    console.log('gelu-exact-tokens', JSON.stringify(result.geluExactBuild));
   }
   for (const spec of RUNS.filter((r) => names.includes(r.name))) {
     const { dir: _, ...run } = await measure(spec, work, docs[spec.name]);
     result.runs[spec.name] = run;
     writeFileSync(out, JSON.stringify(result, null, 2) + '\n'); // after each run: a cut-short bench keeps what it measured
   }
-  for (const spec of RUNS.filter((r) => result.runs[r.name])) result.runs[spec.name].comparisons = compareWith(spec, work, result.runs);
+  // A comparison whose runs are not in this --work keeps what an earlier invocation measured.
+  for (const spec of RUNS.filter((r) => result.runs[r.name])) result.runs[spec.name].comparisons = { ...result.runs[spec.name].comparisons, ...compareWith(spec, work, result.runs) };
   writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
   console.log(`wrote ${out}`);
 }

@@ -188,6 +188,8 @@ export function withVerdicts(config: AnnotateConfig, verdicts: ProbeOutcome): An
 export interface RunMeta {
   model?: string;
   modelDtype?: string;
+  /** A .gguf model scored on the exact-GELU llama.cpp build (`--llama-gelu exact`); absent: the prebuilt table build. */
+  llamaGelu?: string;
   modelMaxLength?: number;
   translationEngine?: string;
   mcpServers?: unknown;

@@ -1,13 +1,13 @@
 /**
  * The model's commands: example (the worked example), score, generate, eval, toolkens train, loss, finetune and convert.
  */
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { judge } from '../../core/scoring/judge.ts';
 import { paperNames } from '../../core/scoring/losses.ts';
 import { DEFAULT_GENERATE_MODEL, DEFAULT_INPUTS, DEFAULT_MODEL } from '../system/package-paths.ts';
 import { checkCommandPaths } from '../system/safe-paths.ts';
 import {
-  addOptions, callPlacementOption, decodingOptions, deviceOption, dtypeOption, integer, listenHostOption, lmOptions, modelOption, number, onnxModelOption, onUse, port,
+  addOptions, callPlacementOption, decodingOptions, deviceOption, dtypeOption, integer, listenHostOption, llamaGeluOption, lmOptions, modelOption, number, onnxModelOption, onUse, port,
   quietOption, seedOption, toolsOption,
 } from './cli-options.ts';
 
@@ -20,7 +20,16 @@ export function addModelCommands(program: Command): void {
   defineLoss(program);
   defineFinetune(program);
   defineConvert(program);
+  defineBuildLlama(program);
   defineServe(program);
+}
+
+function defineBuildLlama(program: Command): void {
+  program
+    .command('build-llama')
+    .description("build llama.cpp for a .gguf model's --llama-gelu exact: ggml-cpu's GELU in float32, not through its float16 table (GPT-2 then matches ONNX Runtime within 1e-4 nats). CPU only, offline from the llama.cpp source node-llama-cpp ships, minutes of compiling; node-llama-cpp's prebuilt binaries stay as they are")
+    .addOption(new Option('--gelu <how>', 'the GELU to build: exact').choices(['exact']).makeOptionMandatory())
+    .action(onUse(async () => (await import('../model/lm-backends/llama-gelu-build.ts')).buildLlamaCommand));
 }
 
 function defineServe(program: Command): void {
@@ -30,6 +39,7 @@ function defineServe(program: Command): void {
     .addOption(modelOption())
     .addOption(dtypeOption())
     .addOption(deviceOption())
+    .addOption(llamaGeluOption())
     .option('--served-model-name <name>', 'the name clients send as `model` (default: the --model argument)')
     .addOption(listenHostOption())
     .option('--port <port>', 'the TCP port (0: any free one, printed)', port('--port'), 8000)

@@ -7,6 +7,7 @@ import { DEVICES } from '../../core/lm/devices.ts';
 import { CALL_PLACEMENTS } from '../../core/run-defaults.ts';
 import { DEFAULT_RETRIEVER, RETRIEVERS } from '../../core/retrieval/retriever.ts';
 import { CATALOGS } from '../../core/tools/catalogs/index.ts';
+import { GELU_EXACT_BUILD_COMMAND, LLAMA_GELUS, type LlamaGelu } from '../model/lm-backends/llama-gelu.ts';
 import { LM_BACKENDS } from '../model/lm-backends/registry.ts';
 import { DEFAULT_MODEL } from '../system/package-paths.ts';
 
@@ -34,6 +35,12 @@ export const dtypeOption = () =>
     .choices(DTYPES)
     .default('fp32');
 
+/** `--llama-gelu`: a .gguf model's GELU on the CPU (lm-backends/llama-gelu.ts); exact is recorded in config.json. */
+export const llamaGeluOption = () =>
+  new Option('--llama-gelu <how>', `a .gguf model on the CPU: GELU through ggml-cpu's float16 table (table: node-llama-cpp's prebuilt binaries) or in float32 (exact: GPT-2 then matches ONNX Runtime within 1e-4 nats; a local llama.cpp build, made once by \`${GELU_EXACT_BUILD_COMMAND}\`; recorded in config.json)`)
+    .choices(LLAMA_GELUS)
+    .default('table');
+
 /** `--model`'s help: what each LM backend is named by (lm-backends/registry.ts, the only list). */
 export const modelHelp = (fallback: string) => `the LM: ${LM_BACKENDS.map((b) => b.names).join('; or ')} (default ${fallback})`;
 
@@ -54,6 +61,7 @@ export const lmOptions = ({ modelLead = '', device = true } = {}) => [
   modelOption(modelLead),
   dtypeOption(),
   ...(device ? [deviceOption()] : []),
+  llamaGeluOption(),
   ...servedModelOptions(),
 ];
 
@@ -90,6 +98,16 @@ export interface ServedModelFlags {
   serverTimeout?: number;
   /** The most MiB read from one answer. @default 256 */
   serverMaxResponseMb?: number;
+}
+
+/** The flags lmOptions adds besides --model, --dtype and --device: the served model's and --llama-gelu. */
+export interface BackendFlags extends ServedModelFlags {
+  llamaGelu?: LlamaGelu;
+}
+
+/** They as lm-backends' OpenLMOptions (--llama-gelu only when exact: the table build is what a run without it opens). */
+export function backendFlags(flags: BackendFlags) {
+  return { ...servedModelFlags(flags), ...(flags.llamaGelu === 'exact' ? { llamaGelu: 'exact' as const } : {}) };
 }
 
 /** The served-model flags as lm-backends' OpenLMOptions. */
@@ -144,6 +162,7 @@ export const decodingOptions = (o: {
 }) => [
   o.anyBackend ? new Option('--model <model>', `${modelHelp(o.modelDefault)}${o.modelRole}`).default(o.modelDefault) : onnxModelOption(o.modelRole, o.modelDefault),
   deviceOption(),
+  ...(o.anyBackend ? [llamaGeluOption()] : []),
   maxNewTokensOption(o.maxNewTokens),
   callTopKOption(),
   temperatureOption(o.temperature, o.sampled),

@@ -11,7 +11,7 @@ import { TOOL_NAMES } from '../../core/tools/registry.ts';
 import type { RunStats } from '../../core/stats.ts';
 import type { AnnotateFlags } from './annotate-flags.ts';
 import { modelRef, openLM } from '../model/lm-backends/registry.ts';
-import { servedModelFlags } from '../cli/cli-options.ts';
+import { backendFlags } from '../cli/cli-options.ts';
 import { countRecords } from '../corpus/count-records.ts';
 import { exportFormatList } from '../export/formats.ts';
 import { digestInputs } from '../corpus/input-digest.ts';
@@ -107,7 +107,7 @@ async function annotateWith(inputs: string[], flags: AnnotateFlags, mcp?: McpToo
   // --catalog: its tools (and its library) load only now, when asked for.
   const catalog = flags.catalog === undefined ? undefined : await (await import('../tools/parts.ts')).loadIsolatedCatalog(flags.catalog);
   const config = planConfig(flags, mcp?.specs, catalog);
-  const opening = { dtype: flags.dtype, ...servedModelFlags(flags) };
+  const opening = { dtype: flags.dtype, ...backendFlags(flags) };
   const ref = await modelRef(flags.model, opening);
   const bound = Math.min(flags.maxDocs ?? Infinity, countRecords(inputs));
   // The executor (executors/registry.ts): with --mcp one process, the connections live here (a catalog and the tool
@@ -133,6 +133,7 @@ async function annotateWith(inputs: string[], flags: AnnotateFlags, mcp?: McpToo
   const meta = {
     model: ref.recorded,
     ...(flags.dtype && flags.dtype !== 'fp32' ? { modelDtype: flags.dtype } : {}),
+    ...(opening.llamaGelu ? { llamaGelu: opening.llamaGelu } : {}),
     modelMaxLength: lm.maxLength,
     translationEngine: parts.translation,
     ...(mcp ? { mcpServers: mcp.servers } : {}),

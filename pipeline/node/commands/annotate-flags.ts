@@ -4,6 +4,7 @@
  */
 import type { RunFlags } from '../../core/run-plan.ts';
 import type { Dtype } from '../model/hf-cache.ts';
+import type { LlamaGelu } from '../model/lm-backends/llama-gelu.ts';
 
 export interface AnnotateFlags extends RunFlags {
   /** What the LM backend registry opens (lm-backends/registry.ts): a model folder or org/name, a .gguf file, a server URL. */
@@ -17,6 +18,8 @@ export interface AnnotateFlags extends RunFlags {
   serverMaxResponseMb?: number;
   /** Which ONNX file of the model (onnx/model.onnx, model_fp16.onnx, …). @default "fp32" */
   dtype?: Dtype;
+  /** A .gguf model's GELU: the prebuilt table build or the exact local build (`--llama-gelu`). @default "table" */
+  llamaGelu?: LlamaGelu;
   maxDocs?: number;
   out: string;
   resume?: boolean;

@@ -13,6 +13,7 @@ import { defaultConfig } from '../../core/default-config.ts';
 import { ToolExecutor } from '../../core/stages/execute.ts';
 import { generate as generateWithTools, type GenerateOptions, type Generation } from '../../core/generate/generate.ts';
 import type { Device } from '../../core/lm/devices.ts';
+import type { LlamaGelu } from '../model/lm-backends/llama-gelu.ts';
 import { openLM, type LoadedLM } from '../model/lm-backends/registry.ts';
 import { TOOL_SPECS, ToolRegistry } from '../../core/tools/registry.ts';
 import { createApertiumEngine } from '../tools/apertium.ts';
@@ -39,6 +40,8 @@ export interface GenerateCommandOptions {
   toolkenMode?: ToolModeKind;
   /** Where the LM runs (`--device`). @default "cpu" */
   device?: Device;
+  /** A .gguf model's GELU build (`--llama-gelu`). @default "table" */
+  llamaGelu?: LlamaGelu;
 }
 
 /** The default tools behind an executor with annotate's limits (the same timeout and concurrency as a run). */
@@ -59,7 +62,7 @@ export async function generateCommand(prompt: string | undefined, o: GenerateCom
   // Toolkens read the ONNX model's hidden states in this process; plain generation runs on any LM backend
   // (an ONNX folder, a .gguf through llama.cpp, auto:…) that has a KV-cache decoder.
   const model = toolkens ? await loadModel(o.model, { device: o.device, lm: { hiddenStates: true } }) : null;
-  const lm: LoadedLM = model ?? (await openLM(o.model, { device: o.device }));
+  const lm: LoadedLM = model ?? (await openLM(o.model, { device: o.device, ...(o.llamaGelu === 'exact' ? { llamaGelu: o.llamaGelu } : {}) }));
   const executor = o.tools ? await createNodeExecutor() : null;
   const base: GenerateOptions = {
     tools: o.tools, maxNewTokens: o.maxNewTokens, topK: o.topK, maxCalls: o.maxCalls, temperature: o.temperature, seed: o.seed,

@@ -13,10 +13,10 @@ import { callTokens, planWindow } from '../../core/scoring/window.ts';
 import type { Device } from '../../core/lm/devices.ts';
 import type { Dtype } from '../model/hf-cache.ts';
 import { openLM } from '../model/lm-backends/registry.ts';
-import { type ServedModelFlags, servedModelFlags } from '../cli/cli-options.ts';
+import { type BackendFlags, backendFlags } from '../cli/cli-options.ts';
 import { createNodeParts } from '../tools/parts.ts';
 
-export interface ScoreFlags extends ServedModelFlags {
+export interface ScoreFlags extends BackendFlags {
   call: string;
   /** Character offset where the call goes (one of `at`, `before`). */
   at?: number;
@@ -39,7 +39,7 @@ export async function scoreCommand(text: string, flags: ScoreFlags): Promise<voi
   const config = defaultConfig();
   // Before the model loads: a tool this command cannot run is named at once, with the ones it can.
   if (!config.tools.includes(parsed.call.tool)) throw new Error(`unknown tool "${parsed.call.tool}" in --call: the tools are ${config.tools.join(', ')}`);
-  const lm = await openLM(flags.model, { dtype: flags.dtype, device: flags.device, ...servedModelFlags(flags) });
+  const lm = await openLM(flags.model, { dtype: flags.dtype, device: flags.device, ...backendFlags(flags) });
   const { texts, window, losses, tauF, inline } = await scoreCall(lm, config, text, at, parsed.call, flags);
   const v = judge(losses, tauF);
   console.log(`text:   ${text.slice(0, at)}⟨${texts.withResult}⟩${text.slice(at)}${inline ? ' (scored inline)' : ''}`);

@@ -5,6 +5,7 @@
 import type { Device } from '../../core/lm/devices.ts';
 import type { HiddenStateLM } from '../../core/lm/lm.ts';
 import type { Dtype } from '../model/hf-cache.ts';
+import type { LlamaGelu } from '../model/lm-backends/llama-gelu.ts';
 import { backendFor, openLM } from '../model/lm-backends/registry.ts';
 import { serve } from './serve.ts';
 
@@ -12,6 +13,8 @@ export interface ServeFlags {
   model: string;
   dtype?: Dtype;
   device?: Device;
+  /** A .gguf model's GELU build (`--llama-gelu`). @default "table" */
+  llamaGelu?: LlamaGelu;
   servedModelName?: string;
   /** The address to listen on. @default 127.0.0.1 */
   host?: string;
@@ -25,7 +28,7 @@ export async function serveCommand(flags: ServeFlags): Promise<void> {
   if (flags.apiKeyEnv !== undefined && !apiKey) throw new Error(`--api-key-env ${flags.apiKeyEnv}: the environment has no ${flags.apiKeyEnv} (or it is empty)`);
   const backend = backendFor(flags.model);
   if (backend.name === 'server') throw new Error(`--model ${flags.model}: serve loads a model in this process (a folder or a .gguf file), not another server`);
-  const opening = { dtype: flags.dtype, device: flags.device };
+  const opening = { dtype: flags.dtype, device: flags.device, ...(flags.llamaGelu === 'exact' ? { llamaGelu: flags.llamaGelu } : {}) };
   const lm = await openLM(flags.model, opening);
   // Full distributions (prompt_logprobs k > 0) from a second session with hidden states, opened on the first request
   // that asks: scoring with the extensions needs only the model's own scorer, without copying h out on every pass.

@@ -11,6 +11,7 @@
  *   a time: llama-cpp-lm.ts oneAtATime); their count and the batch size follow the machine and the model (`contextPlan`).
  */
 import { LlamaCppLM, type LlamaCppModule } from './llama-cpp-lm.ts';
+import { GELU_EXACT_CMAKE_OPTIONS, isExactGeluBuild, missingBuildLine, type LlamaGelu } from './llama-gelu.ts';
 
 export type LlamaCppDevice = 'cpu' | 'vulkan' | 'cuda' | 'metal' | 'auto';
 export const LLAMA_CPP_DEVICES: readonly LlamaCppDevice[] = ['cpu', 'vulkan', 'cuda', 'metal', 'auto'];
@@ -30,6 +31,8 @@ export interface LlamaCppOptions {
   batchSize?: number;
   /** Model id recorded in config.json. @default the path */
   id?: string;
+  /** GELU through ggml-cpu's float16 table (the prebuilt binaries) or in float32 (the local exact build; llama-gelu.ts). @default 'table' */
+  gelu?: LlamaGelu;
 }
 
 /** node-llama-cpp's `gpu` option for a device: false (CPU only), a backend name, or "auto". */
@@ -65,17 +68,41 @@ async function importNodeLlamaCpp(): Promise<LlamaCppModule> {
   }
 }
 
+/** node-llama-cpp's prebuilt binaries for `device` (never a build). */
+async function prebuiltLlama(lib: LlamaCppModule, device: LlamaCppDevice) {
+  try {
+    return await lib.getLlama({ gpu: gpuOption(device), build: 'never', logLevel: lib.LlamaLogLevel.error, progressLogs: false });
+  } catch (error) {
+    throw new Error(`--device ${device}: llama.cpp cannot use it here: ${(error as Error).message.split('\n')[0]}${device === 'vulkan' ? VULKAN_HINT : ''}`);
+  }
+}
+
+/**
+ * The exact-GELU local build, CPU only; never the prebuilt table build in its place (`usePrebuiltBinaries: false`, and
+ * what loaded is checked): a missing build is one line naming the command that makes it.
+ */
+async function exactGeluLlama(lib: LlamaCppModule, device: LlamaCppDevice) {
+  if (device !== 'cpu') throw new Error(`--llama-gelu exact is a CPU build of llama.cpp: use --device cpu (not ${device})`);
+  let llama;
+  try {
+    llama = await lib.getLlama({ gpu: false, build: 'never', usePrebuiltBinaries: false, cmakeOptions: { ...GELU_EXACT_CMAKE_OPTIONS }, logLevel: lib.LlamaLogLevel.error, progressLogs: false });
+  } catch (error) {
+    const e = error as Error;
+    throw new Error(missingBuildLine(e instanceof lib.NoBinaryFoundError ? "no local build with its cmake options in node-llama-cpp's llama/localBuilds" : `node-llama-cpp: ${e.message.split('\n')[0]}`));
+  }
+  if (!isExactGeluBuild(llama)) {
+    await llama.dispose();
+    throw new Error(missingBuildLine(`node-llama-cpp loaded a ${llama.buildType} build without its cmake options`));
+  }
+  return llama;
+}
+
 /** Loads a GGUF model with llama.cpp; a missing device, file or package is one thrown line naming it. */
 export async function loadLlamaCpp(path: string, options: LlamaCppOptions = {}): Promise<LlamaCppLM> {
   const device = options.device ?? 'cpu';
   if (!LLAMA_CPP_DEVICES.includes(device)) throw new Error(`--device ${device} is not a llama.cpp device (${LLAMA_CPP_DEVICES.join(', ')})`);
   const lib = await importNodeLlamaCpp();
-  let llama;
-  try {
-    llama = await lib.getLlama({ gpu: gpuOption(device), build: 'never', logLevel: lib.LlamaLogLevel.error, progressLogs: false });
-  } catch (error) {
-    throw new Error(`--device ${device}: llama.cpp cannot use it here: ${(error as Error).message.split('\n')[0]}${device === 'vulkan' ? VULKAN_HINT : ''}`);
-  }
+  const llama = options.gelu === 'exact' ? await exactGeluLlama(lib, device) : await prebuiltLlama(lib, device);
   if (device !== 'auto' && llama.gpu !== gpuOption(device)) {
     throw new Error(`--device ${device}: llama.cpp loaded ${llama.gpu === false ? 'the CPU build' : llama.gpu} instead`);
   }

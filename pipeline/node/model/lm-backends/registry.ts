@@ -58,13 +58,15 @@ const llamaCppBackend: LMBackend = {
   open: async (model, o) => {
     const { loadLlamaCpp } = await import('./llama-cpp.ts');
     const path = resolve(model);
-    return loadLlamaCpp(path, { device: (o.device ?? 'cpu') as 'cpu' | 'vulkan' | 'cuda' | 'metal' | 'auto', threads: o.threads, id: relative(process.cwd(), path) });
+    return loadLlamaCpp(path, { device: (o.device ?? 'cpu') as 'cpu' | 'vulkan' | 'cuda' | 'metal' | 'auto', threads: o.threads, id: relative(process.cwd(), path), gelu: o.llamaGelu });
   },
-  ref: async (model) => {
-    const { modelDigest } = await import('../../run/run-digest.ts');
+  ref: async (model, o) => {
+    const { modelDigest, digestOf } = await import('../../run/run-digest.ts');
     const path = resolve(model);
-    // The file is the model: its bytes are what every worker and the probes' cache must share.
-    return { backend: llamaCppBackend, recorded: relative(process.cwd(), path), path, digest: () => modelDigest(path), probeDigest: () => modelDigest(path) };
+    // The file is the model: its bytes are what every worker and the probes' cache must share; the exact-GELU build
+    // computes other losses from them, so it is part of what identifies the model (the table build's digest is the file's).
+    const digest = () => (o.llamaGelu === 'exact' ? digestOf({ gguf: modelDigest(path), llamaGelu: 'exact' }) : modelDigest(path));
+    return { backend: llamaCppBackend, recorded: relative(process.cwd(), path), path, digest, probeDigest: digest };
   },
 };
 
@@ -109,6 +111,9 @@ export function modelRef(model: string, options: OpenLMOptions = {}): Promise<Mo
 /** Opens what `--model` names on its backend, or fails in one line (a device the backend does not run on, …). */
 export async function openLM(model: string, options: OpenLMOptions = {}): Promise<LoadedLM> {
   const backend = backendFor(model);
+  if (options.llamaGelu === 'exact' && backend !== llamaCppBackend && backend !== autoBackend) {
+    throw new Error(`--llama-gelu exact is for a .gguf model on llama.cpp; ${model} runs on the ${backend.name} backend`);
+  }
   if (options.device !== undefined && !backend.devices.includes(options.device)) {
     throw new Error(`--device ${options.device}: the ${backend.name} backend (${model}) runs on ${backend.devices.join(', ')}; ${deviceHint(options.device)}`);
   }

@@ -5,6 +5,7 @@
 import type { Device } from '../../../core/lm/devices.ts';
 import type { CausalLM } from '../../../core/lm/lm.ts';
 import type { LoadModelOptions } from '../load-model.ts';
+import type { LlamaGelu } from './llama-gelu.ts';
 import type { HttpClientOptions } from './server/http-client.ts';
 
 /** What every command passes when it opens the model. */
@@ -16,6 +17,8 @@ export interface OpenLMOptions extends Omit<LoadModelOptions, 'device'> {
   servedModel?: string;
   /** Server models: retries, timeouts, caps (the key is read from TOOLFORMER_API_KEY, never a flag). */
   server?: HttpClientOptions;
+  /** GGUF models: GELU through ggml-cpu's float16 table (the prebuilt binaries) or exact (a local build; llama-gelu.ts). @default 'table' */
+  llamaGelu?: LlamaGelu;
 }
 
 /** What a child process needs to open the run's model as its parent did (pool workers, queue processors). */
@@ -26,6 +29,7 @@ export interface ModelOpen {
   tokenizer?: string;
   servedModel?: string;
   server?: HttpClientOptions;
+  llamaGelu?: LlamaGelu;
 }
 
 /** A loaded LM; release() frees what the backend holds (sessions, a native context, connections). */

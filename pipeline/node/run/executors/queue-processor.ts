@@ -19,6 +19,7 @@ export const WORKER_ENV = {
   dtype: 'TOOLFORMER_WORKER_DTYPE',
   tokenizer: 'TOOLFORMER_WORKER_TOKENIZER',
   servedModel: 'TOOLFORMER_WORKER_SERVED_MODEL',
+  llamaGelu: 'TOOLFORMER_WORKER_LLAMA_GELU',
   run: 'TOOLFORMER_WORKER_RUN',
 } as const;
 
@@ -43,6 +44,7 @@ export async function processChunk(job: SandboxedJob<ChunkJob, ChunkResult>): Pr
         dtype: process.env[WORKER_ENV.dtype] as Dtype,
         tokenizer: process.env[WORKER_ENV.tokenizer],
         servedModel: process.env[WORKER_ENV.servedModel],
+        llamaGelu: process.env[WORKER_ENV.llamaGelu] === 'exact' ? 'exact' : undefined,
         device: config.device,
       });
       return (await createRunParts(lm, config, model)).parts;

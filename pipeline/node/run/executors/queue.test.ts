@@ -31,7 +31,7 @@ describe.skipIf(noRedis)(GROUP, () => {
     // A worker whose model differs from the run's is refused, in one line, before it takes any chunk.
     const other = await runCli([...worker(redis()), '--model', join(ROOT, 'models/tiny-llama')], tmp);
     expect(other.code).toBe(1);
-    expect(other.stderr).toMatch(/^(worker: waiting for a run on \S+\n)?toolformer: worker refused: its modelDigest differs from the run's \(run [0-9a-f]{12}, this worker [0-9a-f]{12}\): start it with the run's --model and --dtype[^\n]*\n$/);
+    expect(other.stderr).toMatch(/^(worker: waiting for a run on \S+\n)?toolformer: worker refused: its modelDigest differs from the run's \(run [0-9a-f]{12}, this worker [0-9a-f]{12}\): start it with the run's --model, --dtype and --llama-gelu[^\n]*\n$/);
 
     const victim = startWorker(worker(redis()), true);
     await waitUntil(() => /chunk (\d+) started/.test(victim.log()), victim.log, { what: 'the first worker to take a chunk' });

@@ -17,13 +17,13 @@ import { ABANDONED_EXIT } from '../../system/child-guard.mjs';
 import { packageVersions } from '../../system/package-versions.ts';
 import type { Dtype } from '../../model/hf-cache.ts';
 import { modelRef, openLM } from '../../model/lm-backends/registry.ts';
-import { type ServedModelFlags, servedModelFlags } from '../../cli/cli-options.ts';
+import { type BackendFlags, backendFlags } from '../../cli/cli-options.ts';
 import { createNodeParts } from '../../tools/parts.ts';
 import { WORKER_ENV } from './queue-processor.ts';
 import { type RunRecord, QUEUE_NAME, RUN_KEY } from './queue.ts';
 import { assertQueueReachable, redisOptions } from './redis.ts';
 
-export interface WorkerFlags extends ServedModelFlags {
+export interface WorkerFlags extends BackendFlags {
   queue: string;
   model: string;
   dtype?: Dtype;
@@ -147,12 +147,13 @@ function handToProcessors(flags: WorkerFlags, model: string, run: string): void 
   process.env[WORKER_ENV.dtype] = flags.dtype ?? 'fp32';
   if (flags.tokenizer) process.env[WORKER_ENV.tokenizer] = flags.tokenizer;
   if (flags.servedModel) process.env[WORKER_ENV.servedModel] = flags.servedModel;
+  if (flags.llamaGelu === 'exact') process.env[WORKER_ENV.llamaGelu] = 'exact';
   process.env[WORKER_ENV.run] = run;
 }
 
 /** What this machine would compute with, against what the run was started with: a difference is a one-line refusal. */
 async function assertSameMachine(flags: WorkerFlags, record: RunRecord) {
-  const opening = { dtype: flags.dtype, ...servedModelFlags(flags) };
+  const opening = { dtype: flags.dtype, ...backendFlags(flags) };
   const resolved = await modelRef(flags.model, opening);
   const lm = await openLM(flags.model, { ...opening, device: record.identity.config.device }); // the run's device: refused here when missing
   const { translation } = await createNodeParts(lm, { toolConcurrency: 1, toolTimeoutMs: record.identity.config.toolTimeoutMs });
@@ -167,7 +168,7 @@ async function assertSameMachine(flags: WorkerFlags, record: RunRecord) {
     const [was, now] = [JSON.stringify(record.identity[key]), JSON.stringify(mine[key])];
     if (was !== now) {
       const show = (v: string) => (key === 'modelDigest' ? v.slice(1, 13) : v.length > 40 ? `${v.slice(0, 39)}…` : v);
-      throw new Error(`worker refused: its ${key} differs from the run's (run ${show(was)}, this worker ${show(now)}): start it with the run's --model and --dtype on the same toolformer-ts install and Apertium pairs`);
+      throw new Error(`worker refused: its ${key} differs from the run's (run ${show(was)}, this worker ${show(now)}): start it with the run's --model, --dtype and --llama-gelu on the same toolformer-ts install and Apertium pairs`);
     }
   }
   return resolved;
