@@ -10,7 +10,7 @@
  * on the dev splits (pipeline/eval/retrieval/expansion-tuning.md).
  */
 import { STOP_WORDS } from '../core/retrieval/terms.ts';
-import { nameWords, type RetrievableTool } from '../core/retrieval/tool-text.ts';
+import { descriptionProse as prose, nameWords, type RetrievableTool } from '../core/retrieval/tool-text.ts';
 import type { Lexicon } from './wordnet-lexicon.ts';
 
 export interface ExpansionOptions {
@@ -20,9 +20,6 @@ export interface ExpansionOptions {
   related: boolean;
   hypernyms: boolean;
 }
-
-/** The description without its trailing "mathjs <Category>: syntax…" part (syntax is not language). */
-const prose = (description: string) => description.split(/ mathjs [A-Z]\w*:/)[0];
 
 /** Lemmas to look up in a text: runs of 1–3 adjacent content words, longest first. */
 export function lookupTerms(text: string): string[] {

@@ -3,12 +3,13 @@
  * position, an instruction — rank the run's tools so that each document goes only through the few that fit it.
  * One interface, several retrievers: BM25 over the tools' documentation (bm25.ts), the same with each tool's
  * WordNet expansion as a fourth field ("expanded", bm25.ts `expansions`), a dense retriever over the run's
- * own LM's hidden states with a contrastively trained projection (dense.ts), and their reciprocal-rank fusion
- * (fusion.ts). Each is built once per run from the tools (its index), then asked many times.
+ * own LM's hidden states with a contrastively trained projection (dense.ts), a soft word match over pretrained word
+ * vectors (vectors.ts), and reciprocal-rank fusions (fusion.ts): expanded with dense ("fusion"), expanded with vectors
+ * ("vector-fusion"). Each is built once per run from the tools (its index), then asked many times.
  */
 
 /** The retrievers a run can pick (--retriever), and the default: the best on the labelled set's dev split. */
-export const RETRIEVERS: readonly string[] = ['fusion', 'bm25', 'expanded', 'dense'];
+export const RETRIEVERS: readonly string[] = ['fusion', 'bm25', 'expanded', 'dense', 'vectors', 'vector-fusion'];
 export const DEFAULT_RETRIEVER = 'fusion';
 
 /** One tool in a ranking; `score` is the retriever's own (higher is better; not comparable across retrievers). */

@@ -33,3 +33,8 @@ export function nameWords(name: string): string {
     .replace(/[_-]+/g, ' ')
     .toLowerCase();
 }
+
+/** A catalog description without its trailing "mathjs <Category>: syntax…" part (syntax is not language). */
+export function descriptionProse(description: string): string {
+  return description.split(/ mathjs [A-Z]\w*:/)[0];
+}

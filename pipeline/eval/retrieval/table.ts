@@ -83,7 +83,7 @@ function verdict(result: TableResult, set: string): string | null {
   const vocabulary = result.vocabulary.find((v) => v.set === set && v.split === 'test');
   // Why, when short: how much of the split a docs-matching retriever can reach at all.
   const why = short > 0 && vocabulary
-    ? ` ${vocabulary.shared === 0 ? 'None' : `Only ${vocabulary.shared}`} of its ${vocabulary.requests} requests ${vocabulary.shared === 0 ? 'shares' : 'share'} a word with their tools' docs, and the WordNet expansion reaches the rest only where a lexicon relates the words (README: why).`
+    ? ` ${vocabulary.shared === 0 ? 'None' : `Only ${vocabulary.shared}`} of its ${vocabulary.requests} requests ${vocabulary.shared === 0 ? 'shares' : 'share'} a word with their tools' docs; the WordNet expansion and the GloVe word vectors reach the rest only word by word, where a lexicon or co-occurrence relates a request's word to the docs' (README: why).`
     : '';
   return `${set === 'blind' ? 'Blind' : 'Labelled'} set, test split, ${result.tools} tools: the best retriever is **${best.retriever}**, NDCG@5 ${pct(best.ndcg5)} — ` +
     (short > 0 ? `short of the ${TARGET_NDCG5[set]} target by ${(short * 100).toFixed(1)} points` : `at or above the ${TARGET_NDCG5[set]} target`) +

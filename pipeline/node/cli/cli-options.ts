@@ -195,7 +195,7 @@ export const catalogOption = (how: string) => new Option('--catalog <name>', `${
 
 /** `--retriever <name>` (annotate, retrieve): `lead` goes before the list. */
 export const retrieverOption = (lead = '') =>
-  new Option('--retriever <name>', `${lead}${retrieverHelp} (fusion: BM25 with WordNet expansion + dense, by reciprocal rank)`);
+  new Option('--retriever <name>', `${lead}${retrieverHelp} (fusion: BM25 with WordNet expansion + dense, by reciprocal rank; vectors: GloVe word vectors; vector-fusion: expanded + vectors)`);
 
 /** `--mcp <server>` (annotate, retrieve), repeatable. */
 export const mcpOption = () =>

@@ -7,9 +7,12 @@
  * it instead of training again. The evaluation table and the bench pass none: they measure the build.
  */
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { Bm25Retriever, RandomRetriever } from '../../core/retrieval/bm25.ts';
 import { type DenseIndex, DenseRetriever, hiddenStateEncoder } from '../../core/retrieval/dense.ts';
 import { FusionRetriever } from '../../core/retrieval/fusion.ts';
+import { VectorRetriever } from '../../core/retrieval/vectors.ts';
+import { parseWordVectors, type WordVectors } from '../../core/retrieval/word-vectors.ts';
 import type { ToolRetriever } from '../../core/retrieval/retriever.ts';
 import type { RetrievableTool } from '../../core/retrieval/tool-text.ts';
 import type { AnnotateConfig } from '../../core/config.ts';
@@ -17,6 +20,7 @@ import type { Device } from '../../core/lm/devices.ts';
 import type { HiddenStateLM } from '../../core/lm/lm.ts';
 import type { RankedTool } from '../../core/retrieval/retriever.ts';
 import type { ToolRegistry } from '../../core/tools/registry.ts';
+import { readBoundedFile } from '../../io/bounded-read.ts';
 import { mulberry32 } from '../../random/mulberry32.ts';
 import { toolformerCacheDir } from '../cli/start-cache.mjs';
 import { loadModel } from '../model/load-model.ts';
@@ -61,11 +65,35 @@ export function toolExpansions(): ReadonlyMap<string, string> {
   return expansions;
 }
 
+/** The bundled word vectors (pipeline/data/word-vectors.bin, 4.7 MB: trimmed GloVe, pipeline/data/word-vectors.ts). */
+export const WORD_VECTORS_PATH = fileURLToPath(new URL('../../data/word-vectors.bin', import.meta.url));
+const WORD_VECTORS_CAP = 16 << 20;
+let vectors: WordVectors | undefined;
+/** The bundled word vectors, read and parsed once (~0.1 s). */
+export function bundledWordVectors(): WordVectors {
+  vectors ??= parseWordVectors(readBoundedFile(WORD_VECTORS_PATH, WORD_VECTORS_PATH, WORD_VECTORS_CAP), WORD_VECTORS_PATH);
+  return vectors;
+}
+
+/**
+ * The weight of "vectors" beside "expanded" (weight 1) in their fusion, chosen on the dev splits
+ * (pipeline/eval/retrieval/vector-tuning.md; NDCG@5 labelled / blind dev): 0.5 70.7 / 13.7, 1 71.6 / 16.8, 2 69.9 / 16.6,
+ * 3 69.9 / 16.3; expanded alone 68.3 / 11.7, vectors alone 66.9 / 15.7.
+ */
+export const VECTOR_FUSION_WEIGHT = 1;
+
 /** The retrievers that need no model, by name. */
 const WORD_RETRIEVERS: Record<string, (tools: readonly RetrievableTool[]) => ToolRetriever> = {
   bm25: (tools) => new Bm25Retriever(tools),
   expanded: (tools) => new Bm25Retriever(tools, { expansions: toolExpansions() }),
+  vectors: (tools) => new VectorRetriever(tools, bundledWordVectors(), undefined, toolExpansions()),
+  'vector-fusion': (tools) => vectorFusion(WORD_RETRIEVERS.expanded(tools), WORD_RETRIEVERS.vectors(tools), tools.map((t) => t.name)),
 };
+
+/** "vector-fusion": reciprocal-rank fusion of expanded (weight 1) and vectors (`weight`). */
+export function vectorFusion(expanded: ToolRetriever, vectors: ToolRetriever, names: readonly string[], weight = VECTOR_FUSION_WEIGHT): FusionRetriever {
+  return new FusionRetriever([{ retriever: expanded, weight: 1 }, { retriever: vectors, weight }], names, 'vector-fusion');
+}
 
 export async function buildToolRetrievers(tools: readonly RetrievableTool[], options: RetrieverSetOptions): Promise<RetrieverSet> {
   const names = tools.map((t) => t.name);
@@ -84,7 +112,8 @@ export async function buildToolRetrievers(tools: readonly RetrievableTool[], opt
   // The fusion's word side is the expanded BM25, chosen on the dev splits (NDCG@5, labelled / blind): fused with bm25
   // 0.666 / 0.017, with expanded 0.702 / 0.114 (expanded alone 0.683 / 0.117, bm25 alone 0.654 / 0.014).
   const fusion = new FusionRetriever([{ retriever: expanded, weight: 1 }, { retriever: dense, weight: FUSION_DENSE_WEIGHT }], names);
-  const retrievers: ToolRetriever[] = [fusion, bm25, expanded, dense];
+  const vectors = WORD_RETRIEVERS.vectors(tools);
+  const retrievers: ToolRetriever[] = [fusion, bm25, expanded, dense, vectors, vectorFusion(expanded, vectors, names)];
   if (options.all) retrievers.push(new Bm25Retriever(tools, { namesOnly: true }), new RandomRetriever(names, mulberry32(1).next));
   return {
     retrievers,
