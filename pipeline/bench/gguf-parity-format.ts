@@ -65,18 +65,19 @@ function geluLines(g: Record<string, { maxAbsDelta: number; tokensOver1e4: numbe
 
 type TokenDelta = { maxAbsDelta: number; tokensOver1e4: number; tokens: number };
 /** The exact-GELU build's paragraph: its build, its tokens against ONNX Runtime and the table build, its run's calls. */
-function exactBuildLines(e: { build: { wallSeconds: number; cores: number; loadAverage: number[] } | null; documents: number; ortVsExactBuild: TokenDelta; exactBuildVsTableBuild: TokenDelta } | undefined, run: Record<string, any> | undefined): string[] {
+function exactBuildLines(e: { build: { wallSeconds: number; cpuSeconds: number | null; cores: number; loadAverage: number[] } | null; documents: number; ortVsExactBuild: TokenDelta; exactBuildVsTableBuild: TokenDelta } | undefined, run: Record<string, any> | undefined): string[] {
   if (!e) return [];
   const d = (t: TokenDelta) => `${t.maxAbsDelta} (${t.tokensOver1e4} of ${t.tokens} token log-probs off by more than 1e-4)`;
   const c = run?.comparisons?.ort as Comparison | undefined;
   const worst = c ? Math.max(c.maxAbsDelta.noCall, c.maxAbsDelta.callOnly, c.maxAbsDelta.withResult) : undefined;
-  const built = e.build ? ` Built here in ${(e.build.wallSeconds / 60).toFixed(1)} min of wall time (${e.build.cores} shared cores, load ${e.build.loadAverage.join(' → ')}).` : '';
+  const cpu = e.build?.cpuSeconds ? `, ${(e.build.cpuSeconds / 60).toFixed(1)} CPU-minutes (on ${e.build.cores} free cores ≥ ${(e.build.cpuSeconds / 60 / e.build.cores).toFixed(1)} min)` : '';
+  const built = e.build ? ` Built here in ${(e.build.wallSeconds / 60).toFixed(1)} min of wall time on ${e.build.cores} shared cores (load ${e.build.loadAverage.join(' → ')})${cpu}.` : '';
   return [
     "**The exact-GELU build takes the table away** (`npx toolformer build-llama --gelu exact`, then `--llama-gelu exact`: llama.cpp compiled by node-llama-cpp from the source it ships, " +
       `CPU only, with vec.h's \`#define GGML_GELU_FP16\` behind \`#ifndef TOOLFORMER_GELU_EXACT\`, so GELU is computed in float32).${built} ` +
       `Over the same ${e.documents} documents' tokens: against ONNX Runtime, max |Δ| ${d(e.ortVsExactBuild)}; against the prebuilt table build, ${d(e.exactBuildVsTableBuild)}.` +
       (c && worst !== undefined
-        ? ` On \`npm start\`'s scored calls (its row above): ${c.paired} paired, max |Δ| L_a, L_b, L_c ${deltas(c)} — ${worst <= 1e-4 ? 'within' : '**not** within'} 1e-4 nats of ONNX Runtime; kept calls ${c.keptIdentical ? 'identical' : '**not** identical'}, train.jsonl ${c.trainIdentical ? 'identical' : c.trainIdenticalButLosses ? 'identical but for the losses it records' : '**different**'}.`
+        ? ` On \`npm start\`'s scored calls (its row above): ${c.paired} paired, max |Δ| L_a, L_b, L_c ${deltas(c)} (calls.jsonl's rounding step at most: it records losses to 1e-4) — ${worst <= 1e-4 ? 'within' : '**not** within'} 1e-4 nats of ONNX Runtime; kept calls ${c.keptIdentical ? 'identical' : '**not** identical'}, train.jsonl ${c.trainIdentical ? 'identical' : c.trainIdenticalButLosses ? 'identical but for the losses it records' : '**different**'}.`
         : ''),
     '',
   ];

@@ -8,7 +8,8 @@
  * - live, the GELU table as the cause: ONNX Runtime with ggml-cpu's table in its graph is several times closer to
  *   llama.cpp than without it;
  * - the committed results say what the README's block says (served: identical; f32: kept calls and train.jsonl's
- *   finetuning data identical; flips listed with their distance to τ_f).
+ *   finetuning data identical; the exact-GELU build within 1e-4 with identical files; flips listed with their
+ *   distance to τ_f). The exact-GELU build itself is built and checked live by gelu-exact-build.test.ts.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,7 +23,7 @@ import { geluEvidence } from './gelu-table.ts';
 import { RESULT, workedLosses } from './gguf-parity.ts';
 import { byIdentity, compareRuns, oldKeyPairing, type CallRow } from './parity-compare.ts';
 
-const result = JSON.parse(readFileSync(RESULT, 'utf8')) as { runs: Record<string, any>; geluTable: Record<string, any> };
+const result = JSON.parse(readFileSync(RESULT, 'utf8')) as { runs: Record<string, any>; geluTable: Record<string, any>; geluExactBuild: Record<string, any> };
 const work = mkdtempSync(join(tmpdir(), 'gguf-parity-test-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
@@ -125,6 +126,19 @@ describe('results/gguf-parity.json', () => {
     expect([c.paired, c.onlyInReference.length, c.onlyInOther.length]).toEqual([c.referenceCalls, 0, 0]);
     expect([c.keptIdentical, c.trainIdenticalButLosses, c.flips.length]).toEqual([true, true, 0]);
     expect(Math.max(...Object.values(c.maxAbsDelta as Record<string, number>))).toBeLessThan(GELU_GAP);
+  });
+
+  it('the exact-GELU build (--llama-gelu exact) on the whole sample: within 1e-4 of ONNX Runtime, the same files; the table build is not', () => {
+    const c = result.runs['f32-exact-gelu'].comparisons.ort;
+    expect(c.documents).toBe('all');
+    expect([c.paired, c.onlyInReference.length, c.onlyInOther.length, c.flips.length]).toEqual([c.referenceCalls, 0, 0, 0]);
+    for (const d of [...Object.values(c.maxAbsDelta as Record<string, number>), c.maxAbsDeltaUsefulness]) expect(d).toBeLessThanOrEqual(1e-4);
+    expect([c.keptIdentical, c.trainIdentical]).toEqual([true, true]);
+    const tokens = result.geluExactBuild;
+    expect(tokens.ortVsExactBuild).toMatchObject({ tokensOver1e4: 0, tokens: 3840 });
+    expect(tokens.ortVsExactBuild.maxAbsDelta).toBeLessThan(1e-4);
+    expect(tokens.exactBuildVsTableBuild.maxAbsDelta).toBeGreaterThan(1e-3); // two builds, not one loaded twice
+    expect(Math.max(...Object.values(result.runs.f32.comparisons.ort.maxAbsDelta as Record<string, number>))).toBeGreaterThan(1e-4);
   });
 
   it('Vulkan on lavapipe and f16 on the whole sample: the CPU f32 run’s kept calls and finetuning data, no flip', () => {

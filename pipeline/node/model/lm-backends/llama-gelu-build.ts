@@ -68,10 +68,21 @@ export interface BuiltExactGelu {
 export interface BuildRecord {
   built: string;
   wallSeconds: number;
+  /** CPU seconds of the compile (this process's reaped children: npm, cmake-js, cmake, the compilers); null off Linux. */
+  cpuSeconds: number | null;
   cores: number;
+  /** The 1-minute load average before and after. */
   loadAverage: [number, number];
 }
 export const BUILD_RECORD = 'toolformer-build.json';
+
+/** CPU seconds of this process's reaped children, from /proc/self/stat (cutime + cstime, in USER_HZ = 100 ticks a second); null off Linux. */
+function childrenCpuSeconds(): number | null {
+  if (!existsSync('/proc/self/stat')) return null;
+  const stat = readBoundedFile('/proc/self/stat', 'process status', 4096).toString('utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // fields from the 3rd on (the command name may hold spaces)
+  return (Number(fields[13]) + Number(fields[14])) / 100; // cutime, cstime: fields 16 and 17
+}
 
 export function writeBuildRecord(folder: string, record: BuildRecord): void {
   writeFileSync(join(folder, BUILD_RECORD), JSON.stringify(record, null, 2) + '\n');
@@ -81,6 +92,7 @@ export function writeBuildRecord(folder: string, record: BuildRecord): void {
 export async function buildExactGelu(log: (line: string) => void = (line) => console.error(line)): Promise<BuiltExactGelu> {
   const started = performance.now();
   const loadBefore = loadavg()[0];
+  const cpuBefore = childrenCpuSeconds();
   const llamaDir = llamaDirectory();
   const [{ DownloadLlamaCppCommand }, lib] = await Promise.all([import('node-llama-cpp/commands'), import('node-llama-cpp')]);
   log('toolformer: cloning the llama.cpp source node-llama-cpp ships (its git bundle, offline)');
@@ -94,7 +106,9 @@ export async function buildExactGelu(log: (line: string) => void = (line) => con
   if (!loaded || folder === null) throw new Error(`node-llama-cpp did not load the exact-GELU build it compiled (${llamaDir}/localBuilds)`);
   const flagsFile = checkDefineReachedGgmlCpu(folder);
   const seconds = (performance.now() - started) / 1000;
-  writeBuildRecord(folder, { built: new Date().toISOString(), wallSeconds: Math.round(seconds), cores: availableParallelism(), loadAverage: [Number(loadBefore.toFixed(1)), Number(loadavg()[0].toFixed(1))] });
+  const cpuAfter = childrenCpuSeconds();
+  const cpuSeconds = cpuBefore === null || cpuAfter === null ? null : Math.round(cpuAfter - cpuBefore);
+  writeBuildRecord(folder, { built: new Date().toISOString(), wallSeconds: Math.round(seconds), cpuSeconds, cores: availableParallelism(), loadAverage: [Number(loadBefore.toFixed(1)), Number(loadavg()[0].toFixed(1))] });
   return { folder, flagsFile, seconds };
 }
 
