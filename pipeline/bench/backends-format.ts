@@ -37,15 +37,32 @@ export function tokensPerSecond(r: RowsResult, runtime: string, workload: Worklo
   return cpu === undefined ? undefined : (r.rows * r.length) / cpu;
 }
 
-/** The runtime with the fastest bare forward (tokens per CPU second), and its rate. */
-export function fastestForward(r: RowsResult): { runtime: string; tokensPerSecond: number } {
-  let best = { runtime: '', tokensPerSecond: 0 };
-  for (const x of r.runtimes) {
-    const t = tokensPerSecond(r, x.runtime, 'forward');
-    if (t !== undefined && t > best.tokensPerSecond) best = { runtime: x.runtime, tokensPerSecond: t };
+/** The bare forwards a comparison may use: the head at one position per row, at every position, or either. */
+export type ForwardKind = 'forwardOne' | 'forwardAll' | 'any';
+
+/** The runtimes on float32 weights (the precision `auto` compares): the others are onnx q8, llama.cpp f16 and q8_0. */
+export const isFloat32 = (runtime: string) => ['onnx', 'llama.cpp f32', 'PyTorch'].includes(runtime) || runtime.startsWith('served');
+
+/**
+ * The runtime with the fastest bare forward of `kind` (tokens per CPU second) among those `which` admits, its rate
+ * and which forward it was.
+ */
+export function fastestForward(r: RowsResult, kind: ForwardKind = 'any', which: (runtime: string) => boolean = () => true): { runtime: string; tokensPerSecond: number; workload: Workload } {
+  let best = { runtime: '', tokensPerSecond: 0, workload: 'forwardAll' as Workload };
+  for (const x of r.runtimes.filter((y) => which(y.runtime))) {
+    for (const workload of kind === 'any' ? (['forwardOne', 'forwardAll'] as const) : [kind]) {
+      const t = tokensPerSecond(r, x.runtime, workload);
+      if (t !== undefined && t > best.tokensPerSecond) best = { runtime: x.runtime, tokensPerSecond: t, workload };
+    }
   }
   return best;
 }
+
+/**
+ * The bare forward a scorer read is compared with like for like: the losses (the head at LOSS_READS positions per
+ * row) with the head at one position per row, p_i (the head at every position) with the head at every position.
+ */
+export const SAME_HEADS = { losses: 'forwardOne', probe: 'forwardAll' } as const;
 
 /**
  * What `--model auto:…` compares (lm-backends/auto.ts): the CPU seconds of the scorer's two reads together (losses +
@@ -58,29 +75,85 @@ export function scorerCpu(r: RowsResult, runtime: string): number | undefined {
 
 const ratio = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? '—' : `${f(a / b, 2)}`);
 const rate = (x: number | undefined) => (x === undefined ? '—' : f(x));
+const HEADS: Record<Workload, string> = { forwardOne: 'head at 1 position per row', forwardAll: 'head at every position', losses: 'losses', probe: 'p_i' };
+const named = (x: { runtime: string; tokensPerSecond: number; workload: Workload }) => `${x.runtime} (${HEADS[x.workload]}), ${f(x.tokensPerSecond)} tok/s`;
+
+function runtimeLine(r: RowsResult, x: RowsResult['runtimes'][number]): string {
+  if (x.error) return `| ${x.runtime} | not run: ${x.error} | | | | | | |`;
+  const t = (w: Workload) => tokensPerSecond(r, x.runtime, w);
+  const own = (w: Workload) => tokensPerSecond(r, x.runtime.startsWith('served') ? 'onnx' : x.runtime, w);
+  const [lo, pi] = [t('losses'), t('probe')];
+  const same = { losses: fastestForward(r, SAME_HEADS.losses).tokensPerSecond, probe: fastestForward(r, SAME_HEADS.probe).tokensPerSecond };
+  const any = fastestForward(r).tokensPerSecond;
+  const perCall = x.cpuSeconds.losses === undefined ? '—' : f((3 * x.cpuSeconds.losses) / r.rows, 4);
+  const gap = r.logProbGap?.[x.runtime];
+  const gapCell = x.runtime === 'onnx' ? '0 (reference)' : gap === undefined ? '—' : gap.toExponential(1);
+  return (
+    `| ${x.runtime} | ${rate(t('forwardOne'))}; ${rate(t('forwardAll'))} | ${rate(lo)}; ${rate(pi)} | ${ratio(lo, own('forwardOne'))}; ${ratio(pi, own('forwardAll'))} | ` +
+    `${ratio(lo, same.losses)}; ${ratio(pi, same.probe)} | ${ratio(lo, any)}; ${ratio(pi, any)} | ${perCall} | ${gapCell} |`
+  );
+}
+
+/** The sentence on `--model auto:…`'s pick: its slower read against the fastest bare forward, like for like and of any kind. */
+function autoLine(r: RowsResult): string | undefined {
+  const [o, l] = [scorerCpu(r, 'onnx'), scorerCpu(r, 'llama.cpp f32')];
+  if (o === undefined || l === undefined) return undefined;
+  const pick = o <= l ? 'onnx' : 'llama.cpp f32';
+  const [lo, pi] = [tokensPerSecond(r, pick, 'losses')!, tokensPerSecond(r, pick, 'probe')!];
+  /** The slower read's ratio to the fastest bare forward with the head on the same positions, among `which`. */
+  const like = (which?: (runtime: string) => boolean) => {
+    const [a, b] = [fastestForward(r, SAME_HEADS.losses, which), fastestForward(r, SAME_HEADS.probe, which)];
+    const [x, y] = [lo / a.tokensPerSecond, pi / b.tokensPerSecond];
+    return { ratio: Math.min(x, y), text: `losses ${f(x, 2)} (over ${named(a)}), p_i ${f(y, 2)} (over ${named(b)})` };
+  };
+  const any = fastestForward(r);
+  const picked = `\`--model auto:…\` picks **${pick}** here (scorer CPU, losses + p_i: ONNX Runtime ${f(o, 2)} s, llama.cpp f32 ${f(l, 2)} s).`;
+  if (any.tokensPerSecond === 0) return `${picked} No bare forward was measured, so no ratio to one.`;
+  const [all, f32] = [like(), like(isFloat32)];
+  const anyRatio = Math.min(lo, pi) / any.tokensPerSecond;
+  const verdict = (x: number) => (x >= 0.9 ? 'at least' : 'below');
+  return (
+    `${picked} Its reads over the fastest bare forward with the head on the same positions: ${all.text}, the slower **${f(all.ratio, 2)}**; ` +
+    `the same among the float32 runtimes (the precision \`auto\` compares): ${f32.text}, the slower **${f(f32.ratio, 2)}**; ` +
+    `its slower read over the fastest bare forward of any kind (${named(any)}): **${f(anyRatio, 2)}**. ` +
+    `Against the 0.9 issue 45 asks: like for like ${verdict(all.ratio)}, like for like at float32 ${verdict(f32.ratio)}, of any kind ${verdict(anyRatio)}.`
+  );
+}
+
+/** ONNX Runtime with int8 weights against llama.cpp q8_0, the like-for-like 8-bit peers. */
+function int8Line(r: RowsResult): string | undefined {
+  const [q8, q80] = ['onnx q8', 'llama.cpp q8_0'].map((n) => r.runtimes.find((x) => x.runtime === n && !x.error));
+  if (!q8 || !q80) return undefined;
+  const cmp = (w: Workload) => {
+    const [a, b] = [tokensPerSecond(r, q8.runtime, w), tokensPerSecond(r, q80.runtime, w)];
+    return a === undefined || b === undefined ? undefined : { w, a, b };
+  };
+  const parts = (['losses', 'probe', 'forwardOne', 'forwardAll'] as const).map(cmp).filter((x) => x !== undefined);
+  const faster = parts.filter((p) => p.a > p.b).map((p) => HEADS[p.w]);
+  const gap = (n: string) => (r.logProbGap?.[n] === undefined ? '—' : r.logProbGap[n].toExponential(1));
+  return (
+    'ONNX Runtime q8 (`onnx/model_quantized.onnx`, Transformers.js\'s `q8`: int8 weights with a scale per output column, ' +
+    'the tied embedding and LM head kept float32; pipeline/onnx-export/quantize.ts) against llama.cpp q8_0, tok/s: ' +
+    parts.map((p) => `${HEADS[p.w]} ${f(p.a)} vs ${f(p.b)} (${f(p.a / p.b, 2)}×)`).join(', ') +
+    `. ONNX Runtime q8 is faster on ${faster.length ? faster.join(', ') : 'none of them'}. ` +
+    `Largest |Δ log p| from ONNX Runtime f32 (every position, next id and probe): q8 ${gap(q8.runtime)}, q8_0 ${gap(q80.runtime)}.`
+  );
+}
 
 function rowsTable(r: RowsResult & { shape: string }): string[] {
-  const fastest = fastestForward(r);
   const onnx = r.runtimes.find((x) => x.runtime === 'onnx')!;
+  const [one, all] = [fastestForward(r, 'forwardOne'), fastestForward(r, 'forwardAll')];
   const lines = [
     `**${r.model}** — ${r.rows} rows × ${r.length} tokens, median of ${r.rounds} interleaved rounds after a warm-up (load average ${r.loadAverage.join(' → ')}). ` +
-      `Fastest bare forward: ${fastest.runtime}, ${f(fastest.tokensPerSecond)} tok/s.`,
+      `Fastest bare forward, head at 1 position per row: ${one.runtime}, ${f(one.tokensPerSecond)} tok/s; head at every position: ${all.runtime}, ${f(all.tokensPerSecond)} tok/s.`,
     '',
-    '| runtime | bare forward tok/s | scorer tok/s: losses; p_i | scorer / own forward: losses; p_i | scorer / fastest forward: losses; p_i | CPU s per scored call |',
-    '|---|---:|---:|---:|---:|---:|',
+    '| runtime | bare forward tok/s: head at 1 position; every position | scorer tok/s: losses; p_i | scorer / own forward, same heads: losses; p_i | ' +
+      'scorer / fastest forward, same heads: losses; p_i | scorer / fastest forward of any kind: losses; p_i | CPU s per scored call | largest \\|Δ log p\\| from onnx f32 |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
+    ...r.runtimes.map((x) => runtimeLine(r, x)),
+    '',
   ];
-  for (const x of r.runtimes) {
-    if (x.error) {
-      lines.push(`| ${x.runtime} | not run: ${x.error} | | | | |`);
-      continue;
-    }
-    const [fw, lo, pi] = (['forward', 'losses', 'probe'] as const).map((w) => tokensPerSecond(r, x.runtime, w));
-    const own = x.runtime.startsWith('served') ? tokensPerSecond(r, 'onnx', 'forward') : fw;
-    const perCall = x.cpuSeconds.losses === undefined ? '—' : f((3 * x.cpuSeconds.losses) / r.rows, 4);
-    lines.push(`| ${x.runtime} | ${rate(fw)} | ${rate(lo)}; ${rate(pi)} | ${ratio(lo, own)}; ${ratio(pi, own)} | ${ratio(lo, fastest.tokensPerSecond)}; ${ratio(pi, fastest.tokensPerSecond)} | ${perCall} |`);
-  }
   const served = r.runtimes.find((x) => x.runtime.startsWith('served'));
-  lines.push('');
   if (served && !served.error) {
     lines.push(`Served over in-process ONNX Runtime, CPU (client + server): losses ${ratio(served.cpuSeconds.losses, onnx.cpuSeconds.losses)}×, p_i ${ratio(served.cpuSeconds.probe, onnx.cpuSeconds.probe)}×.`);
   }
@@ -88,12 +161,7 @@ function rowsTable(r: RowsResult & { shape: string }): string[] {
     const c = r.torchCheck;
     lines.push(`PyTorch (torch ${c.torch}, BLAS ${c.blas.map((b) => `\`${b.split('/').at(-1)}\``).join(', ')}) computes the same model: largest |logit| difference from ONNX Runtime ${c.maxAbsLogitDiff.toExponential(1)}, |log-prob| ${c.maxAbsLogProbDiff.toExponential(1)} (2 rows, every position and id).`);
   }
-  const [o, l] = [scorerCpu(r, 'onnx'), scorerCpu(r, 'llama.cpp f32')];
-  if (o !== undefined && l !== undefined) {
-    const pick = o <= l ? 'onnx' : 'llama.cpp f32';
-    const best = pick === 'onnx' ? Math.min(tokensPerSecond(r, 'onnx', 'losses')!, tokensPerSecond(r, 'onnx', 'probe')!) : Math.min(tokensPerSecond(r, 'llama.cpp f32', 'losses')!, tokensPerSecond(r, 'llama.cpp f32', 'probe')!);
-    lines.push(`\`--model auto:…\` picks **${pick}** here (scorer CPU, losses + p_i: ONNX Runtime ${f(o, 2)} s, llama.cpp f32 ${f(l, 2)} s); its slower read over the fastest bare forward: **${f(best / fastest.tokensPerSecond, 2)}**.`);
-  }
+  for (const line of [int8Line(r), autoLine(r)]) if (line) lines.push(line);
   return lines;
 }
 
@@ -116,8 +184,11 @@ export function backendsMarkdown(r: BackendsResult): string {
   return [
     `Measured by \`${r.command}\` on ${r.date} (${r.minutes} min; 2 shared cores, other jobs running: load average ${r.loadAverage.join(' → ')}). ` +
       'Every runtime on 1 thread; rates are tokens per CPU second of the runtime\'s process (the served rows add the server\'s). ' +
-      'Bare forward: ONNX Runtime and PyTorch compute the [R, L, V] logits; llama.cpp decodes every token and reads the head at one position per row ' +
-      '(node-llama-cpp computes logits only where they are read). The scorer: losses read each row\'s last 5 positions, p_i every position with the " [" probe. ' +
+      'Each runtime\'s bare forward is measured twice: with the LM head (576 × 49,152 at the 135M shape) at each row\'s last position only ' +
+      '(ONNX Runtime: the file with num_logits_to_keep = 1; llama.cpp: one output position per row in llama_decode; PyTorch: the head on the last hidden state) ' +
+      'and at every position (ONNX Runtime and PyTorch: the [R, L, V] logits; llama.cpp: every position an output); nothing is read back beyond that. ' +
+      'The scorer: losses read each row\'s last 5 positions, p_i every position with the " [" probe, so like for like ("same heads") the losses are set against ' +
+      'the one-position forward and p_i against the every-position one; "of any kind" is the fastest of all forwards (before 2026-12-05 the only ratio shown). ' +
       'A scored call here is three such rows (L_a, L_b, L_c).',
     '',
     ...(r.notes ?? []).flatMap((n) => [n, '']),

@@ -18,7 +18,11 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const BIN = join(ROOT, 'pipeline/node/bin.mjs');
 const PYTHON = process.env.TOOLFORMER_PYTHON ?? '/usr/bin/python3';
 
-export const WORKLOADS = ['forward', 'losses', 'probe'] as const;
+/**
+ * forwardOne / forwardAll: the runtime's bare forward with the LM head at each row's last position / at every position
+ * (backends-child.ts); losses / probe: the scorer's two reads.
+ */
+export const WORKLOADS = ['forwardOne', 'forwardAll', 'losses', 'probe'] as const;
 export type Workload = (typeof WORKLOADS)[number];
 
 export interface RuntimeRow {
@@ -37,6 +41,11 @@ export interface RowsResult {
   rounds: number;
   loadAverage: number[];
   runtimes: RuntimeRow[];
+  /**
+   * Per runtime (not PyTorch: torchCheck), the largest |log p − log p of ONNX Runtime f32| over the p_i request's
+   * reads (every row and position: the next id and the probe id), nats.
+   */
+  logProbGap?: Record<string, number>;
   /** PyTorch's logits on the check rows against ONNX Runtime's (peer_rows.py), when PyTorch ran. */
   torchCheck?: { maxAbsLogitDiff: number; maxAbsLogProbDiff: number; torch: string; blas: string[] };
 }
@@ -74,7 +83,7 @@ async function holdChild(name: string, args: string[], server?: ChildProcess): P
     name,
     send,
     ask: async (workload) => {
-      if (server && workload === 'forward') return undefined; // the served runtime's forward is ONNX Runtime's
+      if (server && workload.startsWith('forward')) return undefined; // the served runtime's forward is ONNX Runtime's
       const serverBefore = server ? cpuOfPid(server.pid!) : 0;
       const answer = JSON.parse(await send(workload)) as { cpuSeconds?: number; error?: string };
       if (answer.error) throw new Error(`${name} ${workload}: ${answer.error}`);
@@ -108,14 +117,14 @@ function holdTorch(model: string, rows: number, length: number, logits: string):
   writeFileSync(join(tmp, 'rows.json'), JSON.stringify({
     model, rows: rowIds(rows, length), from: length - LOSS_READS, probe: PROBE_ID, repeats: 1, check: { rows: 2, logits },
   }));
-  let round: Record<Workload, number> | undefined;
+  let round: Record<Workload, number | undefined> | undefined;
   const held: Held & { check?: RowsResult['torchCheck'] } = {
     name: 'PyTorch',
     ask: async (workload) => {
-      if (workload === 'forward' || !round) {
+      if (workload === 'forwardOne' || !round) {
         execFileSync(PYTHON, [join(ROOT, 'pipeline/bench/peer_torch.py'), 'rows', join(tmp, 'rows.json'), join(tmp, 'result.json')], { stdio: ['ignore', 'ignore', 'inherit'], env: peerEnv() });
         const out = JSON.parse(readFileSync(join(tmp, 'result.json'), 'utf8'));
-        round = { forward: out.forward.cpuSeconds, losses: out.losses.cpuSeconds, probe: out.probe.cpuSeconds };
+        round = { forwardOne: out.forwardOne?.cpuSeconds, forwardAll: out.forward.cpuSeconds, losses: out.losses.cpuSeconds, probe: out.probe.cpuSeconds };
         held.check = { maxAbsLogitDiff: out.check.maxAbsLogitDiff, maxAbsLogProbDiff: out.check.maxAbsLogProbDiff, torch: out.torch, blas: out.blas };
       }
       return round[workload];
@@ -144,12 +153,15 @@ export async function benchRows(plan: RowsPlan): Promise<RowsResult> {
   const loadAverage = [loadavg()[0]];
   const served = await startServe(model);
   const onnx = await holdChild('onnx', ['--runtime', 'onnx', '--model', model, ...shape]);
-  const held: Held[] = [
+  const children = [
     onnx,
+    await holdChild('onnx q8', ['--runtime', 'onnx', '--dtype', 'q8', '--model', model, ...shape]),
     await holdChild('served (toolformer serve over onnx, HTTP)', ['--runtime', 'served', '--model', served.url, '--tokenizer', model, ...shape], served.child),
     ...(await Promise.all(Object.entries(plan.ggufs).map(([dtype, file]) => holdChild(`llama.cpp ${dtype}`, ['--runtime', 'llama.cpp', '--model', file, ...shape])))),
   ];
+  const held: Held[] = [...children];
   const tmp = mkdtempSync(join(tmpdir(), 'backends-rows-'));
+  const logProbGap = await logProbGaps(children, tmp, log);
   const torchError = plan.torchMissing;
   if (!torchError) {
     await onnx.send(`logits ${join(tmp, 'logits.f32')}`); // PyTorch's check: ONNX Runtime's logits of 2 rows
@@ -181,7 +193,33 @@ export async function benchRows(plan: RowsPlan): Promise<RowsResult> {
   }
   for (const row of table.values()) for (const w of WORKLOADS) if (row.rounds[w]) row.cpuSeconds[w] = median(row.rounds[w]!);
   const torch = held.find((h) => h.name === 'PyTorch') as { check?: RowsResult['torchCheck'] } | undefined;
-  return { model, rows, length, rounds, loadAverage: loadAverage.map((x) => Number(x.toFixed(1))), runtimes: [...table.values()], torchCheck: torch?.check };
+  return { model, rows, length, rounds, loadAverage: loadAverage.map((x) => Number(x.toFixed(1))), runtimes: [...table.values()], logProbGap, torchCheck: torch?.check };
+}
+
+/**
+ * Per child after the first (ONNX Runtime f32), the largest |log p − the first's| over the p_i request's reads (the
+ * `logprobs` request: every row and position, next id and probe id), untimed. A child that cannot answer is left
+ * out (its timed rows then say why).
+ */
+async function logProbGaps(children: { name: string; send(line: string): Promise<string> }[], tmp: string, log: RowsPlan['log']): Promise<Record<string, number>> {
+  const read = async (i: number) => {
+    const file = join(tmp, `logprobs-${i}.json`);
+    const answer = JSON.parse(await children[i].send(`logprobs ${file}`)) as { error?: string };
+    if (answer.error) throw new Error(answer.error);
+    return JSON.parse(readFileSync(file, 'utf8')) as number[][][]; // [row][next id | probe][position]
+  };
+  const reference = await read(0);
+  const gaps: Record<string, number> = {};
+  for (let i = 1; i < children.length; i++) {
+    try {
+      let gap = 0;
+      (await read(i)).forEach((row, r) => row.forEach((xs, k) => xs.forEach((x, t) => (gap = Math.max(gap, Math.abs(x - reference[r][k][t]))))));
+      gaps[children[i].name] = Number(gap.toPrecision(2));
+    } catch (error) {
+      log(`${children[i].name}: no log-probs to compare (${(error as Error).message.split('\n')[0]})`);
+    }
+  }
+  return gaps;
 }
 
 const median = (xs: number[]) => {

@@ -2,8 +2,9 @@
  * `npm run bench:backends` — every LM runtime side by side in one run (issue 45 item 6), at the bundled model
  * (models/default) and at SmolLM2-135M's shape (random weights, seed 135, written to out/bench/backends-135m/ in the
  * project's ONNX layout, never committed), on the same weights: ONNX Runtime in-process, ONNX Runtime behind
- * `toolformer serve` over HTTP, llama.cpp on the GGUF conversions (`toolformer convert --to gguf`, f32 / f16 / q8_0)
- * and PyTorch (Debian's python3-torch, installed here with apt-get when it is missing and this is root; otherwise
+ * `toolformer serve` over HTTP, ONNX Runtime on int8 weights (Transformers.js's `q8` file, onnx/model_quantized.onnx,
+ * written from the fp32 file when absent: the peer of llama.cpp q8_0), llama.cpp on the GGUF conversions
+ * (`toolformer convert --to gguf`, f32 / f16 / q8_0) and PyTorch (Debian's python3-torch, installed here with apt-get when it is missing and this is root; otherwise
  * its row says why not).
  *
  *   npx tsx pipeline/bench/backends.ts [--docs 6] [--annotate-rounds 2] [--rounds 3] [--rows 16] [--rows-135m 8]
@@ -13,7 +14,9 @@
  * Two parts:
  * - rows (backends-rows.ts), both models: the scorer's two reads (losses, p_i) and each runtime's bare forward on
  *   R × L rows, rounds interleaved across runtimes, medians of CPU seconds: tokens/s per CPU second, the scorer over
- *   its own runtime's forward and over the fastest runtime's forward, and CPU seconds per scored call (three requests,
+ *   its own runtime's forward and over the fastest runtime's forward (each bare forward twice: the LM head at one
+ *   position per row and at every position; the scorer's reads set against the forward with the head on the same
+ *   positions, and against the fastest of any kind), the largest log-prob difference from ONNX Runtime f32, and CPU seconds per scored call (three requests,
  *   L_a / L_b / L_c, of L tokens read at their last 5 positions);
  * - annotate, the bundled model: `annotate corpus/sample.jsonl --max-docs N` on each in-process and served backend,
  *   the rounds interleaved: CPU seconds per scored call of the whole command (process start and model load included),
@@ -27,6 +30,8 @@ import { join, resolve } from 'node:path';
 import { scriptFlag } from '../io/script-flag.ts';
 import { backendsMarkdown, type AnnotateRow, type BackendsResult } from './backends-format.ts';
 import { benchRows, cpuOfPid, startServe, type RowsResult } from './backends-rows.ts';
+import { DTYPE_FILES } from '../core/lm/dtypes.ts';
+import { VARIANT_WRITERS } from '../onnx-export/replicas.ts';
 import { torchAvailable } from './peer.ts';
 import { writeRealSizeModel } from './real-size.ts';
 
@@ -84,6 +89,14 @@ function ensureTorch(): string | null {
     }
   }
   return torchAvailable() ?? (existsSync(OPENBLAS) ? null : `no OpenBLAS (${OPENBLAS}): apt-get install libopenblas0-pthread`);
+}
+
+/** The ONNX Runtime q8 row's file (Transformers.js `q8`: onnx/model_quantized.onnx), written from the fp32 one when absent. */
+function ensureQ8(model: string): void {
+  const file = join(model, 'onnx', DTYPE_FILES.q8);
+  if (existsSync(file)) return;
+  log(`writing ${file} (pipeline/onnx-export/quantize.ts q8)`);
+  writeFileSync(file, VARIANT_WRITERS.q8(readFileSync(join(model, 'onnx', DTYPE_FILES.fp32))));
 }
 
 // ---------- annotate (the bundled model) ----------
@@ -172,6 +185,7 @@ const result: BackendsResult = { date: new Date().toISOString().slice(0, 10), co
 for (const shape of shapes) {
   const model = shape === '135m' ? MODEL_135M : join(ROOT, 'models/default');
   if (shape === '135m' && !existsSync(join(MODEL_135M, 'onnx/model.onnx'))) await writeRealSizeModel(MODEL_135M, { optimumLayout: false }, log);
+  ensureQ8(model);
   log(`${shape}: converting ${model} to GGUF (${DTYPES.join(', ')})`);
   const ggufs = await convertAll(model, shape);
   if (shape === 'bundled') {

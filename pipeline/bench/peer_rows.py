@@ -12,6 +12,7 @@ result:    {"torch", "threads", "linears", "check": {maxAbsLogitDiff, maxAbsLogP
 
 Workloads, each on all R rows at once, `repeats` times after one warm-up:
   forward  the [R, L, V] logits (what ONNX Runtime's raw forward fetches; the bench's limit)
+  forwardOne  (Llama only) the hidden states of all positions and the head at each row's last position: [R, 1, V]
   losses   the scorer's L_a / L_b / L_c read: hidden states of all positions, the LM head and log-softmax only at the
            L - f positions read, the ids gathered (a batched peer's best: the 576 × 49,152 head is a fifth of a
            token's forward FLOPs when run everywhere)
@@ -138,10 +139,12 @@ def main(request_path, result_path):
         cfg, w = load_weights(request['model'])
         linears = 0
         logits_of = lambda r: gpt2_forward(w, cfg, r)
+        last_logits = None  # make_goldens' forward runs the head everywhere: no one-position forward
         hidden_then_head = lambda r, a, b: gpt2_forward(w, cfg, r)[:, a:b]
     else:
         cfg, w, linears = load_llama(request['model'])
         logits_of = lambda r: hidden_states(w, cfg, r) @ w['head']
+        last_logits = lambda r: hidden_states(w, cfg, r)[:, -1:] @ w['head']
         hidden_then_head = lambda r, a, b: hidden_states(w, cfg, r)[:, a:b] @ w['head']
 
     with torch.inference_mode():
@@ -167,10 +170,11 @@ def main(request_path, result_path):
         _, forward_s = timed(forward, repeats)
         loss_lp, losses_s = timed(losses, repeats)
         _, probe_s = timed(probes, repeats)
+        forward_one_s = timed(lambda: last_logits(rows), repeats)[1] if last_logits else None
     rate = lambda s: {'cpuSeconds': s, 'tokensPerSecond': tokens / s}
     json.dump({
         'torch': torch.__version__, 'threads': torch.get_num_threads(), 'blas': blas_library(), 'linears': linears,
         'check': {'rows': c, 'maxAbsLogitDiff': logit_diff, 'maxAbsLogProbDiff': logprob_diff},
-        'forward': rate(forward_s), 'losses': rate(losses_s), 'probe': rate(probe_s),
+        'forward': rate(forward_s), 'forwardOne': rate(forward_one_s) if forward_one_s else None, 'losses': rate(losses_s), 'probe': rate(probe_s),
         'lossLogProbs': loss_lp.tolist(),
     }, open(result_path, 'w'))
