@@ -94,29 +94,46 @@ function runtimeLine(r: RowsResult, x: RowsResult['runtimes'][number]): string {
   );
 }
 
-/** The sentence on `--model auto:…`'s pick: its slower read against the fastest bare forward, like for like and of any kind. */
+/** The runtimes on 8-bit weights: ONNX Runtime q8 and llama.cpp q8_0. */
+export const isInt8 = (runtime: string) => ['onnx q8', 'llama.cpp q8_0'].includes(runtime);
+
+/**
+ * `runtime`'s slower scorer read over the fastest bare forward with the head on the same positions among `which`
+ * (undefined where the runtime's scorer did not run), and the text naming both reads.
+ */
+function likeForLike(r: RowsResult, runtime: string, which?: (runtime: string) => boolean): { ratio: number; text: string } | undefined {
+  const [lo, pi] = [tokensPerSecond(r, runtime, 'losses'), tokensPerSecond(r, runtime, 'probe')];
+  if (lo === undefined || pi === undefined) return undefined;
+  const [a, b] = [fastestForward(r, SAME_HEADS.losses, which), fastestForward(r, SAME_HEADS.probe, which)];
+  const [x, y] = [lo / a.tokensPerSecond, pi / b.tokensPerSecond];
+  return { ratio: Math.min(x, y), text: `losses ${f(x, 2)} (over ${named(a)}), p_i ${f(y, 2)} (over ${named(b)})` };
+}
+
+/**
+ * The sentence on `--model auto:…`'s pick: its slower read against the fastest bare forward, like for like at each
+ * precision (float32: the pick; 8-bit: ONNX Runtime q8, what auto runs on the CPU with `--dtype q8`, since it picks
+ * the runtime and the dtype picks the file), across precisions and of any kind.
+ */
 function autoLine(r: RowsResult): string | undefined {
   const [o, l] = [scorerCpu(r, 'onnx'), scorerCpu(r, 'llama.cpp f32')];
   if (o === undefined || l === undefined) return undefined;
   const pick = o <= l ? 'onnx' : 'llama.cpp f32';
-  const [lo, pi] = [tokensPerSecond(r, pick, 'losses')!, tokensPerSecond(r, pick, 'probe')!];
-  /** The slower read's ratio to the fastest bare forward with the head on the same positions, among `which`. */
-  const like = (which?: (runtime: string) => boolean) => {
-    const [a, b] = [fastestForward(r, SAME_HEADS.losses, which), fastestForward(r, SAME_HEADS.probe, which)];
-    const [x, y] = [lo / a.tokensPerSecond, pi / b.tokensPerSecond];
-    return { ratio: Math.min(x, y), text: `losses ${f(x, 2)} (over ${named(a)}), p_i ${f(y, 2)} (over ${named(b)})` };
-  };
-  const any = fastestForward(r);
   const picked = `\`--model auto:…\` picks **${pick}** here (scorer CPU, losses + p_i: ONNX Runtime ${f(o, 2)} s, llama.cpp f32 ${f(l, 2)} s).`;
+  const any = fastestForward(r);
   if (any.tokensPerSecond === 0) return `${picked} No bare forward was measured, so no ratio to one.`;
-  const [all, f32] = [like(), like(isFloat32)];
-  const anyRatio = Math.min(lo, pi) / any.tokensPerSecond;
+  const [all, f32] = [likeForLike(r, pick)!, likeForLike(r, pick, isFloat32)!];
+  const int8Pick = pick === 'onnx' ? 'onnx q8' : 'llama.cpp q8_0';
+  const int8 = likeForLike(r, int8Pick, isInt8);
+  const anyRatio = Math.min(tokensPerSecond(r, pick, 'losses')!, tokensPerSecond(r, pick, 'probe')!) / any.tokensPerSecond;
   const verdict = (x: number) => (x >= 0.9 ? 'at least' : 'below');
+  const int8Text = int8 ? `at 8-bit, ${int8Pick} (what auto runs with \`--dtype q8\`) over the 8-bit runtimes: ${int8.text}, the slower **${f(int8.ratio, 2)}**; ` : '';
   return (
-    `${picked} Its reads over the fastest bare forward with the head on the same positions: ${all.text}, the slower **${f(all.ratio, 2)}**; ` +
-    `the same among the float32 runtimes (the precision \`auto\` compares): ${f32.text}, the slower **${f(f32.ratio, 2)}**; ` +
+    `${picked} Its reads over the fastest bare forward with the head on the same positions, at its precision (float32): ${f32.text}, the slower **${f(f32.ratio, 2)}**; ` +
+    int8Text +
+    `across precisions (float32 against every runtime, 8-bit ones included): ${all.text}, the slower **${f(all.ratio, 2)}**; ` +
     `its slower read over the fastest bare forward of any kind (${named(any)}): **${f(anyRatio, 2)}**. ` +
-    `Against the 0.9 issue 45 asks: like for like ${verdict(all.ratio)}, like for like at float32 ${verdict(f32.ratio)}, of any kind ${verdict(anyRatio)}.`
+    `Against the 0.9 issue 45 asks: like for like at float32 ${verdict(f32.ratio)}, ${int8 ? `at 8-bit ${verdict(int8.ratio)}, ` : ''}` +
+    `across precisions ${verdict(all.ratio)}, of any kind ${verdict(anyRatio)}.`
   );
 }
 
