@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { convertCommand } from '../node/commands/convert-command.ts';
 import { checkDefineReachedGgmlCpu, exactGeluBuildFolder } from '../node/model/lm-backends/llama-gelu-build.ts';
+import { GELU_EXACT_DEFINE } from '../node/model/lm-backends/llama-gelu.ts';
 import { openLM } from '../node/model/lm-backends/registry.ts';
 import { DEFAULT_MODEL, PACKAGE_ROOT } from '../node/system/package-paths.ts';
 import { spawnCli } from '../node/testing/cli-child.ts';
@@ -41,16 +42,13 @@ const builtBefore = exactGeluBuildFolder();
 const noTools = builtBefore ? false : skipUnlessInstalled(GROUP, missingBuildTools());
 
 describe.skipIf(noTools)(GROUP, () => {
-  it('npx toolformer build-llama --gelu exact makes it when node-llama-cpp has none; the definition reached ggml-cpu', async () => {
-    if (builtBefore) {
-      console.log(`reusing the exact-GELU build at ${builtBefore}`);
-    } else {
-      const r = await spawnCli(['build-llama', '--gelu', 'exact'], PACKAGE_ROOT).done;
-      expect(r.code, r.stderr.slice(-2000)).toBe(0);
-      expect(r.stdout).toMatch(/^built the exact-GELU llama\.cpp \(CPU\) in \d+ s: /);
-    }
+  it('npx toolformer build-llama --gelu exact makes it when node-llama-cpp has none, else says it is built; the definition reached ggml-cpu', async () => {
+    const r = await spawnCli(['build-llama', '--gelu', 'exact'], PACKAGE_ROOT).done;
+    expect(r.code, r.stderr.slice(-2000)).toBe(0);
+    expect(r.stdout).toMatch(builtBefore ? `the exact-GELU llama.cpp (CPU) is built already: ${builtBefore} (--rebuild builds it again)\n` : /^built the exact-GELU llama\.cpp \(CPU\) in \d+ s: /);
     const folder = exactGeluBuildFolder();
     expect(folder).not.toBeNull();
+    expect(r.stdout).toContain(`-D${GELU_EXACT_DEFINE} reached ggml-cpu's compile (${join(folder!, 'compile_commands.json')})`);
     expect(checkDefineReachedGgmlCpu(folder!)).toMatch(/compile_commands\.json$/);
   }, TEST_CAP_MS);
 

@@ -29,6 +29,7 @@ function defineBuildLlama(program: Command): void {
     .command('build-llama')
     .description("build llama.cpp for a .gguf model's --llama-gelu exact: ggml-cpu's GELU in float32, not through its float16 table (GPT-2 then matches ONNX Runtime within 1e-4 nats). CPU only, offline from the llama.cpp source node-llama-cpp ships, minutes of compiling; node-llama-cpp's prebuilt binaries stay as they are")
     .addOption(new Option('--gelu <how>', 'the GELU to build: exact').choices(['exact']).makeOptionMandatory())
+    .option('--rebuild', 'build it again when it is built already')
     .action(onUse(async () => (await import('../model/lm-backends/llama-gelu-build.ts')).buildLlamaCommand));
 }
 

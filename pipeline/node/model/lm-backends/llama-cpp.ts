@@ -60,7 +60,7 @@ const VULKAN_HINT =
   ' (a software driver is used only with GGML_VK_VISIBLE_DEVICES=0; chromium\'s SwiftShader lacks the 16-bit storage llama.cpp needs: ' +
   'use Mesa\'s lavapipe, apt-get install mesa-vulkan-drivers, VK_ICD_FILENAMES=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json)';
 
-async function importNodeLlamaCpp(): Promise<LlamaCppModule> {
+export async function importNodeLlamaCpp(): Promise<LlamaCppModule> {
   try {
     return (await import('node-llama-cpp')) as unknown as LlamaCppModule;
   } catch (error) {
@@ -81,7 +81,7 @@ async function prebuiltLlama(lib: LlamaCppModule, device: LlamaCppDevice) {
  * The exact-GELU local build, CPU only; never the prebuilt table build in its place (`usePrebuiltBinaries: false`, and
  * what loaded is checked): a missing build is one line naming the command that makes it.
  */
-async function exactGeluLlama(lib: LlamaCppModule, device: LlamaCppDevice) {
+export async function exactGeluLlama(lib: LlamaCppModule, device: LlamaCppDevice) {
   if (device !== 'cpu') throw new Error(`--llama-gelu exact is a CPU build of llama.cpp: use --device cpu (not ${device})`);
   let llama;
   try {

@@ -14,6 +14,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readBoundedFile, readBoundedJson } from '../../../io/bounded-read.ts';
+import { exactGeluLlama, importNodeLlamaCpp } from './llama-cpp.ts';
 import { GELU_EXACT_CMAKE_OPTIONS, GELU_EXACT_DEFINE, guardGeluTable, isExactGeluBuild, VEC_H } from './llama-gelu.ts';
 
 /** node-llama-cpp's llama/ folder (the source clone and localBuilds/ live there). */
@@ -94,7 +95,8 @@ export async function buildExactGelu(log: (line: string) => void = (line) => con
   const loadBefore = loadavg()[0];
   const cpuBefore = childrenCpuSeconds();
   const llamaDir = llamaDirectory();
-  const [{ DownloadLlamaCppCommand }, lib] = await Promise.all([import('node-llama-cpp/commands'), import('node-llama-cpp')]);
+  const lib = await importNodeLlamaCpp();
+  const { DownloadLlamaCppCommand } = await import('node-llama-cpp/commands');
   log('toolformer: cloning the llama.cpp source node-llama-cpp ships (its git bundle, offline)');
   await DownloadLlamaCppCommand({ skipBuild: true, noUsageExample: true });
   patchSource(llamaDir);
@@ -112,9 +114,19 @@ export async function buildExactGelu(log: (line: string) => void = (line) => con
   return { folder, flagsFile, seconds };
 }
 
-/** `toolformer build-llama --gelu exact`: builds it and says where, how long, and how a run uses it. */
-export async function buildLlamaCommand(opts: { gelu: string }): Promise<void> {
+/**
+ * `toolformer build-llama --gelu exact [--rebuild]`: builds it (or, built already and loading as the exact build, says
+ * so: `--rebuild` builds it again) and says where, how long, and how a run uses it.
+ */
+export async function buildLlamaCommand(opts: { gelu: string; rebuild?: boolean }): Promise<void> {
   if (opts.gelu !== 'exact') throw new Error(`--gelu ${opts.gelu}: build-llama builds only exact (the table build is node-llama-cpp's prebuilt one)`);
+  const folder = exactGeluBuildFolder();
+  if (folder !== null && !opts.rebuild) {
+    await (await exactGeluLlama(await importNodeLlamaCpp(), 'cpu')).dispose(); // it loads as the exact build, or one line
+    console.log(`the exact-GELU llama.cpp (CPU) is built already: ${folder} (--rebuild builds it again)`);
+    console.log(`-D${GELU_EXACT_DEFINE} reached ggml-cpu's compile (${checkDefineReachedGgmlCpu(folder)}); a .gguf model uses it with --llama-gelu exact`);
+    return;
+  }
   const built = await buildExactGelu();
   console.log(`built the exact-GELU llama.cpp (CPU) in ${Math.round(built.seconds)} s: ${built.folder}`);
   console.log(`-D${GELU_EXACT_DEFINE} reached ggml-cpu's compile (${built.flagsFile}); a .gguf model uses it with --llama-gelu exact`);
