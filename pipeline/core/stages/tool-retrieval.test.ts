@@ -70,7 +70,7 @@ describe('tool retrieval in the pre-filter stage', () => {
     expect(planConfig(flags)).not.toHaveProperty('toolRetrieval');
     expect(() => planConfig({ ...flags, toolRetrieval: 0 })).toThrow('--tool-retrieval must be a positive integer (got 0): pass --tool-retrieval 5');
     expect(() => planConfig({ ...flags, retriever: 'bm25' })).toThrow('--retriever applies to --tool-retrieval <k> only');
-    expect(() => planConfig({ ...flags, toolRetrieval: 3, retriever: 'tfidf' })).toThrow('--retriever: unknown retriever "tfidf" (known: fusion, bm25, expanded, dense)');
+    expect(() => planConfig({ ...flags, toolRetrieval: 3, retriever: 'tfidf' })).toThrow('--retriever: unknown retriever "tfidf" (known: fusion, bm25, expanded, dense, vectors, vector-fusion)');
     expect(() => planConfig({ ...flags, catalog: 'numpy' })).toThrow('--catalog: unknown catalog "numpy" (known: mathjs)');
   });
 });
