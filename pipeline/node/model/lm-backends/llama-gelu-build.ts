@@ -89,6 +89,20 @@ export function writeBuildRecord(folder: string, record: BuildRecord): void {
   writeFileSync(join(folder, BUILD_RECORD), JSON.stringify(record, null, 2) + '\n');
 }
 
+/**
+ * Runs `work` with console.log sent to stderr: node-llama-cpp's commands print their progress with it ("Repo: …",
+ * "Release: …", "Done"), and stdout is this command's result (measured: the fresh-clone CI's build printed them there).
+ */
+async function progressOnStderr<T>(work: () => Promise<T>): Promise<T> {
+  const log = console.log;
+  console.log = (...args: unknown[]) => console.error(...args);
+  try {
+    return await work();
+  } finally {
+    console.log = log;
+  }
+}
+
 /** Clones, patches, builds and checks the exact-GELU build; progress goes to stderr. */
 export async function buildExactGelu(log: (line: string) => void = (line) => console.error(line)): Promise<BuiltExactGelu> {
   const started = performance.now();
@@ -98,10 +112,10 @@ export async function buildExactGelu(log: (line: string) => void = (line) => con
   const lib = await importNodeLlamaCpp();
   const { DownloadLlamaCppCommand } = await import('node-llama-cpp/commands');
   log('toolformer: cloning the llama.cpp source node-llama-cpp ships (its git bundle, offline)');
-  await DownloadLlamaCppCommand({ skipBuild: true, noUsageExample: true });
+  await progressOnStderr(() => DownloadLlamaCppCommand({ skipBuild: true, noUsageExample: true }));
   patchSource(llamaDir);
   log(`toolformer: ${VEC_H} guarded (#ifndef ${GELU_EXACT_DEFINE}); compiling llama.cpp for the CPU with -D${GELU_EXACT_DEFINE} (minutes)`);
-  const llama = await lib.getLlama({ gpu: false, build: 'forceRebuild', usePrebuiltBinaries: false, cmakeOptions: { ...GELU_EXACT_CMAKE_OPTIONS }, progressLogs: 'stderr', logLevel: lib.LlamaLogLevel.error });
+  const llama = await progressOnStderr(() => lib.getLlama({ gpu: false, build: 'forceRebuild', usePrebuiltBinaries: false, cmakeOptions: { ...GELU_EXACT_CMAKE_OPTIONS }, progressLogs: 'stderr', logLevel: lib.LlamaLogLevel.error }));
   const loaded = isExactGeluBuild(llama);
   await llama.dispose();
   const folder = exactGeluBuildFolder(llamaDir);
