@@ -18,7 +18,7 @@ import { reportedRuns, runName, SEEDS, type Run } from './plan.ts';
 const MEASURED = { x: 0.02, y: 0.01, d: 0.01, lo: -0.01, hi: 0.03 };
 /** One row of a factor with a verdict; "not measured yet" has no result, as conclusionSection writes it. */
 function row(factor: FactorRow['factor'], verdict: Verdict, x = '(a) with tools', seeds: number[] = [...SEEDS], cut = 'p'): FactorRow {
-  const ran = verdict !== 'not measured yet';
+  const ran = verdict !== 'not measured yet' && verdict !== 'not in the plan';
   return { factor, x, y: '(a) with tools', prompts: cut, promptCount: 0, seeds: [ran ? seeds : [], [...SEEDS]], verdict, ...(ran ? { result: MEASURED } : {}) };
 }
 const implication = (rows: FactorRow[]) => {
@@ -54,6 +54,18 @@ describe('the conclusion in words', () => {
     const lines = reading(rows);
     expect(lines[2]).toBe(`- Not measured yet: pretraining length, (a-pt10x) with tools on p (so far ${SEEDS.length - 1} of ${SEEDS.length} seeds).`);
     expect(implication(rows)).toContain('Whether a longer-pretrained base moves the results is not measured on every cut and seed yet');
+  });
+
+  it('a cut one side is never planned to get is listed as not in the plan, and is neither pending nor measured', () => {
+    const unplanned = row(FACTORS.data, 'not in the plan', '(f) with tools', [...SEEDS], 'fresh set');
+    const rows = [row(FACTORS.data, 'no measurable effect'), unplanned, row(FACTORS.pretraining, 'no measurable effect', '(a-pt10x) with tools')];
+    const lines = reading(rows);
+    expect(lines[2]).toBe('- Not measured yet: none.');
+    expect(lines[3]).toBe('- Not in the plan (no run of one side gets the cut, so it is not read): finetuning data volume, (f) with tools − (a) with tools on fresh set.');
+    expect(implication(rows)).toContain('Neither more annotated finetuning data nor a longer-pretrained base raises the results on any cut');
+    // Read as pending instead, the same row holds the data lever back.
+    const pending = implication([rows[0], { ...unplanned, verdict: 'not measured yet' }, rows[2]]);
+    expect(pending).toContain('Whether more annotated finetuning data moves the results is not measured on every cut and seed yet');
   });
 
   it('says a lowering lever lowers the results, and never leaves a list empty', () => {

@@ -12,7 +12,7 @@ import type { TrialRecord } from '../metrics.ts';
 import type { EvalPrompt } from '../tasks.ts';
 import { armKey, cell, clusteredDiff, type ArmKey, type ByArm, type ReportPaths } from './cells.ts';
 import { readJsonl } from './corpus-files.ts';
-import { cutsOf, MAIN_TRIALS, toollessIds, trialFiles, type Cut } from './cuts.ts';
+import { cutsOf, MAIN_TRIALS, plannedRuns, toollessIds, trialFiles, type Cut } from './cuts.ts';
 import { BASES, reportedRuns, SEEDS, type BaseId, type Run } from './plan.ts';
 import { SUBJECT_TOKEN_BINS, subjectTokens } from './report-sections.ts';
 
@@ -28,7 +28,8 @@ export const FACTORS = {
 } as const;
 type Factor = (typeof FACTORS)[keyof typeof FACTORS];
 
-export type Verdict = 'moves it up' | 'moves it down' | 'no measurable effect' | 'not measured yet';
+/** "not in the plan": a side whose runs never get the cut (cuts.ts plannedRuns) and have no result on it. */
+export type Verdict = 'moves it up' | 'moves it down' | 'no measurable effect' | 'not measured yet' | 'not in the plan';
 
 /** One comparison: x − y on the same kind of prompts, as shares (0–1). */
 export interface FactorRow {
@@ -86,6 +87,8 @@ export function conclusionSection(p: ReportPaths, byArm: ByArm, prompts: EvalPro
     return cuts.map((c) => {
       const row = compare(factor, { label: `(${x}) with tools`, arm: x, file: c.file, keep: withTools(c.keep) },
         { label: `(${y}) with tools`, arm: y, file: c.file, keep: withTools(c.keep) }, runsOf, c);
+      const planned = plannedRuns(c.file)?.map(armKey);
+      if (!row.result && planned && [x, y].some((arm) => !planned.includes(arm))) return { ...row, verdict: 'not in the plan' as const };
       const without = cell(runsOf(x, c.file).map((r) => r.trials), (t) => !t.tools && c.keep(t), (t) => t.correct);
       return without.n ? { ...row, xWithoutTools: without.k / without.n } : row;
     });
@@ -162,7 +165,10 @@ const LEVER_WORDS: Partial<Record<Factor, string>> = { [FACTORS.data]: 'more ann
  * caveats of the cuts that move, then what it implies. Exported for conclusion.test.ts, which reads the combinations
  * of verdicts the committed runs do not show, and plants a result on a cut.
  */
-export function reading(rows: FactorRow[]): string[] {
+export function reading(readRows: FactorRow[]): string[] {
+  // A row no run is planned to fill is listed once and read no further: it is neither pending nor measured.
+  const unplanned = readRows.filter((r) => r.verdict === 'not in the plan');
+  const rows = readRows.filter((r) => r.verdict !== 'not in the plan');
   const all = Object.values(FACTORS);
   const of = (f: Factor) => rows.filter((r) => r.factor === f);
   const seedsIn = (side: number[]) => SEEDS.filter((seed) => side.includes(seed)).length;
@@ -187,6 +193,7 @@ export function reading(rows: FactorRow[]): string[] {
     `- Moves the results: ${list(moving.map((r) => `${r.factor}, ${r.x} − ${r.y} on ${r.prompts}: ${interval(r)} (${r.verdict})`))}.`,
     `- No measurable effect where measured: ${list(still)}.`,
     `- Not measured yet: ${list(open)}.`,
+    ...(unplanned.length ? [`- Not in the plan (no run of one side gets the cut, so it is not read): ${list(unplanned.map((r) => `${r.factor}, ${r.x} − ${r.y} on ${r.prompts}`))}.`] : []),
     ...(caveats.length ? [`- Caveats of the cuts where a result moves: ${caveats.join('; ')}.`] : []),
     ...(memory.length ? [`- The same arm without tools, where a lever moves a result (what memory alone answers): ${memory.join('; ')}.`] : []),
   ];

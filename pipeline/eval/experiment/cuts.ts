@@ -9,7 +9,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import type { TrialRecord } from '../metrics.ts';
 import type { EvalPrompt } from '../tasks.ts';
 import type { ReportPaths } from './cells.ts';
-import type { Run } from './plan.ts';
+import { DOSE_EXISTING_RUNS, DOSE_RUNS, type Run } from './plan.ts';
 
 /** The eval set's trials (with tools for every run, without for the baselines). */
 export const MAIN_TRIALS = 'trials.jsonl';
@@ -27,8 +27,11 @@ export interface Cut {
   caveat?: string;
 }
 
-/** The derived sets by file: a name for the reader and, where it has them, the caveats stated with its results. */
-const KNOWN_SETS: Record<string, { name: string; caveat?: (prompts: number) => string }> = {
+/**
+ * The derived sets by file: a name for the reader, where it has them the caveats stated with its results, and where
+ * only some runs get the set, which (`runs`; absent: every reported run).
+ */
+const KNOWN_SETS: Record<string, { name: string; caveat?: (prompts: number) => string; runs?: () => Run[] }> = {
   'positive-trials.jsonl': { name: 'positive control (the training templates)', caveat: () => 'the finetuning templates themselves: it shows the calls were learned, not that they carry over' },
   'factbook-train-cut-trials.jsonl': {
     name: 'Factbook cloze, training-format cut',
@@ -37,8 +40,14 @@ const KNOWN_SETS: Record<string, { name: string; caveat?: (prompts: number) => s
   'fresh-trials.jsonl': {
     name: 'fresh in-format set (pre-registered)',
     caveat: (n) => `${n} prompts registered before its runs (preregistration.md); its sections were in every base's pretraining text (fresh-in-format-exposure.json)`,
+    // The dose lane's runs and the existing runs it finetunes again (dose-lane.ts); not (f), whose whole-corpus
+    // annotation only the main lane makes.
+    runs: () => [...DOSE_EXISTING_RUNS, ...DOSE_RUNS],
   },
 };
+
+/** The runs planned to get the trials file `file`, or undefined where every reported run does. */
+export const plannedRuns = (file: string): Run[] | undefined => KNOWN_SETS[file]?.runs?.();
 
 /** The trials files the runs have: the eval set's first, then every derived set's that any run's results folder holds. */
 export function trialFiles(p: ReportPaths, runs: readonly Run[]): string[] {
