@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { answerFound, type TrialRecord } from '../metrics.ts';
 import type { EvalPrompt } from '../tasks.ts';
 import { cci, cell, clusteredDiff, readJson, type Cell, type ReportPaths } from './cells.ts';
+import { callAimLines } from './dose-calls.ts';
 import { FRESH_EXPOSURE_FILE, FRESH_FILE, HERE, readJsonl } from './corpus-files.ts';
 import { BASES, SEEDS, type BaseId, type Run } from './plan.ts';
 
@@ -72,7 +73,8 @@ function doseIntro(p: ReportPaths, promptCount: number): string[] {
 
 /**
  * The section's lines and its numbers (summary.json `dose`): the per-run table on the fresh set, the primary
- * comparison per dose, the trend, the decision, the training-format cut and the per-relation table.
+ * comparison per dose, the trend, the decision, the training-format cut, the per-relation table and what (a)'s calls
+ * asked (dose-calls.ts).
  */
 export function doseSection(p: ReportPaths): { lines: string[]; rows: Record<string, unknown> } {
   const pre = JSON.parse(readFileSync(PREREGISTRATION_FILE, 'utf8')) as Preregistration;
@@ -146,5 +148,6 @@ export function doseSection(p: ReportPaths): { lines: string[]; rows: Record<str
     const cells = levels.map((l) => `${show(cell(fresh(runsOf('a', l.bases)), of(withTools), correct))} / ${show(cell(fresh(runsOf('d', l.bases)), of(without), correct))}`);
     L.push(`| ${rel} | ${[...prompts.values()].filter((q) => q.phrasing === rel).length} | ${cells.join(' | ')} |`);
   }
+  L.push('', ...callAimLines(levels.map((l) => ({ label: l.label, runs: fresh(runsOf('a', l.bases)) })), prompts));
   return { lines: L, rows: { perRun, primary: rows.map((r) => ({ dose: r.level.label, fresh: r.fresh, trainingFormatCut: r.cut, complete: r.complete })), aGain, outcome } };
 }
