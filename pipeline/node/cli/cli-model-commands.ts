@@ -7,8 +7,8 @@ import { paperNames } from '../../core/scoring/losses.ts';
 import { DEFAULT_GENERATE_MODEL, DEFAULT_INPUTS, DEFAULT_MODEL } from '../system/package-paths.ts';
 import { checkCommandPaths } from '../system/safe-paths.ts';
 import {
-  addOptions, callPlacementOption, decodingOptions, deviceOption, dtypeOption, integer, listenHostOption, llamaGeluOption, lmOptions, modelOption, number, onnxModelOption, onUse, port,
-  quietOption, seedOption, toolsOption,
+  addOptions, anyModelOption, callPlacementOption, decodingOptions, deviceOption, dtypeOption, integer, listenHostOption, llamaGeluOption, lmOptions, modelOption, number, onnxModelOption, onUse, port,
+  quietOption, seedOption, servedModelOptions, toolsOption,
 } from './cli-options.ts';
 
 export function addModelCommands(program: Command): void {
@@ -89,7 +89,7 @@ function defineGenerate(program: Command): void {
     .description("generate with live tools (the paper's inference): a call starts when \" [\" is in the top k")
     .argument('[prompt]', 'the prompt (or --input)');
   const modelRole = '; models/toolformer is the bundled model finetuned to write calls; --toolkens needs an ONNX folder';
-  addOptions(generate, decodingOptions({ modelRole, modelDefault: DEFAULT_GENERATE_MODEL, maxNewTokens: 32, temperature: 0, toolkenCalls: 'calls', anyBackend: true }))
+  addOptions(generate, decodingOptions({ modelRole, modelDefault: DEFAULT_GENERATE_MODEL, maxNewTokens: 32, temperature: 0, toolkenCalls: 'calls' }))
     .option('--no-tools', 'mask " [": the model answers alone')
     .option('--max-calls <n>', 'calls per input', integer('--max-calls'), 1)
     .addOption(seedOption(0, 'sampling seed'))
@@ -109,7 +109,7 @@ function defineEval(program: Command): void {
     .command('eval')
     .description('held-out task families (facts, arithmetic, dates, relevance) with and without tools; writes eval.json and eval.md');
   const sampled = "the sampled trials'";
-  addOptions(evaluate, decodingOptions({ modelRole: '', modelDefault: DEFAULT_MODEL, maxNewTokens: 48, temperature: 0.7, sampled, toolkenCalls: 'calls with tools' }))
+  addOptions(evaluate, decodingOptions({ modelRole: '; --toolkens needs an ONNX folder', modelDefault: DEFAULT_MODEL, maxNewTokens: 48, temperature: 0.7, sampled, toolkenCalls: 'calls with tools' }))
     .option('--trials <k>', 'sampled trials with tools for pass@k and pass^k', integer('--trials'), 3)
     .option('--per-family <n>', 'prompts per family', integer('--per-family'), 40)
     .option('--data <files...>', 'more finetuning files to check the prompts against (besides the model\'s train-record.json)')
@@ -154,12 +154,11 @@ function defineToolkens(program: Command): void {
 }
 
 function defineLoss(program: Command): void {
-  program
+  const loss = program
     .command('loss')
-    .description('held-out loss without calls (nats/token) of a model on a corpus: ≥ --tokens tokens in context-sized windows, per-window means kept')
-    .addOption(onnxModelOption())
+    .description('held-out loss without calls (nats/token) of a model on a corpus: ≥ --tokens tokens in context-sized windows, per-window means kept');
+  addOptions(loss, [anyModelOption(), deviceOption(), llamaGeluOption(), ...servedModelOptions()])
     .requiredOption('--input <corpus.jsonl>', 'documents {text} to score')
-    .addOption(deviceOption())
     .option('--tokens <n>', 'tokens to score at least', integer('--tokens'), 50_000)
     .requiredOption('--out <loss.json>', 'result file {tokens, windows, meanNll, perWindow}')
     .action(async (opts) => {

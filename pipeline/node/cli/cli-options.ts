@@ -41,14 +41,23 @@ export const llamaGeluOption = () =>
     .choices(LLAMA_GELUS)
     .default('table');
 
-/** `--model`'s help: what each LM backend is named by (lm-backends/registry.ts, the only list). */
-export const modelHelp = (fallback: string) => `the LM: ${LM_BACKENDS.map((b) => b.names).join('; or ')} (default ${fallback})`;
+/** `--model`'s help: what each LM backend is named by (lm-backends/registry.ts, the only list); `fallback` the default, if any. */
+export const modelHelp = (fallback?: string) => `the LM: ${LM_BACKENDS.map((b) => b.names).join('; or ')}${fallback === undefined ? '' : ` (default ${fallback})`}`;
 
 /** `--model` for the commands that open any LM backend (annotate, score, serve, worker); `lead` goes before the list. */
 export const modelOption = (lead = '') => new Option('--model <model>', `${lead}${modelHelp('models/default')}`).default(DEFAULT_MODEL);
 
 /**
- * `--model` for the commands that run an ONNX model in-process (generate, eval, loss, retrieve, toolkens train): its
+ * `--model` for any LM backend with its own default or none (generate, eval, loss): `role` after the help, `fallback`
+ * the default (none: the flag is required).
+ */
+export function anyModelOption(role = '', fallback?: string): Option {
+  const option = new Option('--model <model>', `${modelHelp(fallback)}${role}`);
+  return fallback === undefined ? option.makeOptionMandatory() : option.default(fallback);
+}
+
+/**
+ * `--model` for the commands that run an ONNX model in-process for its hidden states (retrieve, toolkens train): its
  * folder or Hub id; `role` after the help, `fallback` the default (none: the flag is required).
  */
 export function onnxModelOption(role = '', fallback?: string): Option {
@@ -151,18 +160,16 @@ const toolkenOptions = (calls: string) => [
 ];
 
 /**
- * The decoding options generate and eval share (the paper's inference with live tools): --model (an ONNX folder,
- * `modelRole` after its help, `modelDefault` its default), --device, --max-new-tokens, --top-k, --temperature
+ * The decoding options generate and eval share (the paper's inference with live tools): --model (any LM backend with
+ * a KV-cache decoder; `modelRole` after its help, `modelDefault` its default), --device, --llama-gelu, --max-new-tokens, --top-k, --temperature
  * (`sampled` says what is sampled) and the toolken options (`toolkenCalls` says which calls come from toolkens).
  */
 export const decodingOptions = (o: {
   modelRole: string; modelDefault: string; maxNewTokens: number; temperature: number; sampled?: string; toolkenCalls: string;
-  /** --model names any LM backend (generate without toolkens), not only an ONNX folder. */
-  anyBackend?: boolean;
 }) => [
-  o.anyBackend ? new Option('--model <model>', `${modelHelp(o.modelDefault)}${o.modelRole}`).default(o.modelDefault) : onnxModelOption(o.modelRole, o.modelDefault),
+  anyModelOption(o.modelRole, o.modelDefault),
   deviceOption(),
-  ...(o.anyBackend ? [llamaGeluOption()] : []),
+  llamaGeluOption(),
   maxNewTokensOption(o.maxNewTokens),
   callTopKOption(),
   temperatureOption(o.temperature, o.sampled),

@@ -1,5 +1,5 @@
 /**
- * `toolformer eval --model <dir> [--trials k]`: held-out task families (eval/tasks.ts) generated with and without tools
+ * `toolformer eval --model <dir|.gguf|url|auto:dir> [--trials k]`: held-out task families (eval/tasks.ts) generated with and without tools
  * (pipeline/core/generate/generate.ts), scored with the paper's metric (eval/metrics.ts). Writes <out>/eval.json and eval.md.
  *
  * Greedy decoding gives accuracy with and without tools and the call statistics; k sampled trials with tools
@@ -12,18 +12,17 @@ import { badLineReporter, readJsonl, textRecordProblem } from '../../io/jsonl.ts
 import { readStateJson } from '../system/safe-paths.ts';
 import { basename, join, resolve } from 'node:path';
 import { generate, stripCalls, type GeneratedCall } from '../../core/generate/generate.ts';
-import type { CausalLM } from '../../core/lm/lm.ts';
-import { createNodeExecutor } from './generate-command.ts';
+import type { BackendFlags } from '../cli/cli-options.ts';
+import { AUTO_PREFIX } from '../model/lm-backends/auto.ts';
+import { createNodeExecutor, openDecodingModel } from './generate-command.ts';
 import { generateWithToolkens, type ToolkenCall, type ToolModeKind } from '../../core/toolkens/generate.ts';
 import { TOOL_SPECS } from '../../core/tools/registry.ts';
-import { readToolkens } from './toolkens-command.ts';
 import type { Device } from '../../core/lm/devices.ts';
-import { loadModel } from '../model/load-model.ts';
 import { readKb } from '../tools/parts.ts';
 import { summarise, trial, type FamilySummary, type Trial, type TrialRecord } from '../../eval/metrics.ts';
 import { FAMILIES, evalPrompts, factOverlap, overlap, trainDocs, type EvalPrompt, type KbFact } from '../../eval/tasks.ts';
 
-export interface EvalOptions {
+export interface EvalOptions extends BackendFlags {
   model: string;
   trials: number;
   perFamily: number;
@@ -58,11 +57,19 @@ export interface EvalReport {
   seconds: number;
 }
 
+/** The finetuning files a model's train-record.json names: an ONNX folder's, or auto:'s folder's; none for a .gguf or a URL. */
 function finetuneFiles(model: string): string[] {
-  const rec = join(model, 'train-record.json');
+  if (/^https?:\/\//i.test(model)) return [];
+  const rec = join(model.startsWith(AUTO_PREFIX) ? model.slice(AUTO_PREFIX.length) : model, 'train-record.json');
   if (!existsSync(rec)) return [];
   const data = (readStateJson(model, 'train-record.json', `eval: the model ${model}`, 'retrain it or remove the file') as { data?: { files?: string[] } }).data;
   return data?.files ?? [];
+}
+
+/** out/eval/<name> for a model: its folder's or file's name (a .gguf without the extension), a served model's host. */
+function outName(model: string): string {
+  if (/^https?:\/\//i.test(model)) return `served-${new URL(model).host.replace(/[^\w.-]+/g, '-')}`;
+  return basename(resolve(model.startsWith(AUTO_PREFIX) ? model.slice(AUTO_PREFIX.length) : model)).replace(/\.gguf$/i, '');
 }
 
 export async function runEval(o: EvalOptions): Promise<EvalReport> {
@@ -85,19 +92,18 @@ export async function runEval(o: EvalOptions): Promise<EvalReport> {
   badData.done();
   const leaked = overlap(prompts, texts);
   const factsSeen = factOverlap(prompts, texts);
-  const toolkens = o.toolkens ? await readToolkens(o.toolkens, o.model) : null;
-  const lm = await loadModel(o.model, { device: o.device, ...(toolkens ? { lm: { hiddenStates: true } } : {}) });
+  const { lm, toolkens: tk } = await openDecodingModel(o);
   const executor = await createNodeExecutor();
   const specs = new Map(TOOL_SPECS.map((s) => [s.name, s]));
   const log = (s: string) => {
     if (!o.quiet) process.stderr.write(s);
   };
   const run = async (p: EvalPrompt, tools: boolean, temperature: number, seed: number): Promise<Trial> =>
-    trial(p, tools, tools && toolkens
-      ? await generateWithToolkens(lm, executor, p.prompt, {
-        toolkens, specs, mode: o.toolkenMode, bias: o.toolkenBias, maxNewTokens: o.maxNewTokens, doc: { id: p.id, date: p.date },
+    trial(p, tools, tools && tk
+      ? await generateWithToolkens(tk.model, executor, p.prompt, {
+        toolkens: tk.toolkens, specs, mode: o.toolkenMode, bias: o.toolkenBias, maxNewTokens: o.maxNewTokens, doc: { id: p.id, date: p.date },
       })
-      : await generate(lm as CausalLM, executor, p.prompt, {
+      : await generate(lm, executor, p.prompt, {
         tools, temperature, seed, topK: o.topK, maxNewTokens: o.maxNewTokens, doc: { id: p.id, date: p.date },
       }));
 
@@ -136,7 +142,8 @@ export async function runEval(o: EvalOptions): Promise<EvalReport> {
     model: o.model, options: o, prompts: prompts.length,
     overlap: { files: [...files.filter(existsSync), 'tasks.ts trainDocs (regenerated)'], texts: texts.length, prompts: leaked, factsSeen }, families, examples, seconds: (Date.now() - t0) / 1000,
   };
-  const out = o.out ?? join('out/eval', basename(resolve(o.model)));
+  await lm.release?.();
+  const out = o.out ?? join('out/eval', outName(o.model));
   mkdirSync(out, { recursive: true });
   writeFileSync(join(out, 'trials.jsonl.tmp'), records.map((r) => JSON.stringify(r)).join('\n') + '\n');
   renameSync(join(out, 'trials.jsonl.tmp'), join(out, 'trials.jsonl'));

@@ -13,16 +13,19 @@ import { defaultConfig } from '../../core/default-config.ts';
 import { ToolExecutor } from '../../core/stages/execute.ts';
 import { generate as generateWithTools, type GenerateOptions, type Generation } from '../../core/generate/generate.ts';
 import type { Device } from '../../core/lm/devices.ts';
-import type { LlamaGelu } from '../model/lm-backends/llama-gelu.ts';
-import { openLM, type LoadedLM } from '../model/lm-backends/registry.ts';
+import type { CausalLM } from '../../core/lm/lm.ts';
+import { backendFlags, type BackendFlags } from '../cli/cli-options.ts';
+import { backendFor, openLM, type LoadedLM } from '../model/lm-backends/registry.ts';
+import type { OrtCausalLM } from '../../core/lm/ort-lm.ts';
 import { TOOL_SPECS, ToolRegistry } from '../../core/tools/registry.ts';
 import { createApertiumEngine } from '../tools/apertium.ts';
 import { loadModel } from '../model/load-model.ts';
 import { nodeResources } from '../tools/parts.ts';
 import { generateWithToolkens, type ToolModeKind } from '../../core/toolkens/generate.ts';
+import type { Toolkens } from '../../core/toolkens/file.ts';
 import { readToolkens } from './toolkens-command.ts';
 
-export interface GenerateCommandOptions {
+export interface GenerateCommandOptions extends BackendFlags {
   model: string;
   tools: boolean;
   maxNewTokens: number;
@@ -40,8 +43,28 @@ export interface GenerateCommandOptions {
   toolkenMode?: ToolModeKind;
   /** Where the LM runs (`--device`). @default "cpu" */
   device?: Device;
-  /** A .gguf model's GELU build (`--llama-gelu`). @default "table" */
-  llamaGelu?: LlamaGelu;
+}
+
+/** The model generate and eval decode with, and the toolkens with the ONNX model they read, when --toolkens is given. */
+export interface DecodingModel {
+  lm: LoadedLM;
+  toolkens: { toolkens: Toolkens; model: OrtCausalLM & CausalLM } | null;
+}
+
+/**
+ * Opens `--model` for decoding. Plain generation runs on any LM backend that has a KV-cache decoder (an ONNX folder, a
+ * .gguf through llama.cpp, a served model, auto:…); toolkens read an ONNX model's hidden states in this process, so
+ * with --toolkens any other backend is refused in one line before anything loads.
+ */
+export async function openDecodingModel(o: { model: string; device?: Device; toolkens?: string } & BackendFlags): Promise<DecodingModel> {
+  if (o.toolkens === undefined) return { lm: await openLM(o.model, { device: o.device, ...backendFlags(o) }), toolkens: null };
+  const backend = backendFor(o.model);
+  if (backend.name !== 'onnx') {
+    throw new Error(`--toolkens reads an ONNX model's hidden states in this process; ${o.model} runs on the ${backend.name} backend (pass an ONNX folder as --model)`);
+  }
+  const toolkens = await readToolkens(o.toolkens, o.model);
+  const model = await loadModel(o.model, { device: o.device, lm: { hiddenStates: true } });
+  return { lm: model, toolkens: { toolkens, model } };
 }
 
 /** The default tools behind an executor with annotate's limits (the same timeout and concurrency as a run). */
@@ -58,19 +81,15 @@ export function toRecord(g: Generation): { prompt: string; text: string; calls: 
 export async function generateCommand(prompt: string | undefined, o: GenerateCommandOptions): Promise<void> {
   if ((prompt === undefined) === (o.input === undefined)) throw new Error('generate: pass a prompt or --input prompts.jsonl (not both)');
   if (o.input !== undefined && o.out === undefined) throw new Error('generate: --input needs --out results.jsonl');
-  const toolkens = o.toolkens ? await readToolkens(o.toolkens, o.model) : null;
-  // Toolkens read the ONNX model's hidden states in this process; plain generation runs on any LM backend
-  // (an ONNX folder, a .gguf through llama.cpp, auto:…) that has a KV-cache decoder.
-  const model = toolkens ? await loadModel(o.model, { device: o.device, lm: { hiddenStates: true } }) : null;
-  const lm: LoadedLM = model ?? (await openLM(o.model, { device: o.device, ...(o.llamaGelu === 'exact' ? { llamaGelu: o.llamaGelu } : {}) }));
+  const { lm, toolkens: tk } = await openDecodingModel(o);
   const executor = o.tools ? await createNodeExecutor() : null;
   const base: GenerateOptions = {
     tools: o.tools, maxNewTokens: o.maxNewTokens, topK: o.topK, maxCalls: o.maxCalls, temperature: o.temperature, seed: o.seed,
   };
   const specs = new Map(TOOL_SPECS.map((s) => [s.name, s]));
   const generate = (text: string, more: Pick<GenerateOptions, 'doc' | 'onText'>): Promise<Generation> =>
-    toolkens && executor && model
-      ? generateWithToolkens(model, executor, text, { toolkens, specs, mode: o.toolkenMode, bias: o.toolkenBias, maxNewTokens: o.maxNewTokens, maxCalls: o.maxCalls, ...more })
+    tk && executor
+      ? generateWithToolkens(tk.model, executor, text, { toolkens: tk.toolkens, specs, mode: o.toolkenMode, bias: o.toolkenBias, maxNewTokens: o.maxNewTokens, maxCalls: o.maxCalls, ...more })
       : generateWithTools(lm, executor, text, { ...base, ...more });
   if (prompt !== undefined) {
     const stream = !o.json;
