@@ -1,6 +1,6 @@
 /**
- * The same weights through every LM backend (issue 45's parity must-show): models/default through ONNX Runtime,
- * through `toolformer serve` over HTTP (the server backend), converted to GGUF at f32, f16 and q8_0 through llama.cpp's
+ * The same weights through every LM backend (issue 45's parity must-show): models/default through ONNX Runtime (and
+ * its fp16 and q8 files, `--dtype`), through `toolformer serve` over HTTP (the server backend), converted to GGUF at f32, f16 and q8_0 through llama.cpp's
  * CPU build, the f32 GGUF through llama.cpp's Vulkan build on Mesa's lavapipe, and — the control that names the cause
  * of the GPT-2 gap — ONNX Runtime on the same weights with llama.cpp's float16 GELU table written into the graph
  * (gelu-table.ts). Each run is `npm start`'s (`toolformer annotate corpus/sample.jsonl`, a child process per run, its
@@ -107,9 +107,13 @@ const gguf = (dtype: string) => async (work: string) => {
 const open = (model: string) => openLM(model, { threads: 1 });
 /** The exact-GELU llama.cpp build (`npx toolformer build-llama --gelu exact` made it; lm-backends/llama-gelu.ts). */
 const openExact = (model: string) => openLM(model, { threads: 1, llamaGelu: 'exact' });
+/** The model's other ONNX file for a Transformers.js dtype (`--dtype`), in-process. */
+const openDtype = (dtype: 'fp16' | 'q8') => (model: string) => openLM(model, { dtype });
 
 export const RUNS: RunSpec[] = [
   { name: 'ort', what: 'ONNX Runtime (models/default)', model: async () => DEFAULT_MODEL, against: [], worked: open },
+  { name: 'ort-fp16', what: "ONNX Runtime fp16 (models/default's onnx/model_fp16.onnx, `--dtype fp16`)", model: async () => DEFAULT_MODEL, extra: ['--dtype', 'fp16'], against: [], worked: openDtype('fp16') },
+  { name: 'ort-q8', what: "ONNX Runtime q8 (models/default's onnx/model_quantized.onnx, `--dtype q8`: 8-bit weights, Transformers.js's q8)", model: async () => DEFAULT_MODEL, extra: ['--dtype', 'q8'], against: [], worked: openDtype('q8') },
   { name: 'served', what: '`toolformer serve` over HTTP (models/default on ONNX Runtime)', model: async () => DEFAULT_MODEL, against: ['ort'] },
   { name: 'f32', what: 'llama.cpp f32 (CPU)', model: gguf('f32'), oneCore: true, against: ['ort'], worked: open },
   { name: 'ggml-gelu', what: "ONNX Runtime with ggml-cpu's float16 GELU table in the graph", model: async (work) => ggmlGeluModel(DEFAULT_MODEL, join(work, 'ggml-gelu-model')), against: ['ort', 'f32'], worked: open },
