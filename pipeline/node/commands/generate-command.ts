@@ -53,8 +53,9 @@ export interface DecodingModel {
 
 /**
  * Opens `--model` for decoding. Plain generation runs on any LM backend that has a KV-cache decoder (an ONNX folder, a
- * .gguf through llama.cpp, a served model, auto:…); toolkens read an ONNX model's hidden states in this process, so
- * with --toolkens any other backend is refused in one line before anything loads.
+ * .gguf through llama.cpp, auto:…; a served model has none, which core/generate says in one line); toolkens read an
+ * ONNX model's hidden states in this process, so with --toolkens any other backend is refused in one line before
+ * anything loads.
  */
 export async function openDecodingModel(o: { model: string; device?: Device; toolkens?: string } & BackendFlags): Promise<DecodingModel> {
   if (o.toolkens === undefined) return { lm: await openLM(o.model, { device: o.device, ...backendFlags(o) }), toolkens: null };
