@@ -14,6 +14,7 @@ import { basename, join, resolve } from 'node:path';
 import { generate, stripCalls, type GeneratedCall } from '../../core/generate/generate.ts';
 import type { BackendFlags } from '../cli/cli-options.ts';
 import { AUTO_PREFIX } from '../model/lm-backends/auto.ts';
+import { backendFor } from '../model/lm-backends/registry.ts';
 import { createNodeExecutor, openDecodingModel } from './generate-command.ts';
 import { generateWithToolkens, type ToolkenCall, type ToolModeKind } from '../../core/toolkens/generate.ts';
 import { TOOL_SPECS } from '../../core/tools/registry.ts';
@@ -57,10 +58,17 @@ export interface EvalReport {
   seconds: number;
 }
 
+/** The folder or file `--model` names on disk (auto:'s without its prefix); null for a served model. */
+function modelOnDisk(model: string): string | null {
+  if (backendFor(model).name === 'server') return null;
+  return model.startsWith(AUTO_PREFIX) ? model.slice(AUTO_PREFIX.length) : model;
+}
+
 /** The finetuning files a model's train-record.json names: an ONNX folder's, or auto:'s folder's; none for a .gguf or a URL. */
 function finetuneFiles(model: string): string[] {
-  if (/^https?:\/\//i.test(model)) return [];
-  const rec = join(model.startsWith(AUTO_PREFIX) ? model.slice(AUTO_PREFIX.length) : model, 'train-record.json');
+  const onDisk = modelOnDisk(model);
+  if (onDisk === null) return [];
+  const rec = join(onDisk, 'train-record.json');
   if (!existsSync(rec)) return [];
   const data = (readStateJson(model, 'train-record.json', `eval: the model ${model}`, 'retrain it or remove the file') as { data?: { files?: string[] } }).data;
   return data?.files ?? [];
@@ -68,8 +76,9 @@ function finetuneFiles(model: string): string[] {
 
 /** out/eval/<name> for a model: its folder's or file's name (a .gguf without the extension), a served model's host. */
 function outName(model: string): string {
-  if (/^https?:\/\//i.test(model)) return `served-${new URL(model).host.replace(/[^\w.-]+/g, '-')}`;
-  return basename(resolve(model.startsWith(AUTO_PREFIX) ? model.slice(AUTO_PREFIX.length) : model)).replace(/\.gguf$/i, '');
+  const onDisk = modelOnDisk(model);
+  if (onDisk === null) return `served-${new URL(model).host.replace(/[^\w.-]+/g, '-')}`;
+  return basename(resolve(onDisk)).replace(/\.gguf$/i, '');
 }
 
 export async function runEval(o: EvalOptions): Promise<EvalReport> {

@@ -11,7 +11,7 @@ import { readJsonl } from '../../io/jsonl.ts';
 import { heldOutLoss, lossWindows } from '../../eval/experiment/loss.ts';
 import type { Device } from '../../core/lm/devices.ts';
 import { backendFlags, type BackendFlags } from '../cli/cli-options.ts';
-import { openLM } from '../model/lm-backends/registry.ts';
+import { backendFor, openLM } from '../model/lm-backends/registry.ts';
 
 export interface LossOptions extends BackendFlags {
   model: string;
@@ -31,7 +31,7 @@ export async function lossCommand(o: LossOptions): Promise<{ tokens: number; mea
   const lm = await openLM(o.model, { device: o.device, ...backendFlags(o) });
   const result = await heldOutLoss(lm, lossWindows(lm, texts, o.tokens)).finally(() => lm.release?.());
   mkdirSync(dirname(o.out), { recursive: true });
-  const model = /^https?:\/\//i.test(o.model) ? o.model : relative(process.cwd(), o.model) || o.model;
+  const model = backendFor(o.model).name === 'server' ? o.model : relative(process.cwd(), o.model) || o.model;
   writeFileSync(o.out + '.tmp', JSON.stringify({ model, input: o.input, ...result }, null, 2) + '\n');
   renameSync(o.out + '.tmp', o.out);
   return result;
