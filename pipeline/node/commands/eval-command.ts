@@ -70,7 +70,7 @@ function finetuneFiles(model: string): string[] {
   if (onDisk === null) return [];
   const rec = join(onDisk, 'train-record.json');
   if (!existsSync(rec)) return [];
-  const data = (readStateJson(model, 'train-record.json', `eval: the model ${model}`, 'retrain it or remove the file') as { data?: { files?: string[] } }).data;
+  const data = (readStateJson(onDisk, 'train-record.json', `eval: the model ${model}`, 'retrain it or remove the file') as { data?: { files?: string[] } }).data;
   return data?.files ?? [];
 }
 
